@@ -1,0 +1,384 @@
+//! The result envelope: how a request ended, as the one JSON line the agent reads.
+//!
+//! The texts follow the tool schema byte for byte (`User has answered your questions: …`), so an
+//! agent prompt written for the Pi and Claude Code tools reads ours the same way. Every
+//! model-facing outcome text lives here; rejection texts live on `RequestError`.
+
+use crate::request::{ErrorCode, Questionnaire, RequestError};
+use serde::Serialize;
+
+pub const ANSWERED_PREFIX: &str = "User has answered your questions:";
+pub const ANSWERED_SUFFIX: &str = "You can now continue with the user's answers in mind.";
+pub const DECLINED_TEXT: &str = "User declined to answer questions";
+pub const NO_INPUT: &str = "(no input)";
+pub const TIMED_OUT_TEXT: &str = "Questionnaire timed out, the user did not respond within the configured timeout. The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry.";
+pub const DISMISSED_TEXT: &str = "The question popup was closed before the user answered. The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry.";
+pub const SUPERSEDED_TEXT: &str = "This request was replaced by a newer request with the same id; the newer call receives the user's answers. Ignore this result.";
+pub const SHUTDOWN_TEXT: &str = "The ask-popup plugin stopped before the user answered (Zellij closed or reloaded it). The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry.";
+
+/// How one question was answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A single-select option, by index.
+    Option(usize),
+    /// Typed text.
+    Custom(String),
+    /// Ticked options by index, in option order, plus typed text if any.
+    Multi {
+        ticked: Vec<usize>,
+        text: Option<String>,
+    },
+}
+
+/// Everything the user left in the dialog, whatever the ending: answers, notes, global note.
+/// Indexes are question indexes; every vector is as long as the questionnaire.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Responses {
+    pub answers: Vec<Option<Answer>>,
+    pub notes: Vec<String>,
+    pub global_note: String,
+}
+
+impl Responses {
+    /// No answers and no notes for a questionnaire of `n` questions.
+    pub fn empty(n: usize) -> Self {
+        Responses {
+            answers: vec![None; n],
+            notes: vec![String::new(); n],
+            global_note: String::new(),
+        }
+    }
+
+    /// Whether the user left anything at all.
+    pub fn is_empty(&self) -> bool {
+        self.answers.iter().all(Option::is_none)
+            && self.notes.iter().all(|n| n.trim().is_empty())
+            && self.global_note.trim().is_empty()
+    }
+}
+
+/// How a request ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The user submitted (possibly partially). With nothing given at all it reads as a decline.
+    Submitted(Responses),
+    /// The user cancelled; what they left survives in the details only.
+    Declined(Responses),
+    /// The user picked `Chat about this` on question `question` (0-based).
+    ChatRequested {
+        question: usize,
+        responses: Responses,
+    },
+    /// The countdown expired.
+    TimedOut(Responses),
+    /// The host ended the request (popup closed, same id asked again, plugin unloading).
+    Host {
+        code: ErrorCode,
+        responses: Responses,
+    },
+}
+
+#[derive(Serialize)]
+struct Envelope<'a> {
+    content: [Content; 1],
+    details: Details<'a>,
+}
+
+#[derive(Serialize)]
+struct Content {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Details<'a> {
+    answers: Vec<AnswerDetail<'a>>,
+    cancelled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    global_note: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unanswered_notes: Vec<UnansweredNote<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chat_requested: Option<ChatRequested<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_id: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AnswerDetail<'a> {
+    question_index: usize,
+    question: &'a str,
+    kind: &'static str,
+    answer: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    selected: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    notes: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preview: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UnansweredNote<'a> {
+    question_index: usize,
+    question: &'a str,
+    note: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ChatRequested<'a> {
+    question_index: usize,
+    question: &'a str,
+}
+
+/// The envelope of a rejected request: `{answers:[], cancelled:true, error}` and the error's
+/// text. Ends with a newline.
+pub fn rejection(error: &RequestError, request_id: Option<&str>) -> String {
+    let envelope = Envelope {
+        content: [text_content(error.to_string())],
+        details: Details {
+            answers: Vec::new(),
+            cancelled: true,
+            global_note: None,
+            unanswered_notes: Vec::new(),
+            chat_requested: None,
+            error: Some(error.code().as_str()),
+            request_id,
+        },
+    };
+    to_line(&envelope)
+}
+
+/// The envelope of a request that was shown. Ends with a newline.
+pub fn outcome(
+    questionnaire: &Questionnaire,
+    outcome: &Outcome,
+    request_id: Option<&str>,
+) -> String {
+    let (responses, mut cancelled, error, chat) = match outcome {
+        Outcome::Submitted(r) => (r, false, None, None),
+        Outcome::Declined(r) => (r, true, None, None),
+        Outcome::ChatRequested {
+            question,
+            responses,
+        } => (responses, true, None, Some(*question)),
+        Outcome::TimedOut(r) => (r, true, Some(ErrorCode::TimedOut), None),
+        Outcome::Host { code, responses } => (responses, true, Some(*code), None),
+    };
+    let answers = answer_details(questionnaire, responses);
+    let unanswered_notes = unanswered_notes(questionnaire, responses);
+    let global_note = non_empty(&responses.global_note);
+    let chat_requested = chat.map(|i| ChatRequested {
+        question_index: i,
+        question: question_text(questionnaire, i),
+    });
+
+    let text = match outcome {
+        Outcome::Submitted(_) => {
+            let segments = segments(questionnaire, responses);
+            if segments.is_empty() {
+                // Nothing given at all: one clear signal.
+                cancelled = true;
+                DECLINED_TEXT.to_owned()
+            } else {
+                format!("{ANSWERED_PREFIX} {} {ANSWERED_SUFFIX}", segments.join(" "))
+            }
+        }
+        Outcome::Declined(_) => DECLINED_TEXT.to_owned(),
+        Outcome::ChatRequested { question, .. } => {
+            let mut text = format!(
+                "User picked \"Chat about this\" on question {}: \"{}\".",
+                question + 1,
+                question_text(questionnaire, *question)
+            );
+            for segment in segments(questionnaire, responses) {
+                text.push(' ');
+                text.push_str(&segment);
+            }
+            text
+        }
+        Outcome::TimedOut(_) => TIMED_OUT_TEXT.to_owned(),
+        Outcome::Host { code, .. } => host_text(*code).to_owned(),
+    };
+
+    let envelope = Envelope {
+        content: [text_content(text)],
+        details: Details {
+            answers,
+            cancelled,
+            global_note,
+            unanswered_notes,
+            chat_requested,
+            error: error.map(ErrorCode::as_str),
+            request_id,
+        },
+    };
+    to_line(&envelope)
+}
+
+/// The text of a host-side ending.
+pub fn host_text(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::Superseded => SUPERSEDED_TEXT,
+        ErrorCode::Shutdown => SHUTDOWN_TEXT,
+        ErrorCode::TimedOut => TIMED_OUT_TEXT,
+        _ => DISMISSED_TEXT,
+    }
+}
+
+fn text_content(text: String) -> Content {
+    Content { kind: "text", text }
+}
+
+fn to_line<T: Serialize>(value: &T) -> String {
+    // Serialising plain structs of strings and numbers cannot fail; fall back to a fixed
+    // envelope rather than panic if it ever did.
+    let mut line = serde_json::to_string(value).unwrap_or_else(|_| {
+        "{\"content\":[{\"type\":\"text\",\"text\":\"User declined to answer questions\"}],\"details\":{\"answers\":[],\"cancelled\":true}}".to_owned()
+    });
+    line.push('\n');
+    line
+}
+
+fn non_empty(s: &str) -> Option<&str> {
+    if s.trim().is_empty() {
+        None
+    } else {
+        Some(s)
+    }
+}
+
+fn question_text(q: &Questionnaire, i: usize) -> &str {
+    q.questions.get(i).map_or("", |q| q.question.as_str())
+}
+
+fn label(q: &Questionnaire, question: usize, option: usize) -> &str {
+    q.questions
+        .get(question)
+        .and_then(|q| q.options.get(option))
+        .map_or("", |o| o.label.as_str())
+}
+
+/// The labels and text of a multi-select answer, in option order, the typed text last.
+fn multi_parts<'a>(
+    q: &'a Questionnaire,
+    question: usize,
+    ticked: &[usize],
+    text: &'a Option<String>,
+) -> Vec<&'a str> {
+    let mut parts: Vec<&str> = ticked.iter().map(|&o| label(q, question, o)).collect();
+    if let Some(text) = text.as_deref().and_then(non_empty) {
+        parts.push(text);
+    }
+    parts
+}
+
+/// The scalar answer as the text shows it: the label, the typed text, or the labels joined.
+fn answer_text(q: &Questionnaire, question: usize, answer: &Answer) -> String {
+    let text = match answer {
+        Answer::Option(o) => label(q, question, *o).to_owned(),
+        Answer::Custom(text) => text.clone(),
+        Answer::Multi { ticked, text } => multi_parts(q, question, ticked, text).join(", "),
+    };
+    if text.is_empty() {
+        NO_INPUT.to_owned()
+    } else {
+        text
+    }
+}
+
+fn answer_details<'a>(q: &'a Questionnaire, r: &'a Responses) -> Vec<AnswerDetail<'a>> {
+    r.answers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| a.as_ref().map(|a| (i, a)))
+        .map(|(i, a)| {
+            let (kind, answer, selected, preview) = match a {
+                Answer::Option(o) => {
+                    let preview = q
+                        .questions
+                        .get(i)
+                        .and_then(|q| q.options.get(*o))
+                        .and_then(|o| o.preview.as_deref());
+                    ("option", Some(label(q, i, *o)), Vec::new(), preview)
+                }
+                Answer::Custom(text) => ("custom", Some(text.as_str()), Vec::new(), None),
+                Answer::Multi { ticked, text } => {
+                    ("multi", None, multi_parts(q, i, ticked, text), None)
+                }
+            };
+            AnswerDetail {
+                question_index: i,
+                question: question_text(q, i),
+                kind,
+                answer,
+                selected,
+                notes: r.notes.get(i).and_then(|n| non_empty(n)),
+                preview,
+            }
+        })
+        .collect()
+}
+
+fn unanswered_notes<'a>(q: &'a Questionnaire, r: &'a Responses) -> Vec<UnansweredNote<'a>> {
+    r.notes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| r.answers.get(*i).is_none_or(Option::is_none))
+        .filter_map(|(i, n)| {
+            non_empty(n).map(|note| UnansweredNote {
+                question_index: i,
+                question: question_text(q, i),
+                note,
+            })
+        })
+        .collect()
+}
+
+/// The text segments in question order (answers and notes on unanswered questions), then the
+/// global note.
+fn segments(q: &Questionnaire, r: &Responses) -> Vec<String> {
+    let mut segments = Vec::new();
+    for i in 0..q.questions.len() {
+        let note = r.notes.get(i).and_then(|n| non_empty(n));
+        match r.answers.get(i).and_then(Option::as_ref) {
+            Some(answer) => {
+                let mut parts = vec![format!(
+                    "\"{}\"=\"{}\"",
+                    question_text(q, i),
+                    answer_text(q, i, answer)
+                )];
+                if let Answer::Option(o) = answer {
+                    if let Some(preview) = q
+                        .questions
+                        .get(i)
+                        .and_then(|q| q.options.get(*o))
+                        .and_then(|o| o.preview.as_deref())
+                    {
+                        parts.push(format!("selected preview: {preview}"));
+                    }
+                }
+                if let Some(note) = note {
+                    parts.push(format!("user notes: {note}"));
+                }
+                segments.push(format!("{}.", parts.join(". ")));
+            }
+            None => {
+                if let Some(note) = note {
+                    segments.push(format!("note on \"{}\": {note}.", question_text(q, i)));
+                }
+            }
+        }
+    }
+    if let Some(note) = non_empty(&r.global_note) {
+        segments.push(format!("global note: {note}."));
+    }
+    segments
+}

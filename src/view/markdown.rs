@@ -1,0 +1,1 @@
+//! Markdown previews: rendered once per request and width into styled lines.
