@@ -223,6 +223,23 @@ pub fn outcome(
     to_line(&envelope)
 }
 
+/// The envelope of a host-side ending for a request that was never shown (its questionnaire
+/// had not fully arrived). Ends with a newline.
+pub fn host_error(code: ErrorCode, request_id: Option<&str>) -> String {
+    let empty = Questionnaire {
+        questions: Vec::new(),
+        timeout_ms: None,
+    };
+    outcome(
+        &empty,
+        &Outcome::Host {
+            code,
+            responses: Responses::default(),
+        },
+        request_id,
+    )
+}
+
 /// The text of a host-side ending.
 pub fn host_text(code: ErrorCode) -> &'static str {
     match code {
@@ -281,7 +298,7 @@ fn multi_parts<'a>(
 }
 
 /// The scalar answer as the text shows it: the label, the typed text, or the labels joined.
-fn answer_text(q: &Questionnaire, question: usize, answer: &Answer) -> String {
+pub fn answer_text(q: &Questionnaire, question: usize, answer: &Answer) -> String {
     let text = match answer {
         Answer::Option(o) => label(q, question, *o).to_owned(),
         Answer::Custom(text) => text.clone(),

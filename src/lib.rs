@@ -1,5 +1,9 @@
 //! ask-popup's core: the questionnaire protocol, the result envelope, the dialog and its
-//! rendering. Pure Rust with no Zellij types, so everything here is tested on the host.
+//! rendering, and the broker that turns host events into effects. Pure Rust with no Zellij
+//! types, so everything here is tested on the host.
+pub mod broker;
+pub mod dialog;
 pub mod envelope;
+pub mod intake;
 pub mod request;
 pub mod view;

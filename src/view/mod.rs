@@ -1,4 +1,11 @@
 //! Frame rendering: turns dialog state into lines of styled text that fit the pane.
+pub mod frame;
 pub mod markdown;
+pub mod render;
 pub mod style;
 pub mod text;
+pub mod theme;
+
+pub use frame::{Frame, Hit};
+pub use render::{render, Chrome, ViewCache};
+pub use theme::{Color, Theme};

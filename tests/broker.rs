@@ -1,0 +1,480 @@
+//! The broker: host events in, effects out. For any sequence of events every request gets
+//! exactly one reply, its own, and the blocked broadcasts pair up.
+
+use ask_popup::broker::{Broker, Config, Effect, PipeIn, Source};
+use ask_popup::dialog::{Input, Key};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap};
+
+fn args(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn cli(pipe: &str, payload: Option<&str>, a: &[(&str, &str)]) -> PipeIn {
+    PipeIn {
+        source: Source::Cli(pipe.into()),
+        name: "ask".into(),
+        payload: payload.map(str::to_owned),
+        args: args(a),
+    }
+}
+
+fn question(text: &str) -> String {
+    json!({"questions": [{"question": text, "header": "H", "options": ["A", "B"]}]}).to_string()
+}
+
+fn replies(fx: &[Effect]) -> Vec<(String, Value)> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Reply { pipe, output } if !output.is_empty() => Some((
+                pipe.clone(),
+                serde_json::from_str(output).expect("reply is JSON"),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+fn broadcasts(fx: &[Effect], name: &str) -> Vec<Value> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Broadcast { name: n, payload } if n == name => {
+                serde_json::from_str(payload).ok()
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_valid_request_blocks_shows_marks_and_broadcasts() {
+    let mut b = Broker::new(Config::default());
+    b.pane_titles([(3, "claude".to_owned())]);
+    let fx = b.pipe(cli(
+        "p1",
+        Some(&question("Pick?")),
+        &[("pane_id", "3"), ("agent", "claude")],
+    ));
+    assert_eq!(fx.first(), Some(&Effect::Block("p1".into())));
+    assert!(fx.contains(&Effect::Show));
+    assert!(fx.contains(&Effect::RenamePane {
+        pane: 3,
+        title: "⏳ claude".into()
+    }));
+    assert!(fx.contains(&Effect::SetOwnTitle("ask-popup · claude · 1 of 1".into())));
+    let blocked = broadcasts(&fx, "ask-popup:blocked");
+    assert_eq!(
+        blocked,
+        vec![
+            json!({"active": true, "label": "Waiting for user response", "paneId": 3, "agent": "claude", "pending": 1})
+        ]
+    );
+    assert_eq!(broadcasts(&fx, "herdr:blocked"), blocked);
+    let prompt = broadcasts(&fx, "ask-popup:prompt");
+    assert_eq!(
+        prompt[0]["questions"][0]["options"][0],
+        json!({"label": "A", "description": "", "hasPreview": false})
+    );
+    assert!(replies(&fx).is_empty());
+
+    // Enter answers; the pane title comes back, the popup hides, the blocked pair closes.
+    let fx = b.input(Input::Key(Key::Enter));
+    let r = replies(&fx);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].0, "p1");
+    assert_eq!(r[0].1["details"]["answers"][0]["answer"], "A");
+    assert!(fx.contains(&Effect::RenamePane {
+        pane: 3,
+        title: "claude".into()
+    }));
+    assert!(fx.contains(&Effect::Hide));
+    assert_eq!(broadcasts(&fx, "ask-popup:blocked")[0]["active"], false);
+    let answered = broadcasts(&fx, "ask-popup:answered");
+    assert_eq!(
+        answered,
+        vec![
+            json!({"paneId": 3, "agent": "claude", "requestId": null, "questions": 1, "answered": 1})
+        ]
+    );
+    // The end-of-input message that follows is ignored.
+    assert!(b.pipe(cli("p1", None, &[])).is_empty());
+}
+
+#[test]
+fn full_events_carry_the_result() {
+    let mut b = Broker::new(Config {
+        full_events: true,
+        ..Config::default()
+    });
+    b.pipe(cli("p1", Some(&question("Pick?")), &[]));
+    let fx = b.input(Input::Key(Key::Esc));
+    let cancelled = broadcasts(&fx, "ask-popup:cancelled");
+    assert_eq!(cancelled[0]["reason"], "declined");
+    assert_eq!(cancelled[0]["result"]["cancelled"], true);
+}
+
+#[test]
+fn a_rejected_request_is_answered_at_once_and_never_shown() {
+    let mut b = Broker::new(Config::default());
+    let fx = b.pipe(cli("p1", Some("{\"questions\": []}"), &[("id", "x")]));
+    assert_eq!(fx.len(), 1, "{fx:?}");
+    let r = replies(&fx);
+    assert_eq!(r[0].1["details"]["error"], "no_questions");
+    assert_eq!(r[0].1["details"]["requestId"], "x");
+    assert!(b.pipe(cli("p1", None, &[])).is_empty());
+}
+
+#[test]
+fn a_pretty_printed_payload_arrives_line_by_line() {
+    let mut b = Broker::new(Config::default());
+    let pretty =
+        serde_json::to_string_pretty(&serde_json::from_str::<Value>(&question("Pick?")).unwrap())
+            .unwrap();
+    let lines: Vec<&str> = pretty.lines().collect();
+    for line in &lines[..lines.len() - 1] {
+        assert!(b.pipe(cli("p1", Some(line), &[])).is_empty());
+    }
+    let fx = b.pipe(cli("p1", lines.last().copied(), &[]));
+    assert_eq!(fx.first(), Some(&Effect::Block("p1".into())));
+    assert_eq!(b.pending_count(), 1);
+}
+
+#[test]
+fn input_that_ends_early_is_rejected_when_it_ends() {
+    let mut b = Broker::new(Config::default());
+    assert!(b.pipe(cli("p1", Some("{\"questions\": ["), &[])).is_empty());
+    let r = replies(&b.pipe(cli("p1", None, &[])));
+    assert_eq!(r[0].1["details"]["error"], "invalid_payload");
+    assert!(r[0].1["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("it ends too early"));
+}
+
+#[test]
+fn an_empty_payload_is_rejected_at_once() {
+    let mut b = Broker::new(Config::default());
+    let r = replies(&b.pipe(cli("p1", Some(""), &[])));
+    assert_eq!(r[0].1["details"]["error"], "invalid_payload");
+}
+
+#[test]
+fn requests_queue_and_brackets_switch_between_them() {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli("p1", Some(&question("One?")), &[("agent", "claude")]));
+    b.pipe(cli("p2", Some(&question("Two?")), &[("agent", "codex")]));
+    assert_eq!(b.pending_count(), 2);
+    assert_eq!(
+        b.current_dialog().unwrap().questionnaire().questions[0].question,
+        "One?"
+    );
+    let frame = b.render(20, 80).to_plain();
+    assert!(
+        frame.starts_with("claude asks · 1 of 2 waiting · [ ] switch"),
+        "{frame}"
+    );
+    // Work on the first, switch away and back: its state is kept.
+    b.input(Input::Key(Key::Down));
+    let fx = b.input(Input::Key(Key::Char(']')));
+    assert!(fx.contains(&Effect::SetOwnTitle("ask-popup · codex · 2 of 2".into())));
+    assert_eq!(
+        b.current_dialog().unwrap().questionnaire().questions[0].question,
+        "Two?"
+    );
+    b.input(Input::Key(Key::Char('[')));
+    let r = replies(&b.input(Input::Key(Key::Enter)));
+    assert_eq!(r[0].0, "p1");
+    assert_eq!(r[0].1["details"]["answers"][0]["answer"], "B");
+    // The second one is shown next.
+    let r = replies(&b.input(Input::Key(Key::Enter)));
+    assert_eq!(r[0].0, "p2");
+    assert_eq!(r[0].1["details"]["answers"][0]["answer"], "A");
+}
+
+#[test]
+fn brackets_type_inside_an_editor() {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli("p1", Some(&question("One?")), &[]));
+    b.pipe(cli("p2", Some(&question("Two?")), &[]));
+    b.input(Input::Key(Key::Char('3')));
+    b.input(Input::Key(Key::Char(']')));
+    let d = b.current_dialog().unwrap();
+    assert_eq!(d.questionnaire().questions[0].question, "One?");
+    assert_eq!(d.tab_state(0).unwrap().draft.text(), "]");
+}
+
+#[test]
+fn the_same_id_supersedes_the_earlier_request_and_keeps_its_state() {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli("p1", Some(&question("One?")), &[("id", "r1")]));
+    b.input(Input::Key(Key::Char('n')));
+    b.input(Input::Key(Key::Char('x')));
+    b.input(Input::Key(Key::Enter));
+    let fx = b.pipe(cli("p2", Some(&question("One?")), &[("id", "r1")]));
+    let r = replies(&fx);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].0, "p1");
+    assert_eq!(r[0].1["details"]["error"], "superseded");
+    assert_eq!(b.pending_count(), 1);
+    let r = replies(&b.input(Input::Key(Key::Enter)));
+    assert_eq!(r[0].0, "p2");
+    assert_eq!(r[0].1["details"]["answers"][0]["notes"], "x");
+}
+
+#[test]
+fn closing_the_popup_dismisses_everyone() {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli("p1", Some(&question("One?")), &[("id", "a")]));
+    b.pipe(cli("p2", Some(&question("Two?")), &[]));
+    b.pipe(cli("p3", Some("{\"questions\": ["), &[]));
+    let r = replies(&b.before_close());
+    let pipes: Vec<&str> = r.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(pipes, ["p1", "p2", "p3"]);
+    assert!(r.iter().all(|(_, v)| v["details"]["error"] == "dismissed"));
+    assert_eq!(r[0].1["details"]["requestId"], "a");
+}
+
+#[test]
+fn the_callers_pane_closing_resolves_its_requests() {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli("p1", Some(&question("One?")), &[("pane_id", "7")]));
+    b.pipe(cli("p2", Some(&question("Two?")), &[("pane_id", "8")]));
+    let r = replies(&b.pane_closed(7));
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].0, "p1");
+    assert_eq!(b.pending_count(), 1);
+}
+
+#[test]
+fn a_title_learned_later_is_marked_then() {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli(
+        "p1",
+        Some(&question("One?")),
+        &[("pane_id", "terminal_4")],
+    ));
+    let fx = b.pane_titles([(4, "bash".to_owned())]);
+    assert_eq!(
+        fx,
+        vec![Effect::RenamePane {
+            pane: 4,
+            title: "⏳ bash".into()
+        }]
+    );
+    // Our own mark echoed back is not taken as the pane's new title.
+    assert!(b.pane_titles([(4, "⏳ bash".to_owned())]).is_empty());
+    let fx = b.input(Input::Key(Key::Esc));
+    assert!(fx.contains(&Effect::RenamePane {
+        pane: 4,
+        title: "bash".into()
+    }));
+}
+
+#[test]
+fn the_status_pipe_lists_the_pending_requests() {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli(
+        "p1",
+        Some(&question("One?")),
+        &[("agent", "claude"), ("pane_id", "3"), ("id", "q1")],
+    ));
+    b.timer(1.0);
+    let fx = b.pipe(PipeIn {
+        source: Source::Cli("s".into()),
+        name: "status".into(),
+        payload: Some(String::new()),
+        args: BTreeMap::new(),
+    });
+    let r = replies(&fx);
+    assert_eq!(
+        r[0].1,
+        json!({"pending": [{"agent": "claude", "paneId": 3, "requestId": "q1", "headers": ["H"], "ageSeconds": 1, "shown": true}], "visible": true})
+    );
+    assert!(b
+        .pipe(PipeIn {
+            source: Source::Cli("s".into()),
+            name: "status".into(),
+            payload: None,
+            args: BTreeMap::new()
+        })
+        .is_empty());
+}
+
+#[test]
+fn hide_and_show_again() {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli("p1", Some(&question("One?")), &[]));
+    assert_eq!(b.input(Input::Key(Key::Hide)), vec![Effect::Hide]);
+    assert!(!b.is_visible());
+    let fx = b.pipe(PipeIn {
+        source: Source::Keybind,
+        name: "show".into(),
+        payload: None,
+        args: BTreeMap::new(),
+    });
+    assert!(fx.contains(&Effect::Show));
+    assert!(b.is_visible());
+}
+
+#[test]
+fn the_countdown_runs_on_a_timer_and_expires() {
+    let mut b = Broker::new(Config {
+        default_timeout_ms: Some(2000),
+        ..Config::default()
+    });
+    let fx = b.pipe(cli("p1", Some(&question("One?")), &[]));
+    assert!(fx.contains(&Effect::SetTimer(1.0)));
+    let fx = b.timer(1.0);
+    assert!(fx.contains(&Effect::Render) && fx.contains(&Effect::SetTimer(1.0)));
+    let r = replies(&b.timer(1.0));
+    assert_eq!(r[0].1["details"]["error"], "timed_out");
+}
+
+#[test]
+fn zjstatus_line_when_configured() {
+    let mut b = Broker::new(Config {
+        zjstatus: true,
+        ..Config::default()
+    });
+    let fx = b.pipe(cli("p1", Some(&question("One?")), &[]));
+    assert!(fx.contains(&Effect::Broadcast {
+        name: "zjstatus".into(),
+        payload: "zjstatus::pipe::pipe_ask::⏳ 1 waiting".into()
+    }));
+    let fx = b.input(Input::Key(Key::Esc));
+    assert!(fx.contains(&Effect::Broadcast {
+        name: "zjstatus".into(),
+        payload: "zjstatus::pipe::pipe_ask::".into()
+    }));
+}
+
+#[derive(Clone, Debug)]
+enum Event {
+    Ask {
+        valid: bool,
+        pane: Option<u32>,
+        reuse_id: bool,
+    },
+    AskLines,
+    End(usize),
+    Key(Key),
+    Timer,
+    PaneClosed(u32),
+    Titles,
+    Status,
+    Show,
+}
+
+fn event() -> impl Strategy<Value = Event> {
+    let key = prop_oneof![
+        Just(Key::Enter),
+        Just(Key::Esc),
+        Just(Key::Down),
+        Just(Key::Up),
+        Just(Key::Tab),
+        Just(Key::Char(' ')),
+        Just(Key::Char('[')),
+        Just(Key::Char(']')),
+        Just(Key::Char('n')),
+        Just(Key::Char('x')),
+        Just(Key::Char('3')),
+        Just(Key::Hide),
+        Just(Key::Char('4')),
+    ];
+    prop_oneof![
+        3 => (any::<bool>(), proptest::option::of(1u32..4), any::<bool>()).prop_map(|(valid, pane, reuse_id)| Event::Ask { valid, pane, reuse_id }),
+        1 => Just(Event::AskLines),
+        1 => (0usize..20).prop_map(Event::End),
+        8 => key.prop_map(Event::Key),
+        2 => Just(Event::Timer),
+        1 => (1u32..4).prop_map(Event::PaneClosed),
+        1 => Just(Event::Titles),
+        1 => Just(Event::Status),
+        1 => Just(Event::Show),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn every_request_gets_exactly_one_reply_of_its_own(events in prop::collection::vec(event(), 1..60), close in any::<bool>()) {
+        let mut b = Broker::new(Config { default_timeout_ms: Some(3000), zjstatus: true, ..Config::default() });
+        let mut sent: Vec<(String, String)> = Vec::new(); // pipe, request id
+        let mut got: HashMap<String, usize> = HashMap::new();
+        let mut blocked_balance: i64 = 0;
+        let mut observe = |fx: &[Effect], sent: &[(String, String)], balance: &mut i64| -> Result<(), TestCaseError> {
+            for (pipe, v) in replies(fx) {
+                if pipe.starts_with('s') {
+                    continue; // status replies
+                }
+                *got.entry(pipe.clone()).or_default() += 1;
+                prop_assert_eq!(got[&pipe], 1, "pipe {} answered twice", pipe);
+                let id = &sent.iter().find(|(p, _)| *p == pipe).expect("reply to a pipe that asked").1;
+                prop_assert_eq!(&v["details"]["requestId"], &json!(id), "reply crossed to {}", pipe);
+            }
+            for v in broadcasts(fx, "ask-popup:blocked") {
+                *balance += if v["active"] == true { 1 } else { -1 };
+            }
+            Ok(())
+        };
+        for (n, ev) in events.into_iter().enumerate() {
+            let fx = match ev {
+                Event::Ask { valid, pane, reuse_id } => {
+                    let pipe = format!("p{n}");
+                    let id = if reuse_id && !sent.is_empty() { sent[0].1.clone() } else { format!("id{n}") };
+                    let payload = if valid { question(&format!("Q{}?", n % 3)) } else { "{\"questions\": 5}".to_owned() };
+                    let pane_s = pane.map(|p| p.to_string()).unwrap_or_default();
+                    let mut a = vec![("id", id.as_str())];
+                    if pane.is_some() { a.push(("pane_id", pane_s.as_str())); }
+                    sent.push((pipe.clone(), id.clone()));
+                    b.pipe(cli(&pipe, Some(&payload), &a))
+                }
+                Event::AskLines => {
+                    let pipe = format!("p{n}");
+                    let id = format!("id{n}");
+                    sent.push((pipe.clone(), id.clone()));
+                    let mut fx = b.pipe(cli(&pipe, Some("{\"questions\": [{\"question\": \"L?\","), &[("id", &id)]));
+                    fx.extend(b.pipe(cli(&pipe, Some("\"options\": [\"a\", \"b\"]}]}"), &[("id", &id)])));
+                    fx
+                }
+                Event::End(i) => match sent.get(i) {
+                    Some((pipe, _)) => {
+                        let pipe = pipe.clone();
+                        b.pipe(cli(&pipe, None, &[]))
+                    }
+                    None => Vec::new(),
+                },
+                Event::Key(k) => b.input(Input::Key(k)),
+                Event::Timer => b.timer(1.0),
+                Event::PaneClosed(p) => b.pane_closed(p),
+                Event::Titles => b.pane_titles([(1, "one".to_owned()), (2, "⏳ two".to_owned())]),
+                Event::Status => b.pipe(PipeIn { source: Source::Cli(format!("s{n}")), name: "status".into(), payload: Some(String::new()), args: BTreeMap::new() }),
+                Event::Show => b.pipe(PipeIn { source: Source::Keybind, name: "show".into(), payload: None, args: BTreeMap::new() }),
+            };
+            let _ = b.render(24, 80);
+            observe(&fx, &sent, &mut blocked_balance)?;
+            prop_assert_eq!(blocked_balance, b.pending_count() as i64);
+        }
+        let mut fx = Vec::new();
+        if close {
+            fx.extend(b.before_close());
+        } else {
+            // Every pending request is answered by the user one way or the other.
+            for _ in 0..200 {
+                if b.pending_count() == 0 { break; }
+                fx.extend(b.input(Input::Key(Key::Esc)));
+            }
+        }
+        observe(&fx, &sent, &mut blocked_balance)?;
+        prop_assert_eq!(blocked_balance, 0);
+        prop_assert_eq!(b.pending_count(), 0);
+        for (pipe, _) in &sent {
+            prop_assert_eq!(got.get(pipe).copied(), Some(1), "pipe {} got no reply", pipe);
+        }
+    }
+}
