@@ -234,11 +234,14 @@ impl Broker {
             self.reject(&pipe, &error, request_id.as_deref(), &mut fx);
             return fx;
         }
+        // A stdin line ends with its line break; a piece without one is the whole input (the
+        // pipe's argument, or stdin's last line): nothing more will come for it.
+        let last_piece = !payload.ends_with('\n');
         match assembly {
-            Assembly::Incomplete => {
+            Assembly::Incomplete if !last_piece => {
                 // Let the CLI send the next line.
             }
-            Assembly::Complete | Assembly::Broken => {
+            Assembly::Incomplete | Assembly::Complete | Assembly::Broken => {
                 let text = self
                     .intakes
                     .remove(&pipe)
@@ -737,8 +740,9 @@ impl Broker {
         });
     }
 
-    /// Draws the current dialog in `rows` × `cols` cells.
-    pub fn render(&mut self, rows: usize, cols: usize) -> Frame {
+    /// Draws the current dialog in `rows` × `cols` cells. The frame is kept to find what a
+    /// click lands on.
+    pub fn render(&mut self, rows: usize, cols: usize) -> &Frame {
         let banner = self.banner();
         let chrome = Chrome {
             banner,
@@ -753,8 +757,7 @@ impl Broker {
             }
             None => Frame::default(),
         };
-        self.last_frame = Some(frame.clone());
-        frame
+        self.last_frame.insert(frame)
     }
 
     fn banner(&self) -> Option<String> {

@@ -134,19 +134,31 @@ fn a_pretty_printed_payload_arrives_line_by_line() {
     let pretty =
         serde_json::to_string_pretty(&serde_json::from_str::<Value>(&question("Pick?")).unwrap())
             .unwrap();
-    let lines: Vec<&str> = pretty.lines().collect();
+    // `zellij pipe` sends each stdin line with its line break.
+    let lines: Vec<String> = pretty.lines().map(|l| format!("{l}\n")).collect();
     for line in &lines[..lines.len() - 1] {
         assert!(b.pipe(cli("p1", Some(line), &[])).is_empty());
     }
-    let fx = b.pipe(cli("p1", lines.last().copied(), &[]));
+    let fx = b.pipe(cli("p1", lines.last().map(String::as_str), &[]));
     assert_eq!(fx.first(), Some(&Effect::Block("p1".into())));
     assert_eq!(b.pending_count(), 1);
 }
 
 #[test]
+fn an_incomplete_argument_is_rejected_at_once() {
+    // No line break: the pipe's argument, nothing more will come, and the CLI still waits.
+    let mut b = Broker::new(Config::default());
+    let r = replies(&b.pipe(cli("p1", Some("{\"questions\": ["), &[("id", "x")])));
+    assert_eq!(r[0].1["details"]["error"], "invalid_payload");
+    assert_eq!(r[0].1["details"]["requestId"], "x");
+}
+
+#[test]
 fn input_that_ends_early_is_rejected_when_it_ends() {
     let mut b = Broker::new(Config::default());
-    assert!(b.pipe(cli("p1", Some("{\"questions\": ["), &[])).is_empty());
+    assert!(b
+        .pipe(cli("p1", Some("{\"questions\": [\n"), &[]))
+        .is_empty());
     let r = replies(&b.pipe(cli("p1", None, &[])));
     assert_eq!(r[0].1["details"]["error"], "invalid_payload");
     assert!(r[0].1["content"][0]["text"]
@@ -230,7 +242,7 @@ fn closing_the_popup_dismisses_everyone() {
     let mut b = Broker::new(Config::default());
     b.pipe(cli("p1", Some(&question("One?")), &[("id", "a")]));
     b.pipe(cli("p2", Some(&question("Two?")), &[]));
-    b.pipe(cli("p3", Some("{\"questions\": ["), &[]));
+    b.pipe(cli("p3", Some("{\"questions\": [\n"), &[]));
     let r = replies(&b.before_close());
     let pipes: Vec<&str> = r.iter().map(|(p, _)| p.as_str()).collect();
     assert_eq!(pipes, ["p1", "p2", "p3"]);
@@ -438,7 +450,7 @@ proptest! {
                     let pipe = format!("p{n}");
                     let id = format!("id{n}");
                     sent.push((pipe.clone(), id.clone()));
-                    let mut fx = b.pipe(cli(&pipe, Some("{\"questions\": [{\"question\": \"L?\","), &[("id", &id)]));
+                    let mut fx = b.pipe(cli(&pipe, Some("{\"questions\": [{\"question\": \"L?\",\n"), &[("id", &id)]));
                     fx.extend(b.pipe(cli(&pipe, Some("\"options\": [\"a\", \"b\"]}]}"), &[("id", &id)])));
                     fx
                 }

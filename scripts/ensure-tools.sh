@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Makes sure this machine has what `scripts/test.sh` needs, reusing whatever is already there:
+# the wasm32-wasip1 Rust target, tmux (a real terminal for the e2e tests) and Zellij 0.45.1.
+# Idempotent: a second run only prints what it found.
+set -euo pipefail
+
+ZELLIJ_VERSION=0.45.1
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+# Runs a command as root: directly when we are root, through sudo otherwise.
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# 1. The wasm target the plugin is built for.
+if rustup target list --installed | grep -qx wasm32-wasip1; then
+    echo "wasm32-wasip1: installed"
+else
+    rustup target add wasm32-wasip1 >&2
+    echo "wasm32-wasip1: added"
+fi
+
+# 2. tmux, the terminal the e2e tests attach a Zellij client to.
+if command -v tmux >/dev/null 2>&1; then
+    echo "tmux: $(tmux -V)"
+else
+    as_root apt-get update >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y tmux >&2
+    echo "tmux: installed $(tmux -V)"
+fi
+
+# 3. Zellij, exactly the version the plugin is built against.
+if [ "$(zellij --version 2>/dev/null || true)" = "zellij $ZELLIJ_VERSION" ]; then
+    echo "zellij: $ZELLIJ_VERSION"
+else
+    echo "zellij $ZELLIJ_VERSION not found: building it from crates.io (takes ~30 minutes)" >&2
+    cargo install --locked zellij --version "$ZELLIJ_VERSION" \
+        --no-default-features --features plugins_from_target,vendored_curl >&2
+    echo "zellij: installed $(zellij --version)"
+fi

@@ -1,0 +1,733 @@
+//! A real Zellij 0.45.1 in a real terminal (tmux), isolated in a temp dir, driven only the way
+//! users and agents drive it: `zellij pipe`, `zellij action`, and what the terminal shows.
+//!
+//! Every wait has a deadline and every failure panics with what was seen, so no test can hang
+//! and a red test says why. `Drop` tears the world down even when the test panics.
+
+#![allow(dead_code)] // Not every test file uses every helper.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The Zellij version the plugin is built against.
+pub const ZELLIJ_VERSION: &str = "0.45.1";
+/// The permissions the plugin asks for; pre-granted so no prompt appears.
+pub const PERMISSIONS: [&str; 4] = [
+    "ReadCliPipes",
+    "ChangeApplicationState",
+    "MessageAndLaunchOtherPlugins",
+    "ReadApplicationState",
+];
+/// The terminal size tmux gives the Zellij client.
+pub const COLS: u16 = 160;
+pub const ROWS: u16 = 45;
+/// How long any single CLI call (`zellij action …`, `tmux …`) may take.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long a whole test may take by default, start-up included.
+pub const TEST_DEADLINE: Duration = Duration::from_secs(120);
+
+/// Two Zellij servers on a small machine make each other flaky: one world at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+static WORLDS: AtomicUsize = AtomicUsize::new(0);
+
+/// The wasm the tests load: `target/wasm32-wasip1/release/ask-popup.wasm` of this crate
+/// (or of `$CARGO_TARGET_DIR`).
+pub fn wasm_path() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => manifest.join(dir),
+        None => manifest.join("target"),
+    };
+    target
+        .join("wasm32-wasip1")
+        .join("release")
+        .join("ask-popup.wasm")
+}
+
+/// The `zellij` to run: the first of `zellij` on PATH and cargo's bin dir (where
+/// `scripts/ensure-tools.sh` installs it) that is exactly `ZELLIJ_VERSION`.
+pub fn zellij_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo_home = std::env::var_os("CARGO_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+        let mut candidates = vec![PathBuf::from("zellij")];
+        candidates.extend(cargo_home.map(|c| c.join("bin").join("zellij")));
+        let mut found = Vec::new();
+        for bin in candidates {
+            let version = match Command::new(&bin).arg("--version").output() {
+                Ok(out) => String::from_utf8_lossy(&out.stdout).trim().to_owned(),
+                Err(_) => "not found".to_owned(),
+            };
+            if version == format!("zellij {ZELLIJ_VERSION}") {
+                return bin;
+            }
+            found.push(format!("{}: {version}", bin.display()));
+        }
+        panic!(
+            "e2e tests need zellij {ZELLIJ_VERSION} (found {}): run `bash scripts/ensure-tools.sh`",
+            found.join(", ")
+        )
+    })
+}
+
+/// Panics with how to get what is missing unless zellij 0.45.1, tmux and a fresh wasm exist.
+fn check_prerequisites() {
+    const TOOLS: &str = "run `bash scripts/ensure-tools.sh`";
+    zellij_bin();
+    if let Err(e) = Command::new("tmux").arg("-V").output() {
+        panic!("e2e tests need tmux on PATH ({e}): {TOOLS}");
+    }
+    let wasm = wasm_path();
+    const BUILD: &str =
+        "run `cargo build --release --target wasm32-wasip1` (or `bash scripts/test.sh`)";
+    let built = std::fs::metadata(&wasm)
+        .and_then(|m| m.modified())
+        .unwrap_or_else(|e| {
+            panic!(
+                "e2e tests need the plugin at {} ({e}): {BUILD}",
+                wasm.display()
+            )
+        });
+    if let Some(newer) = newer_source(&wasm, built) {
+        panic!(
+            "the plugin at {} is older than {}: {BUILD}",
+            wasm.display(),
+            newer.display()
+        );
+    }
+}
+
+/// A source file of the wasm modified after it was built, per the dep-info file cargo writes
+/// beside it (`ask-popup.d`: `out: dep dep …`), so files outside the crate's module tree do not
+/// count.
+fn newer_source(wasm: &Path, built: SystemTime) -> Option<PathBuf> {
+    let dep_info = std::fs::read_to_string(wasm.with_extension("d")).ok()?;
+    let (_, deps) = dep_info.lines().next()?.split_once(": ")?;
+    // Spaces inside paths are escaped as `\ `.
+    let deps = deps.replace("\\ ", "\u{0}");
+    deps.split_whitespace()
+        .map(|dep| PathBuf::from(dep.replace('\u{0}', " ")))
+        .find(|dep| {
+            std::fs::metadata(dep)
+                .and_then(|m| m.modified())
+                .is_ok_and(|modified| modified > built)
+        })
+}
+
+/// A directory with a short path (Unix socket paths must stay under 108 bytes).
+fn short_temp_dir() -> PathBuf {
+    let base = if Path::new("/tmp").is_dir() {
+        PathBuf::from("/tmp")
+    } else {
+        std::env::temp_dir()
+    };
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    for attempt in 0u32..100 {
+        let name = format!(
+            "apz-{:06x}",
+            (std::process::id() ^ nanos.wrapping_add(attempt.wrapping_mul(7919))) & 0xff_ffff
+        );
+        let dir = base.join(name);
+        if std::fs::create_dir(&dir).is_ok() {
+            return dir;
+        }
+    }
+    panic!("could not create a temp dir under {}", base.display());
+}
+
+/// One isolated Zellij session with a client attached in tmux.
+pub struct Zellij {
+    root: PathBuf,
+    session: String,
+    tmux_socket: String,
+    env: Vec<(&'static str, OsString)>,
+    deadline: Instant,
+    config: PathBuf,
+    // Last: released only after `drop` has torn the world down.
+    _serial: MutexGuard<'static, ()>,
+}
+
+impl Zellij {
+    /// Starts a session whose tests must finish within `TEST_DEADLINE`.
+    pub fn start() -> Zellij {
+        Zellij::start_with_deadline(TEST_DEADLINE)
+    }
+
+    /// Starts a session; every later wait of this test ends by `budget` from now.
+    pub fn start_with_deadline(budget: Duration) -> Zellij {
+        let serial = SERIAL
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        check_prerequisites();
+        let deadline = Instant::now() + budget;
+        let n = WORLDS.fetch_add(1, Ordering::Relaxed);
+        let root = short_temp_dir();
+        let tag = format!("{}{n}", std::process::id());
+        let dirs = ["home", "config", "cache", "data", "s", "tmp"];
+        for d in dirs {
+            std::fs::create_dir_all(root.join(d)).expect("create world dirs");
+        }
+        let env: Vec<(&'static str, OsString)> = vec![
+            ("HOME", root.join("home").into()),
+            ("XDG_CONFIG_HOME", root.join("config").into()),
+            ("XDG_CACHE_HOME", root.join("cache").into()),
+            ("XDG_DATA_HOME", root.join("data").into()),
+            ("ZELLIJ_SOCKET_DIR", root.join("s").into()),
+            ("TMPDIR", root.join("tmp").into()),
+            ("TMUX_TMPDIR", root.clone().into()),
+            ("SHELL", "/bin/sh".into()),
+        ];
+
+        let wasm = wasm_path();
+        let wasm = wasm.to_str().expect("wasm path is UTF-8");
+        let config = root.join("config.kdl");
+        std::fs::write(
+            &config,
+            format!(
+                "show_startup_tips false\n\
+                 show_release_notes false\n\
+                 session_serialization false\n\
+                 plugins {{\n    ask-popup location=\"file:{wasm}\" {{\n    }}\n}}\n"
+            ),
+        )
+        .expect("write config");
+        let cache = root.join("cache").join("zellij");
+        std::fs::create_dir_all(&cache).expect("create zellij cache");
+        let grants: String = PERMISSIONS.iter().map(|p| format!("    {p}\n")).collect();
+        std::fs::write(
+            cache.join("permissions.kdl"),
+            format!("{wasm:?} {{\n{grants}}}\n"),
+        )
+        .expect("write permissions");
+
+        let zellij = Zellij {
+            session: format!("apz{tag}"),
+            tmux_socket: format!("apz{tag}"),
+            root,
+            env,
+            deadline,
+            config,
+            _serial: serial,
+        };
+        zellij.attach_client();
+        zellij.wait_until_ready();
+        zellij
+    }
+
+    /// The session's name.
+    pub fn session(&self) -> &str {
+        &self.session
+    }
+
+    /// Starts the Zellij client inside a fresh tmux server: a plugin pane only appears once a
+    /// real client is attached.
+    fn attach_client(&self) {
+        let mut line = String::from("exec env");
+        for (k, v) in &self.env {
+            line.push_str(&format!(" {k}={}", shell_quote(&v.to_string_lossy())));
+        }
+        line.push_str(&format!(
+            " {} --config {} -s {}",
+            shell_quote(&zellij_bin().to_string_lossy()),
+            shell_quote(&self.config.to_string_lossy()),
+            shell_quote(&self.session)
+        ));
+        let mut tmux = self.tmux();
+        tmux.args(["new-session", "-d", "-s", "apz", "-x"])
+            .arg(COLS.to_string())
+            .arg("-y")
+            .arg(ROWS.to_string())
+            .arg(line);
+        let out = run(tmux, COMMAND_TIMEOUT);
+        assert!(
+            out.status.success(),
+            "tmux new-session failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Waits until the session is up: first its tab bar on screen, then CLI actions answered.
+    ///
+    /// The screen comes first because Zellij 0.45.1's server panics (`lib.rs:1462`, unwrap of
+    /// the session data in `RemoveClient`) when a CLI client disconnects before the first real
+    /// client has initialised the session, and a pipe sent in that window can lose its reply.
+    fn wait_until_ready(&self) {
+        let tab_bar = format!("Zellij ({})", self.session);
+        self.wait_for_screen("the tab bar", Duration::from_secs(60), |screen| {
+            screen.contains(&tab_bar)
+        });
+        let start = Instant::now();
+        loop {
+            let out = self.action(&["list-panes", "--json", "--all"]);
+            if out.status.success() {
+                let listed: serde_json::Value =
+                    serde_json::from_slice(&out.stdout).unwrap_or_default();
+                if listed.as_array().is_some_and(|panes| !panes.is_empty()) {
+                    return;
+                }
+            }
+            if Instant::now() >= self.deadline || start.elapsed() > Duration::from_secs(60) {
+                panic!(
+                    "zellij session {} did not come up: list-panes said {:?} / {:?}\n\
+                     screen:\n{}\nlog tail:\n{}",
+                    self.session,
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr),
+                    self.screen(),
+                    self.log_tail(40)
+                );
+            }
+            thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    fn tmux(&self) -> Command {
+        let mut tmux = Command::new("tmux");
+        tmux.args(["-L", &self.tmux_socket, "-f", "/dev/null"]);
+        self.isolate(&mut tmux);
+        tmux
+    }
+
+    /// `zellij -s SESSION` with this world's environment.
+    pub fn zellij(&self) -> Command {
+        let mut zellij = Command::new(zellij_bin());
+        zellij.args(["-s", &self.session]);
+        self.isolate(&mut zellij);
+        zellij
+    }
+
+    fn isolate(&self, cmd: &mut Command) {
+        // A test run from inside Zellij must not talk to that session.
+        for var in [
+            "ZELLIJ",
+            "ZELLIJ_SESSION_NAME",
+            "ZELLIJ_PANE_ID",
+            "TMUX",
+            "TMUX_PANE",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
+        cmd.stdin(Stdio::null());
+    }
+
+    /// Runs `zellij -s SESSION action ARGS…` and returns its output (never panics on failure).
+    pub fn action(&self, args: &[&str]) -> Output {
+        let mut zellij = self.zellij();
+        zellij.arg("action").args(args);
+        let mut out = run(
+            clone_command(&zellij),
+            self.remaining().min(COMMAND_TIMEOUT),
+        );
+        for _ in 0..2 {
+            if !missed_session(&out) {
+                break;
+            }
+            thread::sleep(Duration::from_millis(100));
+            out = run(
+                clone_command(&zellij),
+                self.remaining().min(COMMAND_TIMEOUT),
+            );
+        }
+        out
+    }
+
+    /// `zellij pipe --plugin ask-popup --name ask [--args ARGS] -- PAYLOAD`, stdin /dev/null:
+    /// the way the SPEC tells agents to call.
+    pub fn pipe(&self, payload: &str, args: &[(&str, &str)]) -> PipeCall {
+        let mut zellij = self.pipe_command(args);
+        zellij.arg("--").arg(payload);
+        PipeCall::spawn(zellij, None)
+    }
+
+    /// The same pipe with the payload written to the CLI's stdin, which is then closed.
+    pub fn pipe_stdin(&self, payload: &str, args: &[(&str, &str)]) -> PipeCall {
+        PipeCall::spawn(self.pipe_command(args), Some(payload.to_owned()))
+    }
+
+    fn pipe_command(&self, args: &[(&str, &str)]) -> Command {
+        let mut zellij = self.zellij();
+        zellij.args(["pipe", "--plugin", "ask-popup", "--name", "ask"]);
+        if !args.is_empty() {
+            let joined: Vec<String> = args.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            zellij.arg("--args").arg(joined.join(","));
+        }
+        zellij
+    }
+
+    /// Every pane as `zellij action list-panes --json --all` reports it.
+    ///
+    /// Retried: a CLI action can exit 0 having printed nothing when Zellij broadcasts an
+    /// `UnblockInputThread` to every client (e.g. a pane closing) while it runs.
+    pub fn panes(&self) -> Vec<serde_json::Value> {
+        let mut last = None;
+        for _ in 0..5 {
+            let out = self.action(&["list-panes", "--json", "--all"]);
+            if let Ok(serde_json::Value::Array(panes)) = serde_json::from_slice(&out.stdout) {
+                return panes;
+            }
+            last = Some(out);
+            thread::sleep(Duration::from_millis(100));
+        }
+        let out = last.expect("at least one attempt");
+        panic!(
+            "list-panes --json printed no JSON array ({}): {:?}, stderr {:?}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    }
+
+    /// The plugin pane's id (the N of `plugin_N`), if the plugin is loaded.
+    pub fn plugin_pane_id(&self) -> Option<u64> {
+        self.panes().iter().find_map(|pane| {
+            let is_plugin = pane.get("is_plugin")?.as_bool()?;
+            let url = pane.get("plugin_url")?.as_str()?;
+            (is_plugin && url.contains("ask-popup")).then(|| pane.get("id")?.as_u64())?
+        })
+    }
+
+    /// Waits for the plugin pane and returns `plugin_N`.
+    pub fn plugin_pane(&self, timeout: Duration) -> String {
+        let until = self.until(timeout);
+        loop {
+            if let Some(id) = self.plugin_pane_id() {
+                return format!("plugin_{id}");
+            }
+            if Instant::now() >= until {
+                panic!(
+                    "no ask-popup plugin pane after {timeout:?}; panes: {:#?}\nlog tail:\n{}",
+                    self.panes(),
+                    self.log_tail(40)
+                );
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Sends keys (`Enter`, `Tab`, `Ctrl c`, `a`, …) to the plugin pane, focused or not.
+    pub fn send_keys(&self, keys: &[&str]) {
+        let pane = self.plugin_pane(Duration::from_secs(10));
+        let mut args = vec!["send-keys", "--pane-id", &pane];
+        args.extend_from_slice(keys);
+        let out = self.action(&args);
+        assert!(
+            out.status.success(),
+            "send-keys {keys:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Types text into the plugin pane, focused or not.
+    pub fn write_chars(&self, text: &str) {
+        let pane = self.plugin_pane(Duration::from_secs(10));
+        let out = self.action(&["write-chars", "--pane-id", &pane, text]);
+        assert!(
+            out.status.success(),
+            "write-chars {text:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// What the terminal shows right now, frames included.
+    pub fn screen(&self) -> String {
+        let mut tmux = self.tmux();
+        tmux.args(["capture-pane", "-p", "-t", "apz"]);
+        let out = run(tmux, COMMAND_TIMEOUT);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The screen, or nothing if tmux does not answer (for teardown, which must not panic).
+    fn screen_quietly(&self) -> String {
+        let mut tmux = self.tmux();
+        tmux.args(["capture-pane", "-p", "-t", "apz"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let Ok(mut child) = tmux.spawn() else {
+            return String::new();
+        };
+        let stdout = child.stdout.take().map(drain);
+        match wait_child(&mut child, Duration::from_secs(5)) {
+            Some(_) => String::from_utf8_lossy(&stdout.map(join).unwrap_or_default()).into_owned(),
+            None => String::new(),
+        }
+    }
+
+    /// Polls the screen until `pred` holds; on timeout panics showing the last screen.
+    pub fn wait_for_screen(
+        &self,
+        what: &str,
+        timeout: Duration,
+        pred: impl Fn(&str) -> bool,
+    ) -> String {
+        let until = self.until(timeout);
+        loop {
+            let screen = self.screen();
+            if pred(&screen) {
+                return screen;
+            }
+            if Instant::now() >= until {
+                panic!(
+                    "screen never showed {what} within {timeout:?}; last screen:\n{screen}\nlog tail:\n{}",
+                    self.log_tail(40)
+                );
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The last `lines` lines of this world's Zellij log (plugin `eprintln!`s land there).
+    pub fn log_tail(&self, lines: usize) -> String {
+        let log = self.log();
+        let all: Vec<&str> = log.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+
+    /// This world's whole Zellij log (`$TMPDIR/zellij-<uid>/zellij-log/zellij.log`).
+    pub fn log(&self) -> String {
+        let tmp = self.root.join("tmp");
+        let mut text = String::new();
+        for entry in std::fs::read_dir(&tmp).into_iter().flatten().flatten() {
+            let log = entry.path().join("zellij-log").join("zellij.log");
+            if let Ok(mut f) = std::fs::File::open(log) {
+                let _ = f.read_to_string(&mut text);
+            }
+        }
+        text
+    }
+
+    /// The earlier of now + `timeout` and this test's deadline.
+    pub fn until(&self, timeout: Duration) -> Instant {
+        (Instant::now() + timeout).min(self.deadline)
+    }
+
+    fn remaining(&self) -> Duration {
+        self.deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_secs(1))
+    }
+}
+
+impl Drop for Zellij {
+    fn drop(&mut self) {
+        if thread::panicking() {
+            eprintln!(
+                "--- zellij log of the failed test (tail) ---\n{}\n--- screen ---\n{}",
+                self.log_tail(60),
+                self.screen_quietly()
+            );
+        }
+        let mut kill = self.zellij();
+        kill.args(["kill-session", &self.session]);
+        let killed = run_quietly(kill, Duration::from_secs(10));
+        if !killed {
+            let mut zellij = Command::new(zellij_bin());
+            zellij.args(["kill-all-sessions", "--yes"]);
+            self.isolate(&mut zellij);
+            run_quietly(zellij, Duration::from_secs(10));
+        }
+        let mut tmux = self.tmux();
+        tmux.arg("kill-server");
+        run_quietly(tmux, Duration::from_secs(10));
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// A running `zellij pipe`.
+pub struct PipeCall {
+    command: Command,
+    stdin: Option<String>,
+    child: Child,
+    stdout: Option<JoinHandle<Vec<u8>>>,
+    stderr: Option<JoinHandle<Vec<u8>>>,
+}
+
+impl PipeCall {
+    fn spawn(command: Command, stdin: Option<String>) -> PipeCall {
+        let (child, stdout, stderr) = PipeCall::start(&command, stdin.as_deref());
+        PipeCall {
+            command,
+            stdin,
+            child,
+            stdout,
+            stderr,
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn start(
+        command: &Command,
+        stdin: Option<&str>,
+    ) -> (
+        Child,
+        Option<JoinHandle<Vec<u8>>>,
+        Option<JoinHandle<Vec<u8>>>,
+    ) {
+        let mut cmd = clone_command(command);
+        cmd.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn zellij pipe");
+        if let (Some(text), Some(mut input)) = (stdin.map(str::to_owned), child.stdin.take()) {
+            // From a thread, so a CLI that does not read cannot block the test; dropping
+            // `input` closes the CLI's stdin (end of the pipe).
+            thread::spawn(move || {
+                let _ = input.write_all(text.as_bytes());
+            });
+        }
+        let stdout = child.stdout.take().map(drain);
+        let stderr = child.stderr.take().map(drain);
+        (child, stdout, stderr)
+    }
+
+    /// Whether the CLI is still waiting.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Waits for the CLI to exit; after `timeout` kills it and panics saying what it printed.
+    /// A CLI that did not find the session sent nothing, so it is started again (see
+    /// `missed_session`).
+    pub fn wait(mut self, timeout: Duration) -> Output {
+        let until = Instant::now() + timeout;
+        let mut attempts = 1;
+        loop {
+            let status = wait_child(
+                &mut self.child,
+                until.saturating_duration_since(Instant::now()),
+            );
+            let stdout = self.stdout.take().map(join).unwrap_or_default();
+            let stderr = self.stderr.take().map(join).unwrap_or_default();
+            let Some(status) = status else {
+                panic!(
+                    "`zellij pipe` did not exit within {timeout:?}; stdout so far: {:?}, stderr: {:?}",
+                    String::from_utf8_lossy(&stdout),
+                    String::from_utf8_lossy(&stderr)
+                );
+            };
+            let out = Output {
+                status,
+                stdout,
+                stderr,
+            };
+            if !missed_session(&out) || attempts >= 3 {
+                return out;
+            }
+            attempts += 1;
+            thread::sleep(Duration::from_millis(100));
+            let (child, stdout, stderr) = PipeCall::start(&self.command, self.stdin.as_deref());
+            self.child = child;
+            self.stdout = stdout;
+            self.stderr = stderr;
+        }
+    }
+}
+
+/// Whether a CLI call failed only because it did not see the session, which Zellij 0.45.1's
+/// CLI sometimes reports for a busy but live session ("There is no active session!", exit 1):
+/// its session probe (`assert_socket`) gives up on one unanswered `ConnStatus`. Such a call sent
+/// nothing to the server, so running it again is safe.
+fn missed_session(out: &Output) -> bool {
+    out.status.code() == Some(1)
+        && out.stdout.is_empty()
+        && String::from_utf8_lossy(&out.stderr).trim() == "There is no active session!"
+}
+
+/// A copy of `command`'s program, arguments, environment and directory (`Command` is not
+/// `Clone`).
+fn clone_command(command: &Command) -> Command {
+    let mut copy = Command::new(command.get_program());
+    copy.args(command.get_args());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => copy.env(key, value),
+            None => copy.env_remove(key),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        copy.current_dir(dir);
+    }
+    copy
+}
+
+impl Drop for PipeCall {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn drain(mut from: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = from.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+fn join(handle: JoinHandle<Vec<u8>>) -> Vec<u8> {
+    handle.join().unwrap_or_default()
+}
+
+/// Polls `child` until it exits (its status) or `timeout` passes (killed, `None`).
+fn wait_child(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
+    let until = Instant::now() + timeout;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
+/// Runs a command to completion, killing it and panicking after `timeout`.
+fn run(mut cmd: Command, timeout: Duration) -> Output {
+    let description = format!("{cmd:?}");
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("could not run {description}: {e}"));
+    let stdout = child.stdout.take().map(drain);
+    let stderr = child.stderr.take().map(drain);
+    let status = wait_child(&mut child, timeout)
+        .unwrap_or_else(|| panic!("{description} did not finish within {timeout:?}"));
+    Output {
+        status,
+        stdout: stdout.map(join).unwrap_or_default(),
+        stderr: stderr.map(join).unwrap_or_default(),
+    }
+}
+
+/// Runs a teardown command; never panics (we may already be unwinding). Whether it succeeded.
+fn run_quietly(mut cmd: Command, timeout: Duration) -> bool {
+    cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    match cmd.spawn() {
+        Ok(mut child) => wait_child(&mut child, timeout).is_some_and(|s| s.success()),
+        Err(_) => false,
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
