@@ -4,6 +4,8 @@
 //! Needs zellij 0.45.1, tmux and `target/wasm32-wasip1/release/ask-popup.wasm`; the harness
 //! fails (never skips) with how to get whichever is missing.
 
+mod agents;
+mod dialog;
 mod harness;
 
 use ask_popup::envelope::{self, Outcome, Responses};

@@ -1,0 +1,1 @@
+//! End to end: many agents at once, the waiting indicator, status broadcasts, the wrapper.

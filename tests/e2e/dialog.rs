@@ -1,0 +1,1 @@
+//! End to end: one agent asks, the user answers through the real dialog.
