@@ -45,7 +45,7 @@ enum Piece {
 /// Laid-out payload text, per request and width.
 #[derive(Debug, Default)]
 pub struct ViewCache {
-    pieces: HashMap<(Piece, usize), Rc<Vec<Line>>>,
+    pieces: HashMap<(Piece, usize), Rc<Laid>>,
     pane_width: usize,
 }
 
@@ -62,11 +62,31 @@ impl ViewCache {
         }
     }
 
-    fn get(&mut self, d: &Dialog, piece: Piece, width: usize) -> Rc<Vec<Line>> {
+    fn get(&mut self, d: &Dialog, piece: Piece, width: usize) -> Rc<Laid> {
         self.pieces
             .entry((piece, width))
-            .or_insert_with(|| Rc::new(lay_out(d, piece, width)))
+            .or_insert_with(|| Rc::new(Laid::new(lay_out(d, piece, width))))
             .clone()
+    }
+}
+
+/// Laid-out lines with their widths, measured once.
+#[derive(Debug)]
+struct Laid {
+    lines: Vec<Line>,
+    widths: Vec<usize>,
+}
+
+impl Laid {
+    fn new(lines: Vec<Line>) -> Self {
+        let widths = lines.iter().map(Line::width).collect();
+        Laid { lines, widths }
+    }
+    fn len(&self) -> usize {
+        self.lines.len()
+    }
+    fn iter(&self) -> impl Iterator<Item = (&Line, usize)> {
+        self.lines.iter().zip(self.widths.iter().copied())
     }
 }
 
@@ -114,10 +134,15 @@ fn lay_out(d: &Dialog, piece: Piece, width: usize) -> Vec<Line> {
     }
 }
 
-/// Lines with the clickable regions on them and the lines that must stay visible.
+/// Width of a line not measured yet.
+const UNMEASURED: usize = usize::MAX;
+
+/// Lines with the clickable regions on them and the lines that must stay visible. Lines copied
+/// from the cache keep their measured widths, so a frame does not measure them again.
 #[derive(Default)]
 struct Block {
     lines: Vec<Line>,
+    widths: Vec<usize>,
     hits: Vec<Hit>,
     focus: Option<(usize, usize)>,
 }
@@ -125,9 +150,26 @@ struct Block {
 impl Block {
     fn push(&mut self, line: Line) {
         self.lines.push(line);
+        self.widths.push(UNMEASURED);
+    }
+    fn push_measured(&mut self, line: Line, width: usize) {
+        self.lines.push(line);
+        self.widths.push(width);
     }
     fn blank(&mut self) {
-        self.lines.push(Line::new());
+        self.push_measured(Line::new(), 0);
+    }
+    fn remove_first(&mut self) {
+        if !self.lines.is_empty() {
+            self.lines.remove(0);
+            self.widths.remove(0);
+            self.hits.retain(|h| h.line > 0);
+            self.hits.iter_mut().for_each(|h| h.line -= 1);
+        }
+    }
+    fn pop(&mut self) {
+        self.lines.pop();
+        self.widths.pop();
     }
     /// Marks the last line as clickable over `cols`.
     fn hit(&mut self, target: Target, cols: std::ops::Range<usize>) {
@@ -145,6 +187,7 @@ impl Block {
             h
         }));
         self.lines.extend(other.lines);
+        self.widths.extend(other.widths);
     }
     fn len(&self) -> usize {
         self.lines.len()
@@ -203,16 +246,15 @@ pub fn render(
     // Very short panes lose the spacing first, then the banner.
     let mut avail = height.saturating_sub(top.len() + bottom.len());
     if avail < 3 && bottom.len() > 1 {
-        bottom.lines.remove(0);
+        bottom.remove_first();
         avail += 1;
     }
     if avail < 3 && top.lines.last().is_some_and(|l| l.spans.is_empty()) {
-        top.lines.pop();
+        top.pop();
         avail += 1;
     }
     if avail < 3 && chrome.banner.is_some() && top.len() > 1 {
-        top.lines.remove(0);
-        top.hits.iter_mut().for_each(|h| h.line -= 1);
+        top.remove_first();
         avail += 1;
     }
 
@@ -233,19 +275,24 @@ pub fn render(
     let mut out = top;
     out.append(window(middle, avail, width));
     out.append(bottom);
-    for line in out.lines {
-        frame.lines.push(fit(line, width));
+    for (line, measured) in out.lines.into_iter().zip(out.widths) {
+        frame.lines.push(if measured <= width {
+            line
+        } else {
+            fit(line, width)
+        });
     }
     frame.lines.truncate(height);
     frame.hits = out.hits;
     frame
 }
 
-/// Cuts a line that would overflow. Layout keeps lines within the width; this makes the
-/// invariant hold even where a computation is off by a cell.
-fn fit(line: Line, width: usize) -> Line {
-    if line.width() <= width {
-        return line;
+/// Cuts a line that would overflow, and says how wide it is. Layout keeps lines within the
+/// width; this makes the invariant hold even where a computation is off by a cell.
+fn fit_measured(line: Line, width: usize) -> (Line, usize) {
+    let used = line.width();
+    if used <= width {
+        return (line, used);
     }
     let mut out = Line::new();
     let mut left = width;
@@ -257,17 +304,29 @@ fn fit(line: Line, width: usize) -> Line {
         left -= text::width(head);
         out.push(head.to_owned(), span.style);
     }
-    out
+    (out, width - left)
+}
+
+fn fit(line: Line, width: usize) -> Line {
+    fit_measured(line, width).0
 }
 
 /// Pads a line with spaces to exactly `width` cells (cutting it if longer).
 fn pad(line: Line, width: usize) -> Line {
-    let mut line = fit(line, width);
-    let fill = width.saturating_sub(line.width());
-    if fill > 0 {
-        line.push(" ".repeat(fill), Style::default());
-    }
+    let (mut line, used) = fit_measured(line, width);
+    push_spaces(&mut line, width.saturating_sub(used));
     line
+}
+
+/// Appends `n` spaces without building them one by one.
+fn push_spaces(line: &mut Line, n: usize) {
+    const SPACES: &str = "                                                                ";
+    let mut left = n;
+    while left > 0 {
+        let take = left.min(SPACES.len());
+        line.push(&SPACES[..take], Style::default());
+        left -= take;
+    }
 }
 
 /// Shows the part of `block` that fits in `rows`, keeping its focus in view, with `↑`/`↓`
@@ -296,7 +355,11 @@ fn window(mut block: Block, rows: usize, width: usize) -> Block {
     let cut_above = start > 0;
     let cut_below = end < block.len();
     let mut lines: Vec<Line> = block.lines.drain(start..end).collect();
+    let mut widths: Vec<usize> = block.widths.drain(start..end).collect();
     if cut_above {
+        if let Some(w) = widths.first_mut() {
+            *w = UNMEASURED;
+        }
         if let Some(first) = lines.first_mut() {
             *first = Line::styled(
                 truncate_ellipsis(&format!("↑ {start} more"), width).into_owned(),
@@ -305,6 +368,9 @@ fn window(mut block: Block, rows: usize, width: usize) -> Block {
         }
     }
     if cut_below {
+        if let Some(w) = widths.last_mut() {
+            *w = UNMEASURED;
+        }
         let hidden = block.len().saturating_sub(start);
         if let Some(last) = lines.last_mut() {
             *last = Line::styled(
@@ -326,6 +392,7 @@ fn window(mut block: Block, rows: usize, width: usize) -> Block {
         .collect();
     Block {
         lines,
+        widths,
         hits,
         focus: None,
     }
@@ -429,8 +496,9 @@ fn question_tab(
             .map(|o| {
                 cache
                     .get(d, Piece::Label(qi, o), usize::MAX / 4)
+                    .widths
                     .iter()
-                    .map(Line::width)
+                    .copied()
                     .max()
                     .unwrap_or(0)
             })
@@ -443,8 +511,8 @@ fn question_tab(
 
     // Above the options: the question and its context.
     let mut pre = Block::default();
-    for line in cache.get(d, Piece::Question(qi), width).iter() {
-        pre.push(line.clone());
+    for (line, w) in cache.get(d, Piece::Question(qi), width).iter() {
+        pre.push_measured(line.clone(), w);
     }
     let options = option_rows(d, cache, &rows, list_width);
 
@@ -457,8 +525,8 @@ fn question_tab(
         let fits = pre.len() + context.len() + 2 + options.len() + post.len() <= avail;
         let expanded = fits != d.context_expanded();
         if expanded && fits {
-            for line in context.iter() {
-                pre.push(line.clone());
+            for (line, w) in context.iter() {
+                pre.push_measured(line.clone(), w);
             }
         } else if expanded {
             // A context taller than the pane gets the room the options leave, and scrolls
@@ -473,8 +541,8 @@ fn question_tab(
                 *preview_max_scroll = Some(max_scroll);
                 state.preview_scroll.min(max_scroll)
             };
-            for line in context.iter().skip(scroll).take(room) {
-                pre.push(line.clone());
+            for (line, w) in context.iter().skip(scroll).take(room) {
+                pre.push_measured(line.clone(), w);
             }
             let below = context.len().saturating_sub(scroll + room);
             let text = format!("▾ ▲ {scroll} ▼ {below} more · PgUp/PgDn scroll · Ctrl+E collapse");
@@ -535,14 +603,23 @@ fn beside(left: Block, left_width: usize, right: Block) -> Block {
         focus: left.focus,
         ..Block::default()
     };
-    let mut left_lines = left.lines.into_iter();
-    let mut right_lines = right.lines.into_iter();
+    let mut left_lines = left.lines.into_iter().zip(left.widths);
+    let mut right_lines = right.lines.into_iter().zip(right.widths);
     for _ in 0..rows {
-        let mut line = pad(left_lines.next().unwrap_or_default(), left_width + 2);
-        if let Some(r) = right_lines.next() {
+        let (l, lw) = left_lines.next().unwrap_or_default();
+        let mut line = if lw <= left_width + 2 {
+            let mut l = l;
+            push_spaces(&mut l, left_width + 2 - lw);
+            l
+        } else {
+            pad(l, left_width + 2)
+        };
+        let mut width = left_width + 2;
+        if let Some((r, rw)) = right_lines.next() {
             line.extend(r);
+            width = width.saturating_add(rw);
         }
-        out.push(line);
+        out.push_measured(line, width);
     }
     out.hits = left.hits;
     out.hits.extend(right.hits.into_iter().map(|mut h| {
@@ -605,7 +682,7 @@ fn option_rows(d: &Dialog, cache: &mut ViewCache, rows: &[Row], width: usize) ->
                 } else {
                     Style::new(Role::Text)
                 };
-                for (i, l) in label.iter().enumerate() {
+                for (i, (l, _)) in label.iter().enumerate() {
                     let mut line = if i == 0 {
                         head_line.clone()
                     } else {
@@ -618,10 +695,10 @@ fn option_rows(d: &Dialog, cache: &mut ViewCache, rows: &[Row], width: usize) ->
                     out.push(line);
                 }
                 let description = cache.get(d, Piece::Description(qi, *o), label_width);
-                for l in description.iter() {
+                for (l, w) in description.iter() {
                     let mut line = Line::styled(" ".repeat(indent), Style::default());
-                    line.extend(l.clone());
-                    out.push(line);
+                    line.spans.extend(l.spans.iter().cloned());
+                    out.push_measured(line, indent + w);
                 }
             }
             Row::Freeform => {
@@ -747,7 +824,10 @@ fn preview_box(
         .is_some_and(|o| o.preview.is_some());
     let content = match option {
         Some(o) if has => cache.get(d, Piece::Preview(qi, o), inner),
-        _ => Rc::new(vec![Line::styled("No preview available", Role::Dim)]),
+        _ => Rc::new(Laid::new(vec![Line::styled(
+            "No preview available",
+            Role::Dim,
+        )])),
     };
     let visible = (height - 2).min(content.len()).max(1);
     let max_scroll = content.len().saturating_sub(visible);
@@ -764,11 +844,16 @@ fn preview_box(
         width,
         (scroll > 0).then(|| format!("▲ {scroll} more")),
     ));
-    for line in content.iter().skip(scroll).take(visible) {
-        let mut l = Line::styled("│ ", Role::Accent);
-        l.extend(pad(line.clone(), inner));
+    for (line, w) in content.iter().skip(scroll).take(visible) {
+        let mut l = Line {
+            spans: Vec::with_capacity(line.spans.len() + 3),
+        };
+        l.push("│ ", Role::Accent);
+        // Cached lines already fit the inner width (markdown wraps to it).
+        l.spans.extend(line.spans.iter().cloned());
+        push_spaces(&mut l, inner.saturating_sub(w));
         l.push(" │", Role::Accent);
-        out.push(l);
+        out.push_measured(l, 4 + w.max(inner));
         out.hit(Target::Preview, 0..width);
     }
     out.push(border(

@@ -1,7 +1,6 @@
 //! Colours: one theme maps every role to a colour. The plugin fills it from Zellij's palette.
 
 use super::style::{Role, Style};
-use std::fmt::Write;
 
 /// A terminal colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,12 +97,61 @@ impl Theme {
 
 /// `base` is 30 for the foreground, 40 for the background.
 fn write_color(out: &mut String, color: Color, base: u8) {
-    // Writing into a String cannot fail.
-    let _ = match color {
-        Color::Default => Ok(()),
-        Color::Indexed(i) if i < 8 => write!(out, ";{}", base + i),
-        Color::Indexed(i) if i < 16 => write!(out, ";{}", base + 60 + (i - 8)),
-        Color::Indexed(i) => write!(out, ";{};5;{i}", base + 8),
-        Color::Rgb(r, g, b) => write!(out, ";{};2;{r};{g};{b}", base + 8),
-    };
+    match color {
+        Color::Default => {}
+        Color::Indexed(i) if i < 8 => push_param(out, base + i),
+        Color::Indexed(i) if i < 16 => push_param(out, base + 60 + (i - 8)),
+        Color::Indexed(i) => {
+            push_param(out, base + 8);
+            out.push_str(";5");
+            push_param(out, i);
+        }
+        Color::Rgb(r, g, b) => {
+            push_param(out, base + 8);
+            out.push_str(";2");
+            push_param(out, r);
+            push_param(out, g);
+            push_param(out, b);
+        }
+    }
+}
+
+/// `;N`, without the formatting machinery: this runs for every span of every frame.
+fn push_param(out: &mut String, n: u8) {
+    out.push(';');
+    if n >= 100 {
+        out.push(char::from(b'0' + n / 100));
+    }
+    if n >= 10 {
+        out.push(char::from(b'0' + (n / 10) % 10));
+    }
+    out.push(char::from(b'0' + n % 10));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sgr_sequences() {
+        let theme = Theme {
+            accent: Color::Rgb(1, 22, 233),
+            muted: Color::Indexed(8),
+            code: Color::Indexed(200),
+            ..Theme::default()
+        };
+        let sgr = |style| {
+            let mut out = String::new();
+            theme.write_sgr(&mut out, style);
+            out
+        };
+        assert_eq!(
+            sgr(Style::new(Role::Accent).bold()),
+            "\u{1b}[0;1;38;2;1;22;233m"
+        );
+        assert_eq!(sgr(Style::new(Role::Muted)), "\u{1b}[0;90m");
+        assert_eq!(sgr(Style::new(Role::Code).italic()), "\u{1b}[0;3;38;5;200m");
+        assert_eq!(sgr(Style::new(Role::Text)), "\u{1b}[0m");
+        assert_eq!(sgr(Style::new(Role::Selected)), "\u{1b}[0;30;46m");
+    }
 }
