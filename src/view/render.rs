@@ -10,6 +10,7 @@ use super::style::{Line, Role, Style};
 use super::text::{self, sanitize, sanitize_line, truncate_ellipsis, wrap};
 use crate::dialog::{row_number, Choice, Dialog, Editor, Mode, Row, Target, SUBMIT_CHOICES};
 use crate::envelope;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -70,23 +71,44 @@ impl ViewCache {
     }
 }
 
-/// Laid-out lines with their widths, measured once.
+/// Laid-out lines with their widths, each measured the first time it is shown: a long preview
+/// is laid out once, but only the lines on screen are ever measured.
 #[derive(Debug)]
 struct Laid {
     lines: Vec<Line>,
-    widths: Vec<usize>,
+    widths: RefCell<Vec<usize>>,
 }
 
 impl Laid {
     fn new(lines: Vec<Line>) -> Self {
-        let widths = lines.iter().map(Line::width).collect();
+        let widths = RefCell::new(vec![UNMEASURED; lines.len()]);
         Laid { lines, widths }
     }
     fn len(&self) -> usize {
         self.lines.len()
     }
+    fn width(&self, i: usize) -> usize {
+        let mut widths = self.widths.borrow_mut();
+        match widths.get_mut(i) {
+            Some(w) if *w == UNMEASURED => {
+                *w = self.lines.get(i).map_or(0, Line::width);
+                *w
+            }
+            Some(w) => *w,
+            None => 0,
+        }
+    }
     fn iter(&self) -> impl Iterator<Item = (&Line, usize)> {
-        self.lines.iter().zip(self.widths.iter().copied())
+        self.rows(0, self.len())
+    }
+    /// Up to `count` lines from `start`, measuring only those.
+    fn rows(&self, start: usize, count: usize) -> impl Iterator<Item = (&Line, usize)> {
+        let end = start.saturating_add(count).min(self.len());
+        let start = start.min(end);
+        (start..end).filter_map(move |i| Some((self.lines.get(i)?, self.width(i))))
+    }
+    fn max_width(&self) -> usize {
+        (0..self.len()).map(|i| self.width(i)).max().unwrap_or(0)
     }
 }
 
@@ -496,11 +518,7 @@ fn question_tab(
             .map(|o| {
                 cache
                     .get(d, Piece::Label(qi, o), usize::MAX / 4)
-                    .widths
-                    .iter()
-                    .copied()
-                    .max()
-                    .unwrap_or(0)
+                    .max_width()
             })
             .max()
             .unwrap_or(0);
@@ -541,7 +559,7 @@ fn question_tab(
                 *preview_max_scroll = Some(max_scroll);
                 state.preview_scroll.min(max_scroll)
             };
-            for (line, w) in context.iter().skip(scroll).take(room) {
+            for (line, w) in context.rows(scroll, room) {
                 pre.push_measured(line.clone(), w);
             }
             let below = context.len().saturating_sub(scroll + room);
@@ -844,7 +862,7 @@ fn preview_box(
         width,
         (scroll > 0).then(|| format!("▲ {scroll} more")),
     ));
-    for (line, w) in content.iter().skip(scroll).take(visible) {
+    for (line, w) in content.rows(scroll, visible) {
         let mut l = Line {
             spans: Vec::with_capacity(line.spans.len() + 3),
         };
