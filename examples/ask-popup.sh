@@ -7,8 +7,8 @@
 #
 # Environment (all optional):
 #   ASK_POPUP_AGENT   the name the dialog shows for the asking agent (default: parent command)
-#   ASK_POPUP_ID      a request id, echoed back in details.requestId; asking again with the
-#                     same id replaces the earlier request
+#   ASK_POPUP_ID      a request id, echoed back in details.requestId (default: a fresh one);
+#                     asking again with the same id replaces the earlier request
 #   ASK_POPUP_PLUGIN  the plugin URL or alias (default: ask-popup)
 #
 # Exit status: 0 when the user responded (answers, a decline or a chat request), 1 when the
@@ -44,12 +44,21 @@ agent=${ASK_POPUP_AGENT:-$(ps -o comm= -p "$PPID" 2>/dev/null || true)}
 agent=$(printf '%s' "$agent" | tr -d ',=\n\r' | cut -c1-32)
 args="pane_id=${ZELLIJ_PANE_ID:-}"
 [ -n "$agent" ] && args="$args,agent=$agent"
-if [ -n "${ASK_POPUP_ID:-}" ]; then
-    args="$args,id=$(printf '%s' "$ASK_POPUP_ID" | tr -d ',=\n\r')"
-fi
+# Every request carries an id: asking again with it replaces a request whose caller was lost.
+id=$(printf '%s' "${ASK_POPUP_ID:-ask-$$-${RANDOM}${RANDOM}}" | tr -d ',=\n\r')
+args="$args,id=$id"
 
-reply=$(printf '%s\n' "$payload" | zellij pipe --plugin "${ASK_POPUP_PLUGIN:-ask-popup}" --name ask --args "$args" 2>/dev/null)
-status=$?
+# Zellij 0.45.1 now and then ends a `zellij pipe` at once, with status 0 and no output, while
+# the question reaches the plugin; asking again with the same id takes its place in the popup,
+# answers and all. A session that is really gone fails the same way every time.
+for attempt in 1 2 3; do
+    reply=$(printf '%s\n' "$payload" | zellij pipe --plugin "${ASK_POPUP_PLUGIN:-ask-popup}" --name ask --args "$args" 2>/dev/null)
+    status=$?
+    case $reply in
+        '{'*) break ;;
+    esac
+    sleep 0.2
+done
 case $reply in
     '{'*) ;;
     *) fail no_reply "Error: no reply from ask-popup (zellij pipe exited with status $status; the session may have ended or the plugin is not installed). The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry." 5 ;;

@@ -242,15 +242,58 @@ impl Broker {
                 // Let the CLI send the next line.
             }
             Assembly::Incomplete | Assembly::Complete | Assembly::Broken => {
-                let text = self
-                    .intakes
-                    .remove(&pipe)
-                    .map(Intake::into_text)
-                    .unwrap_or_default();
-                match request::parse(&text) {
+                let intake = self.intakes.remove(&pipe).unwrap_or_default();
+                let parsed = if intake.too_large() {
+                    Err(RequestError::PayloadTooLarge {
+                        bytes: intake.size(),
+                    })
+                } else {
+                    request::parse(intake.text())
+                };
+                match parsed {
                     Ok(q) => self.accept(pipe, q, &msg.args, &mut fx),
                     Err(e) => self.reject(&pipe, &e, request_id.as_deref(), &mut fx),
                 }
+            }
+        }
+        fx
+    }
+
+    /// A CLI pipe message whose payload could not be taken in (over the size limit, or not
+    /// UTF-8): the caller is answered at once, and any earlier lines of it are dropped.
+    pub fn pipe_unreadable(
+        &mut self,
+        pipe: &str,
+        args: &BTreeMap<String, String>,
+        error: &RequestError,
+    ) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        self.intakes.remove(pipe);
+        if !self.answered.contains(pipe) {
+            self.reject(pipe, error, args.get("id").map(String::as_str), &mut fx);
+        }
+        fx
+    }
+
+    /// A pipe message the plugin held, its CLI blocked, until the permission answer came. As
+    /// `pipe`, except that a CLI the message neither keeps waiting nor answers (the first line
+    /// of a payload still coming on stdin) is let go with an empty reply: nobody else would
+    /// release it, and it would never send the rest.
+    pub fn replay_held(&mut self, msg: PipeIn) -> Vec<Effect> {
+        let cli = match &msg.source {
+            Source::Cli(id) => Some(id.clone()),
+            Source::Plugin | Source::Keybind => None,
+        };
+        let mut fx = self.pipe(msg);
+        if let Some(id) = cli {
+            let handled = fx
+                .iter()
+                .any(|e| matches!(e, Effect::Block(p) | Effect::Reply { pipe: p, .. } if *p == id));
+            if !handled {
+                fx.push(Effect::Reply {
+                    pipe: id,
+                    output: String::new(),
+                });
             }
         }
         fx
@@ -499,8 +542,10 @@ impl Broker {
         }
     }
 
+    /// A one-second timer runs while anything is pending: it drives the countdowns and the
+    /// clock behind `status`'s `ageSeconds` (the host gives no other notion of time).
     fn arm_timer(&mut self, fx: &mut Vec<Effect>) {
-        if !self.timer_running && self.pending.iter().any(|r| r.dialog.countdown().is_some()) {
+        if !self.timer_running && !self.pending.is_empty() {
             self.timer_running = true;
             fx.push(Effect::SetTimer(1.0));
         }
@@ -650,13 +695,22 @@ impl Broker {
     fn finish_request(&mut self, request: Request, outcome: Outcome, fx: &mut Vec<Effect>) {
         let q = request.dialog.questionnaire();
         let output = envelope::outcome(q, &outcome, request.request_id.as_deref());
-        if self.config.indicator {
-            let agent = self.agent_name(&request);
+        let event = self
+            .config
+            .indicator
+            .then(|| self.outcome_event(&request, &outcome, &output));
+        // The caller first: the events can wait a moment, the agent should not.
+        fx.push(Effect::Reply {
+            pipe: request.pipe.clone(),
+            output,
+        });
+        self.answered.insert(request.pipe.clone());
+        if let Some((name, payload)) = event {
             let blocked = json!({
                 "active": false,
                 "label": WAITING_LABEL,
                 "paneId": request.pane,
-                "agent": agent,
+                "agent": self.agent_name(&request),
                 "pending": self.pending.len(),
             })
             .to_string();
@@ -668,17 +722,11 @@ impl Broker {
                 name: HERDR_BLOCKED_EVENT.to_owned(),
                 payload: blocked,
             });
-            let (name, payload) = self.outcome_event(&request, &outcome, &output);
             fx.push(Effect::Broadcast {
                 name: name.to_owned(),
                 payload: payload.to_string(),
             });
         }
-        fx.push(Effect::Reply {
-            pipe: request.pipe.clone(),
-            output,
-        });
-        self.answered.insert(request.pipe.clone());
         if let Some(pane) = request.pane {
             self.unmark_pane(pane, fx);
         }

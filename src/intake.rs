@@ -23,6 +23,8 @@ pub enum Assembly {
 #[derive(Clone, Debug, Default)]
 pub struct Intake {
     text: String,
+    /// Bytes received, including any not kept.
+    size: usize,
     depth: usize,
     in_string: bool,
     escaped: bool,
@@ -43,6 +45,16 @@ impl Intake {
         self.text
     }
 
+    /// Bytes received so far.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Whether more arrived than a questionnaire may be.
+    pub fn too_large(&self) -> bool {
+        self.size > MAX_PAYLOAD_BYTES
+    }
+
     /// Whether nothing but whitespace has arrived.
     pub fn is_blank(&self) -> bool {
         !self.started
@@ -50,14 +62,17 @@ impl Intake {
 
     /// Adds one piece.
     pub fn feed(&mut self, piece: &str) -> Assembly {
+        self.size = self.size.saturating_add(piece.len());
+        if self.size > MAX_PAYLOAD_BYTES {
+            // Too large already: keep counting, but hold no more of it.
+            self.text = String::new();
+            return Assembly::Broken;
+        }
         if !self.text.is_empty() && !self.text.ends_with('\n') {
-            // Each stdin line arrives without its line break; JSON does not mind one.
+            // A piece without its line break; JSON does not mind one.
             self.text.push('\n');
         }
         self.text.push_str(piece);
-        if self.text.len() > MAX_PAYLOAD_BYTES {
-            return Assembly::Broken;
-        }
         for c in piece.chars() {
             if self.broken {
                 break;

@@ -7,3 +7,4 @@ pub mod envelope;
 pub mod intake;
 pub mod request;
 pub mod view;
+pub mod wire;

@@ -5,13 +5,75 @@
 //! Decisions live in the library's `Broker`, which turns each host event into effects; this file
 //! translates Zellij's types into the core's and executes the effects.
 
+/// The plugin's exports, as zellij-tile's `register_plugin!` writes them, except `pipe`: that
+/// one reads its message with `ask_popup::wire`, in memory bounded by the payload limit rather
+/// than by whatever a caller sends (see there why that matters).
 #[cfg(target_family = "wasm")]
-use plugin::State;
-#[cfg(target_family = "wasm")]
-use zellij_tile::prelude::*;
+mod exports {
+    use super::plugin::State;
+    use std::cell::RefCell;
+    use zellij_tile::prelude::*;
+
+    thread_local! {
+        static STATE: RefCell<State> = RefCell::new(State::default());
+    }
+
+    #[no_mangle]
+    fn load() {
+        use zellij_tile::shim::plugin_api::action::ProtobufPluginConfiguration;
+        use zellij_tile::shim::prost::Message;
+        let bytes: Vec<u8> = object_from_stdin().unwrap_or_default();
+        let configuration = ProtobufPluginConfiguration::decode(bytes.as_slice())
+            .ok()
+            .and_then(|c| std::collections::BTreeMap::try_from(&c).ok())
+            .unwrap_or_default();
+        STATE.with(|state| state.borrow_mut().load(configuration));
+    }
+
+    #[no_mangle]
+    pub fn update() -> bool {
+        use zellij_tile::shim::plugin_api::event::ProtobufEvent;
+        use zellij_tile::shim::prost::Message;
+        let bytes: Vec<u8> = object_from_stdin().unwrap_or_default();
+        let Some(event) = ProtobufEvent::decode(bytes.as_slice())
+            .ok()
+            .and_then(|e| Event::try_from(e).ok())
+        else {
+            return false;
+        };
+        STATE.with(|state| state.borrow_mut().update(event))
+    }
+
+    #[no_mangle]
+    pub fn pipe() -> bool {
+        let message = ask_popup::wire::read_message(
+            std::io::stdin().lock(),
+            ask_popup::request::MAX_PAYLOAD_BYTES,
+        );
+        match message {
+            Ok(message) => STATE.with(|state| state.borrow_mut().pipe_wire(message)),
+            Err(_) => false,
+        }
+    }
+
+    #[no_mangle]
+    pub fn render(rows: i32, cols: i32) {
+        let (rows, cols) = (rows.max(0) as usize, cols.max(0) as usize);
+        STATE.with(|state| state.borrow_mut().render(rows, cols));
+    }
+
+    #[no_mangle]
+    pub fn plugin_version() {
+        println!("{}", VERSION);
+    }
+}
 
 #[cfg(target_family = "wasm")]
-register_plugin!(State);
+fn main() {
+    std::panic::set_hook(Box::new(|info| {
+        zellij_tile::prelude::report_panic(info);
+    }));
+}
 
 #[cfg(not(target_family = "wasm"))]
 fn main() {
@@ -26,7 +88,9 @@ fn main() {
 mod plugin {
     use ask_popup::broker::{Broker, Config, Effect, PipeIn, Source};
     use ask_popup::dialog::{Input, Key};
+    use ask_popup::request::RequestError;
     use ask_popup::view::{Color, Theme};
+    use ask_popup::wire::{WireMessage, WirePayload, WireSource};
     use std::collections::BTreeMap;
     use std::str::FromStr;
     use zellij_tile::prelude::*;
@@ -45,7 +109,7 @@ mod plugin {
         broker: Broker,
         permission: Permission,
         /// Pipe messages that arrived before the permission answer.
-        held: Vec<PipeMessage>,
+        held: Vec<Arrival>,
         hide_key: Option<KeyWithModifier>,
         width: String,
         height: String,
@@ -108,8 +172,14 @@ mod plugin {
                     rename_plugin_pane(self.plugin_id, "ask-popup");
                     let held = std::mem::take(&mut self.held);
                     let mut render = true;
-                    for msg in held {
-                        render |= self.pipe(msg);
+                    for arrival in held {
+                        let effects = match arrival {
+                            Arrival::Pipe(msg) => self.broker.replay_held(msg),
+                            Arrival::Unreadable { pipe, args, error } => {
+                                self.broker.pipe_unreadable(&pipe, &args, &error)
+                            }
+                        };
+                        render |= self.run(effects);
                     }
                     return render;
                 }
@@ -146,26 +216,7 @@ mod plugin {
         }
 
         fn pipe(&mut self, msg: PipeMessage) -> bool {
-            if self.permission == Permission::Asked {
-                // Answer once we may: hold the CLI open meanwhile.
-                if let PipeSource::Cli(id) = &msg.source {
-                    block_cli_pipe_input(id);
-                }
-                self.held.push(msg);
-                return false;
-            }
-            let source = match &msg.source {
-                PipeSource::Cli(id) => Source::Cli(id.clone()),
-                PipeSource::Plugin(_) => Source::Plugin,
-                PipeSource::Keybind => Source::Keybind,
-            };
-            let effects = self.broker.pipe(PipeIn {
-                source,
-                name: msg.name,
-                payload: msg.payload,
-                args: msg.args,
-            });
-            self.run(effects)
+            self.receive(Arrival::Pipe(pipe_in(msg)))
         }
 
         fn render(&mut self, rows: usize, cols: usize) {
@@ -184,7 +235,87 @@ mod plugin {
         }
     }
 
+    /// A pipe message as it arrived, held while the permission answer is pending.
+    enum Arrival {
+        Pipe(PipeIn),
+        /// A CLI message whose payload was too large or not UTF-8.
+        Unreadable {
+            pipe: String,
+            args: BTreeMap<String, String>,
+            error: RequestError,
+        },
+    }
+
     impl State {
+        /// A pipe message read by the `pipe` export.
+        pub fn pipe_wire(&mut self, msg: WireMessage) -> bool {
+            let source = match (msg.source, msg.cli_source_id) {
+                (WireSource::Cli, Some(id)) => Source::Cli(id),
+                (WireSource::Cli, None) => return false,
+                (WireSource::Plugin, _) => Source::Plugin,
+                (WireSource::Keybind, _) => Source::Keybind,
+            };
+            let payload = match msg.payload {
+                WirePayload::Absent => None,
+                WirePayload::Text(text) => Some(text),
+                WirePayload::TooLarge(bytes) => {
+                    return self.unreadable(
+                        source,
+                        msg.args,
+                        RequestError::PayloadTooLarge { bytes },
+                    )
+                }
+                WirePayload::InvalidUtf8(offset) => {
+                    return self.unreadable(source, msg.args, RequestError::InvalidUtf8 { offset })
+                }
+            };
+            self.receive(Arrival::Pipe(PipeIn {
+                source,
+                name: msg.name,
+                payload,
+                args: msg.args,
+            }))
+        }
+
+        fn unreadable(
+            &mut self,
+            source: Source,
+            args: BTreeMap<String, String>,
+            error: RequestError,
+        ) -> bool {
+            match source {
+                Source::Cli(pipe) => self.receive(Arrival::Unreadable { pipe, args, error }),
+                // Nobody waits for an answer to another plugin's broadcast.
+                Source::Plugin | Source::Keybind => false,
+            }
+        }
+
+        fn receive(&mut self, arrival: Arrival) -> bool {
+            if self.permission == Permission::Asked {
+                // Answer once we may: hold the CLI open meanwhile.
+                let cli = match &arrival {
+                    Arrival::Pipe(PipeIn {
+                        source: Source::Cli(id),
+                        ..
+                    }) => Some(id),
+                    Arrival::Unreadable { pipe, .. } => Some(pipe),
+                    Arrival::Pipe(_) => None,
+                };
+                if let Some(id) = cli {
+                    block_cli_pipe_input(id);
+                }
+                self.held.push(arrival);
+                return false;
+            }
+            let effects = match arrival {
+                Arrival::Pipe(msg) => self.broker.pipe(msg),
+                Arrival::Unreadable { pipe, args, error } => {
+                    self.broker.pipe_unreadable(&pipe, &args, &error)
+                }
+            };
+            self.run(effects)
+        }
+
         /// Executes the broker's effects; returns whether to render.
         fn run(&mut self, effects: Vec<Effect>) -> bool {
             let mut render = false;
@@ -239,6 +370,7 @@ mod plugin {
         }
 
         fn map_key(&self, key: &KeyWithModifier) -> Key {
+            let key = &name_control_character(key);
             if self.hide_key.as_ref() == Some(key) {
                 return Key::Hide;
             }
@@ -272,6 +404,36 @@ mod plugin {
                 }
                 _ => Key::Other,
             }
+        }
+    }
+
+    fn pipe_in(msg: PipeMessage) -> PipeIn {
+        let source = match msg.source {
+            PipeSource::Cli(id) => Source::Cli(id),
+            PipeSource::Plugin(_) => Source::Plugin,
+            PipeSource::Keybind => Source::Keybind,
+        };
+        PipeIn {
+            source,
+            name: msg.name,
+            payload: msg.payload,
+            args: msg.args,
+        }
+    }
+
+    /// A bare control character 0x1c-0x1f (how legacy terminals send Ctrl+] and its kin) as
+    /// the key it stands for, the way the kitty keyboard protocol reports it: Ctrl + the symbol.
+    fn name_control_character(key: &KeyWithModifier) -> KeyWithModifier {
+        match key.bare_key {
+            BareKey::Char(c) => match ask_popup::dialog::ctrl_symbol(c) {
+                Some(symbol) => KeyWithModifier::new_with_modifiers(
+                    BareKey::Char(symbol),
+                    key.key_modifiers.clone(),
+                )
+                .with_ctrl_modifier(),
+                None => key.clone(),
+            },
+            _ => key.clone(),
         }
     }
 

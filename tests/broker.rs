@@ -347,6 +347,24 @@ fn the_countdown_runs_on_a_timer_and_expires() {
 }
 
 #[test]
+fn status_ages_count_up_without_a_countdown() {
+    let mut b = Broker::new(Config::default());
+    let fx = b.pipe(cli("p1", Some(&question("One?")), &[]));
+    // No timeout, but the clock behind `ageSeconds` needs the timer.
+    assert!(fx.contains(&Effect::SetTimer(1.0)));
+    assert_eq!(b.status_json()["pending"][0]["ageSeconds"], 0);
+    let fx = b.timer(1.0);
+    assert!(fx.contains(&Effect::SetTimer(1.0)));
+    assert!(!fx.contains(&Effect::Render), "nothing on screen changes");
+    b.timer(1.5);
+    assert_eq!(b.status_json()["pending"][0]["ageSeconds"], 2);
+    // Once nothing is pending the timer stops.
+    b.input(Input::Key(Key::Esc));
+    assert_eq!(b.pending_count(), 0);
+    assert!(!b.timer(1.0).contains(&Effect::SetTimer(1.0)));
+}
+
+#[test]
 fn zjstatus_line_when_configured() {
     let mut b = Broker::new(Config {
         zjstatus: true,
@@ -489,4 +507,37 @@ proptest! {
             prop_assert_eq!(got.get(pipe).copied(), Some(1), "pipe {} got no reply", pipe);
         }
     }
+}
+
+/// The first message of a pipe can arrive before the permission answer: the plugin holds it
+/// with its CLI blocked. When that message is the first line of a payload still coming on
+/// stdin, the replay must let the CLI go, or it never sends the rest (it hung for good).
+#[test]
+fn a_held_first_line_of_a_stdin_payload_lets_the_cli_send_the_rest() {
+    let mut b = Broker::new(Config::default());
+    let fx = b.replay_held(cli("p1", Some("{\n"), &[("id", "r1")]));
+    assert_eq!(
+        fx,
+        vec![Effect::Reply {
+            pipe: "p1".into(),
+            output: String::new()
+        }]
+    );
+    let middle = "  \"questions\": [{\"question\": \"One?\", \"header\": \"H\", \"options\": [\"A\", \"B\"]}]\n";
+    assert_eq!(b.pipe(cli("p1", Some(middle), &[("id", "r1")])), vec![]);
+    let fx = b.pipe(cli("p1", Some("}\n"), &[("id", "r1")]));
+    assert!(fx.contains(&Effect::Block("p1".into())), "{fx:?}");
+    assert_eq!(b.pending_count(), 1);
+
+    // A held whole question waits as usual; a held bad payload is answered as usual.
+    let fx = b.replay_held(cli("p2", Some(&question("Two?")), &[]));
+    assert!(fx.contains(&Effect::Block("p2".into())));
+    assert!(!fx
+        .iter()
+        .any(|e| matches!(e, Effect::Reply { pipe, .. } if pipe == "p2")));
+    let fx = b.replay_held(cli("p3", Some("nope"), &[]));
+    let r = replies(&fx);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].0, "p3");
+    assert_eq!(r[0].1["details"]["error"], "invalid_payload");
 }

@@ -2,7 +2,7 @@
 
 mod support;
 
-use ask_popup::dialog::{Dialog, Input, Key, Mode, Response, Row, Target};
+use ask_popup::dialog::{ctrl_symbol, Dialog, Input, Key, Mode, Response, Row, Target};
 use ask_popup::envelope::{self, Answer, Outcome, Responses};
 use ask_popup::view::{render, Chrome, ViewCache};
 use serde_json::json;
@@ -392,4 +392,17 @@ fn context_is_collapsed_when_it_would_push_the_options_away() {
         json!({"question": "Go?", "context": "We **must** decide today.", "options": ["Yes", "No"]}),
     ));
     assert!(frame(&d, 80, 24).contains("We must decide today."));
+}
+
+/// Legacy terminals send Ctrl+] as the byte 0x1d, which reaches the plugin as a bare
+/// character; the plugin names it `Ctrl ]` so the default hide key works there too.
+#[test]
+fn bare_control_characters_name_the_symbol_typed_with_ctrl() {
+    assert_eq!(ctrl_symbol('\u{1c}'), Some('\\'));
+    assert_eq!(ctrl_symbol('\u{1d}'), Some(']'));
+    assert_eq!(ctrl_symbol('\u{1e}'), Some('^'));
+    assert_eq!(ctrl_symbol('\u{1f}'), Some('_'));
+    for c in ['\u{1b}', '\u{1}', ']', 'a', ' ', '\u{7f}'] {
+        assert_eq!(ctrl_symbol(c), None, "{c:?}");
+    }
 }

@@ -40,6 +40,18 @@ pub enum Key {
     Other,
 }
 
+/// The symbol typed with Ctrl when a key arrives as one of the bare control characters
+/// 0x1c-0x1f. Legacy terminals (tmux, and most others without the kitty keyboard protocol)
+/// send Ctrl+\, Ctrl+], Ctrl+^ and Ctrl+_ as those bytes, and Zellij passes them on unnamed,
+/// as plain characters without Ctrl, while Ctrl+letters arrive named. Naming them lets a
+/// configured `Ctrl ]` match on every terminal.
+pub fn ctrl_symbol(c: char) -> Option<char> {
+    match c {
+        '\u{1c}'..='\u{1f}' => char::from_u32(c as u32 + 0x40),
+        _ => None,
+    }
+}
+
 /// Something a click or the wheel can land on; the renderer reports where each one is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {

@@ -50,6 +50,21 @@ pub fn wasm_path() -> PathBuf {
         .join("ask-popup.wasm")
 }
 
+/// The listener test plugin (`tests/listener`), built by `cargo build --release --target
+/// wasm32-wasip1 --manifest-path tests/listener/Cargo.toml` into its own target dir (or
+/// `$CARGO_TARGET_DIR`).
+pub fn listener_wasm_path() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => manifest.join(dir),
+        None => manifest.join("tests").join("listener").join("target"),
+    };
+    target
+        .join("wasm32-wasip1")
+        .join("release")
+        .join("e2e-listener.wasm")
+}
+
 /// The `zellij` to run: the first of `zellij` on PATH and cargo's bin dir (where
 /// `scripts/ensure-tools.sh` installs it) that is exactly `ZELLIJ_VERSION`.
 pub fn zellij_bin() -> &'static Path {
@@ -85,20 +100,25 @@ fn check_prerequisites() {
     if let Err(e) = Command::new("tmux").arg("-V").output() {
         panic!("e2e tests need tmux on PATH ({e}): {TOOLS}");
     }
-    let wasm = wasm_path();
-    const BUILD: &str =
-        "run `cargo build --release --target wasm32-wasip1` (or `bash scripts/test.sh`)";
-    let built = std::fs::metadata(&wasm)
+    check_wasm(
+        &wasm_path(),
+        "run `cargo build --release --target wasm32-wasip1` (or `bash scripts/test.sh`)",
+    );
+}
+
+/// Panics with `build` unless `wasm` exists and is newer than every source it was built from.
+fn check_wasm(wasm: &Path, build: &str) {
+    let built = std::fs::metadata(wasm)
         .and_then(|m| m.modified())
         .unwrap_or_else(|e| {
             panic!(
-                "e2e tests need the plugin at {} ({e}): {BUILD}",
+                "e2e tests need the plugin at {} ({e}): {build}",
                 wasm.display()
             )
         });
-    if let Some(newer) = newer_source(&wasm, built) {
+    if let Some(newer) = newer_source(wasm, built) {
         panic!(
-            "the plugin at {} is older than {}: {BUILD}",
+            "the plugin at {} is older than {}: {build}",
             wasm.display(),
             newer.display()
         );
@@ -146,6 +166,67 @@ fn short_temp_dir() -> PathBuf {
     panic!("could not create a temp dir under {}", base.display());
 }
 
+/// Another plugin the session knows by an alias, with its permissions pre-granted.
+#[derive(Clone, Debug)]
+pub struct ExtraPlugin {
+    pub alias: String,
+    pub wasm: PathBuf,
+    pub permissions: Vec<String>,
+}
+
+/// How to start a world beyond the defaults of `Zellij::start`.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Every later wait of the test ends by this long from the start.
+    pub deadline: Duration,
+    /// More plugin aliases besides `ask-popup`.
+    pub plugins: Vec<ExtraPlugin>,
+    /// A layout for the session (`zellij --new-session-with-layout FILE`); it must show the
+    /// tab bar.
+    pub layout: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            deadline: TEST_DEADLINE,
+            plugins: Vec::new(),
+            layout: None,
+        }
+    }
+}
+
+impl Options {
+    /// Adds the listener test plugin (`tests/listener`) as the alias `listener`: it records the
+    /// `ask-popup:*` and `herdr:*` broadcasts it hears and tells them to a pipe named `heard`.
+    pub fn with_listener(mut self) -> Options {
+        check_wasm(
+            &listener_wasm_path(),
+            "run `cargo build --release --target wasm32-wasip1 --manifest-path \
+             tests/listener/Cargo.toml` (or `bash scripts/test.sh`)",
+        );
+        self.plugins.push(ExtraPlugin {
+            alias: LISTENER.to_owned(),
+            wasm: listener_wasm_path(),
+            permissions: vec!["ReadCliPipes".to_owned()],
+        });
+        self
+    }
+
+    pub fn with_layout(mut self, layout: impl Into<PathBuf>) -> Options {
+        self.layout = Some(layout.into());
+        self
+    }
+
+    pub fn with_deadline(mut self, deadline: Duration) -> Options {
+        self.deadline = deadline;
+        self
+    }
+}
+
+/// The listener plugin's alias (see `Options::with_listener`).
+pub const LISTENER: &str = "listener";
+
 /// One isolated Zellij session with a client attached in tmux.
 pub struct Zellij {
     root: PathBuf,
@@ -154,6 +235,7 @@ pub struct Zellij {
     env: Vec<(&'static str, OsString)>,
     deadline: Instant,
     config: PathBuf,
+    layout: Option<PathBuf>,
     // Last: released only after `drop` has torn the world down.
     _serial: MutexGuard<'static, ()>,
 }
@@ -166,6 +248,12 @@ impl Zellij {
 
     /// Starts a session; every later wait of this test ends by `budget` from now.
     pub fn start_with_deadline(budget: Duration) -> Zellij {
+        Zellij::start_with(Options::default().with_deadline(budget))
+    }
+
+    /// Starts a session as `options` say.
+    pub fn start_with(options: Options) -> Zellij {
+        let budget = options.deadline;
         let serial = SERIAL
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -191,6 +279,25 @@ impl Zellij {
 
         let wasm = wasm_path();
         let wasm = wasm.to_str().expect("wasm path is UTF-8");
+        let mut plugins = vec![(
+            "ask-popup".to_owned(),
+            wasm.to_owned(),
+            PERMISSIONS.map(str::to_owned).to_vec(),
+        )];
+        for extra in &options.plugins {
+            let path = extra.wasm.to_str().expect("wasm path is UTF-8").to_owned();
+            plugins.push((extra.alias.clone(), path, extra.permissions.clone()));
+        }
+        let aliases: String = plugins
+            .iter()
+            .map(|(alias, path, _)| format!("    {alias} location=\"file:{path}\" {{\n    }}\n"))
+            .collect();
+        // Zellij 0.45.1's server resolves a layout file against the layout dir, and without
+        // one (no config dir) silently falls back to the default layout.
+        let layout_dir = match options.layout.as_ref().and_then(|l| l.parent()) {
+            Some(dir) => format!("layout_dir {:?}\n", dir.to_str().expect("UTF-8 path")),
+            None => String::new(),
+        };
         let config = root.join("config.kdl");
         std::fs::write(
             &config,
@@ -198,18 +305,21 @@ impl Zellij {
                 "show_startup_tips false\n\
                  show_release_notes false\n\
                  session_serialization false\n\
-                 plugins {{\n    ask-popup location=\"file:{wasm}\" {{\n    }}\n}}\n"
+                 {layout_dir}\
+                 plugins {{\n{aliases}}}\n"
             ),
         )
         .expect("write config");
         let cache = root.join("cache").join("zellij");
         std::fs::create_dir_all(&cache).expect("create zellij cache");
-        let grants: String = PERMISSIONS.iter().map(|p| format!("    {p}\n")).collect();
-        std::fs::write(
-            cache.join("permissions.kdl"),
-            format!("{wasm:?} {{\n{grants}}}\n"),
-        )
-        .expect("write permissions");
+        let grants: String = plugins
+            .iter()
+            .map(|(_, path, permissions)| {
+                let lines: String = permissions.iter().map(|p| format!("    {p}\n")).collect();
+                format!("{path:?} {{\n{lines}}}\n")
+            })
+            .collect();
+        std::fs::write(cache.join("permissions.kdl"), grants).expect("write permissions");
 
         let zellij = Zellij {
             session: format!("apz{tag}"),
@@ -218,6 +328,7 @@ impl Zellij {
             env,
             deadline,
             config,
+            layout: options.layout,
             _serial: serial,
         };
         zellij.attach_client();
@@ -243,6 +354,13 @@ impl Zellij {
             shell_quote(&self.config.to_string_lossy()),
             shell_quote(&self.session)
         ));
+        if let Some(layout) = &self.layout {
+            // `--layout` with `-s` would add a tab to a running session named so.
+            line.push_str(&format!(
+                " --new-session-with-layout {}",
+                shell_quote(&layout.to_string_lossy())
+            ));
+        }
         let mut tmux = self.tmux();
         tmux.args(["new-session", "-d", "-s", "apz", "-x"])
             .arg(COLS.to_string())
@@ -356,9 +474,64 @@ impl Zellij {
         PipeCall::spawn(self.pipe_command(args), Some(payload.to_owned()))
     }
 
+    /// `zellij pipe --plugin PLUGIN --name NAME [--args ARGS] -- PAYLOAD`, stdin /dev/null, for
+    /// a request that is harmless to send twice (the `status` pipe, another plugin, a payload
+    /// that is rejected at once): `wait` sends it again if Zellij dropped the CLI (`dropped`).
+    pub fn pipe_to(
+        &self,
+        plugin: &str,
+        name: &str,
+        args: &[(&str, &str)],
+        payload: &str,
+    ) -> PipeCall {
+        let mut zellij = self.named_pipe_command(plugin, name, args);
+        zellij.arg("--").arg(payload);
+        let mut call = PipeCall::spawn(zellij, None);
+        call.idempotent = true;
+        call
+    }
+
+    /// Makes sure Zellij did not drop `call`'s CLI as it connected (`dropped`); if it did, asks
+    /// again as an agent would, which is only right for a question with an `id` (the new one
+    /// replaces the orphaned one in place, keeping what the user did) or one answered at once.
+    /// Whether it asked again. Call it once the question arrived (e.g. is on screen).
+    ///
+    /// The drop happens when the server handles a client removal queued before the CLI
+    /// connected, so a `status` round trip, queued behind it, tells: a dropped CLI exits
+    /// moments later.
+    pub fn confirm_asked(&self, call: &mut PipeCall) -> bool {
+        let mut again = false;
+        loop {
+            let status = self
+                .pipe_to("ask-popup", "status", &[], "x")
+                .wait(COMMAND_TIMEOUT);
+            assert!(status.status.success(), "status pipe: {status:?}");
+            let until = Instant::now() + Duration::from_millis(300);
+            while Instant::now() < until && call.is_running() {
+                thread::sleep(Duration::from_millis(20));
+            }
+            if !call.retry_if_dropped() {
+                return again;
+            }
+            eprintln!("Zellij dropped an asking CLI (harness::dropped): asked again");
+            again = true;
+        }
+    }
+
+    /// A directory of this world for a test's own files; removed with the world.
+    pub fn scratch(&self) -> PathBuf {
+        let dir = self.root.join("scratch");
+        std::fs::create_dir_all(&dir).expect("create scratch dir");
+        dir
+    }
+
     fn pipe_command(&self, args: &[(&str, &str)]) -> Command {
+        self.named_pipe_command("ask-popup", "ask", args)
+    }
+
+    fn named_pipe_command(&self, plugin: &str, name: &str, args: &[(&str, &str)]) -> Command {
         let mut zellij = self.zellij();
-        zellij.args(["pipe", "--plugin", "ask-popup", "--name", "ask"]);
+        zellij.args(["pipe", "--plugin", plugin, "--name", name]);
         if !args.is_empty() {
             let joined: Vec<String> = args.iter().map(|(k, v)| format!("{k}={v}")).collect();
             zellij.arg("--args").arg(joined.join(","));
@@ -387,6 +560,13 @@ impl Zellij {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         )
+    }
+
+    /// Runs `tmux ARGS…` on this world's tmux server (whose session is `apz`).
+    pub fn tmux_run(&self, args: &[&str]) -> Output {
+        let mut tmux = self.tmux();
+        tmux.args(args);
+        run(tmux, self.remaining().min(COMMAND_TIMEOUT))
     }
 
     /// The plugin pane's id (the N of `plugin_N`), if the plugin is loaded.
@@ -548,6 +728,9 @@ impl Drop for Zellij {
 pub struct PipeCall {
     command: Command,
     stdin: Option<String>,
+    /// Asking again is harmless (`status`, another plugin, a rejected payload): `wait` then
+    /// sends it again when Zellij dropped the CLI (see `dropped`).
+    idempotent: bool,
     child: Child,
     stdout: Option<JoinHandle<Vec<u8>>>,
     stderr: Option<JoinHandle<Vec<u8>>>,
@@ -559,6 +742,7 @@ impl PipeCall {
         PipeCall {
             command,
             stdin,
+            idempotent: false,
             child,
             stdout,
             stderr,
@@ -599,6 +783,40 @@ impl PipeCall {
         matches!(self.child.try_wait(), Ok(None))
     }
 
+    /// Starts the CLI again if it already exited having missed the session (`missed_session`)
+    /// or having been dropped by Zellij (`dropped`). Whether it did. Only for requests that are
+    /// safe to send twice: a question with an `id` (the second replaces the first, keeping what
+    /// the user did) or one answered at once; call it once the request is known to have arrived
+    /// (a dropped CLI exits within moments of connecting).
+    pub fn retry_if_dropped(&mut self) -> bool {
+        if !matches!(self.child.try_wait(), Ok(Some(_))) {
+            return false;
+        }
+        let Ok(Some(status)) = self.child.try_wait() else {
+            return false;
+        };
+        let stdout = self.stdout.take().map(join).unwrap_or_default();
+        let stderr = self.stderr.take().map(join).unwrap_or_default();
+        let out = Output {
+            status,
+            stdout,
+            stderr,
+        };
+        if missed_session(&out) || dropped(&out) {
+            let (child, stdout, stderr) = PipeCall::start(&self.command, self.stdin.as_deref());
+            self.child = child;
+            self.stdout = stdout;
+            self.stderr = stderr;
+            true
+        } else {
+            // Keep what it printed for `wait`.
+            let Output { stdout, stderr, .. } = out;
+            self.stdout = Some(thread::spawn(move || stdout));
+            self.stderr = Some(thread::spawn(move || stderr));
+            false
+        }
+    }
+
     /// Waits for the CLI to exit; after `timeout` kills it and panics saying what it printed.
     /// A CLI that did not find the session sent nothing, so it is started again (see
     /// `missed_session`).
@@ -624,7 +842,8 @@ impl PipeCall {
                 stdout,
                 stderr,
             };
-            if !missed_session(&out) || attempts >= 3 {
+            let again = missed_session(&out) || (self.idempotent && dropped(&out));
+            if !again || attempts >= 4 {
                 return out;
             }
             attempts += 1;
@@ -635,6 +854,19 @@ impl PipeCall {
             self.stderr = stderr;
         }
     }
+}
+
+/// Whether Zellij 0.45.1 dropped the CLI's connection right after it connected: exit 0 with
+/// nothing printed. Every CLI call first probes the session (`assert_socket`: connect, send
+/// `ConnStatus`, disconnect); the server removes the probe's client id when it answers
+/// (`ServerInstruction::ConnStatus`) and again when the probe's route thread ends
+/// (`RemoveClient`). Client ids are reused lowest-first, so the CLI's real connection can get
+/// the probe's id in between, and the second removal then disconnects it (`Exit { Disconnect }`,
+/// which the CLI takes as a normal exit). Its message usually reached the plugin anyway: a
+/// question is then pending with nobody to answer to. Rare on an idle server, more frequent on a
+/// busy one.
+pub fn dropped(out: &Output) -> bool {
+    out.status.success() && out.stdout.is_empty() && out.stderr.is_empty()
 }
 
 /// Whether a CLI call failed only because it did not see the session, which Zellij 0.45.1's

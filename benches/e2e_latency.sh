@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# End-to-end latency of ask-popup in a real Zellij 0.45.1 (in tmux), next to a floor plugin
+# (benches/floor) that does the least a pipe-answering plugin can do. Needs what
+# `bash scripts/ensure-tools.sh` provides (tmux, zellij 0.45.1, the wasm32-wasip1 target) and
+# python3 (standard library only).
+#
+#   bash benches/e2e_latency.sh              # 30 runs per cell, then 32 agents at once
+#   bash benches/e2e_latency.sh --runs 5 --skip-many
+#
+# Prints a table; also writes target/e2e-latency/results.{md,json}. The Zellij session and its
+# tmux server live in a temp dir and are torn down on exit, also on Ctrl-C or an error.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+mkdir -p "$TARGET_DIR"
+TARGET_DIR="$(cd "$TARGET_DIR" && pwd)"
+OUT="$TARGET_DIR/e2e-latency"
+
+if [ "$(zellij --version 2>/dev/null || true)" != "zellij 0.45.1" ]; then
+    echo "needs zellij 0.45.1 on PATH: run \`bash scripts/ensure-tools.sh\`" >&2
+    exit 1
+fi
+command -v tmux >/dev/null || { echo "needs tmux: run \`bash scripts/ensure-tools.sh\`" >&2; exit 1; }
+
+echo "building ask-popup, the floor plugin and the worst-case payload" >&2
+cargo build --quiet --release --target wasm32-wasip1
+cargo build --quiet --release --target wasm32-wasip1 \
+    --manifest-path benches/floor/Cargo.toml --target-dir "$TARGET_DIR/bench-floor"
+mkdir -p "$OUT"
+cargo run --quiet --example worst_case -- 8192 >"$OUT/worst-case.json"
+
+# A short path: Zellij's socket path must stay under 108 bytes.
+ROOT="$(mktemp -d /tmp/apb-XXXXXX)"
+PY=""
+cleanup() {
+    trap - EXIT INT TERM HUP
+    if [ -n "$PY" ] && kill -0 "$PY" 2>/dev/null; then
+        kill -TERM "$PY" 2>/dev/null || true
+        for _ in $(seq 100); do kill -0 "$PY" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$PY" 2>/dev/null || true
+    fi
+    # Normally python has torn the world down already; this is for when it could not.
+    env ZELLIJ_SOCKET_DIR="$ROOT/s" TMUX_TMPDIR="$ROOT" HOME="$ROOT/home" \
+        timeout 10 zellij kill-session apb >/dev/null 2>&1 || true
+    env TMUX_TMPDIR="$ROOT" timeout 10 tmux -L apb kill-server >/dev/null 2>&1 || true
+    # Anything of this world still running after 5 s (its path is in every command line).
+    for _ in $(seq 50); do pgrep -f "$ROOT/" >/dev/null || break; sleep 0.1; done
+    for pid in $(pgrep -f "$ROOT/" || true); do
+        echo "e2e_latency: killing leftover process $(ps -o pid=,args= -p "$pid" | cut -c1-120)" >&2
+        kill -KILL "$pid" 2>/dev/null || true
+    done
+    rm -rf "$ROOT"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+python3 benches/e2e_latency.py \
+    --root "$ROOT" \
+    --zellij "$(command -v zellij)" \
+    --tmux "$(command -v tmux)" \
+    --ours "$TARGET_DIR/wasm32-wasip1/release/ask-popup.wasm" \
+    --floor "$TARGET_DIR/bench-floor/wasm32-wasip1/release/bench-floor.wasm" \
+    --worst "$OUT/worst-case.json" \
+    --out "$OUT" \
+    "$@" &
+PY=$!
+wait "$PY"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the plugin, target/wasm32-wasip1/release/ask-popup.wasm, and shrinks it with binaryen's
+# wasm-opt when that is installed (scripts/ensure-tools.sh installs it): about an eighth off.
+# Zellij runs the file either way.
+#
+# cargo links its own artifact back into place on every build, even when nothing changed, so the
+# shrunk file is cached beside it with the build it came from and put back when that build is
+# still the current one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+cargo build --release --target wasm32-wasip1
+out=${CARGO_TARGET_DIR:-target}/wasm32-wasip1/release
+wasm=$out/ask-popup.wasm
+built=$out/.ask-popup.cargo.wasm
+shrunk=$out/.ask-popup.opt.wasm
+
+if ! command -v wasm-opt >/dev/null 2>&1; then
+    echo "ask-popup.wasm: $(wc -c <"$wasm") bytes (install binaryen's wasm-opt to shrink it)" >&2
+    exit 0
+fi
+if [ -e "$built" ] && [ -e "$shrunk" ] && cmp -s "$wasm" "$built"; then
+    cp "$shrunk" "$wasm.tmp"
+else
+    wasm-opt -Oz --converge --zero-filled-memory --low-memory-unused --strip-producers \
+        --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
+        --enable-mutable-globals "$wasm" -o "$wasm.tmp"
+    cp "$wasm" "$built"
+    cp "$wasm.tmp" "$shrunk"
+    echo "ask-popup.wasm: $(wc -c <"$built") bytes from cargo, $(wc -c <"$shrunk") after wasm-opt" >&2
+fi
+# A new file, not a write through cargo's hard link into deps/.
+mv -f "$wasm.tmp" "$wasm"
