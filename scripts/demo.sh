@@ -13,7 +13,7 @@ root=$(pwd)
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 bash scripts/ensure-tools.sh
-cargo build --release --target wasm32-wasip1
+bash scripts/build-plugin.sh
 wasm="$root/target/wasm32-wasip1/release/ask-popup.wasm"
 
 demo="$root/target/demo"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure this machine has what `scripts/test.sh` needs, reusing whatever is already there:
-# the wasm32-wasip1 Rust target, tmux (a real terminal for the e2e tests) and Zellij 0.45.1.
+# the wasm32-wasip1 Rust target, tmux (a real terminal for the e2e tests), binaryen's wasm-opt and
+# Zellij 0.45.1.
 # Idempotent: a second run only prints what it found.
 set -euo pipefail
 
@@ -29,7 +30,16 @@ else
     echo "tmux: installed $(tmux -V)"
 fi
 
-# 3. Zellij, exactly the version the plugin is built against.
+# 3. binaryen's wasm-opt, which shrinks the built plugin (scripts/build-plugin.sh).
+if command -v wasm-opt >/dev/null 2>&1; then
+    echo "wasm-opt: $(wasm-opt --version)"
+else
+    as_root apt-get update >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y binaryen >&2
+    echo "wasm-opt: installed $(wasm-opt --version)"
+fi
+
+# 4. Zellij, exactly the version the plugin is built against.
 if [ "$(zellij --version 2>/dev/null || true)" = "zellij $ZELLIJ_VERSION" ]; then
     echo "zellij: $ZELLIJ_VERSION"
 else
