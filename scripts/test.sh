@@ -6,5 +6,9 @@ cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 bash scripts/ensure-tools.sh
-cargo build --release --target wasm32-wasip1
+# The plugin the e2e tests load: built and shrunk as it ships.
+bash scripts/build-plugin.sh
+# The listener plugin the e2e tests load beside ask-popup to hear its broadcasts; its own
+# workspace and target dir (tests/listener/target).
+cargo build --release --target wasm32-wasip1 --manifest-path tests/listener/Cargo.toml
 cargo test

@@ -1,7 +1,5 @@
 //! Markdown previews on large and arbitrary input: they finish, fit and stay clean.
 
-use std::time::Instant;
-
 use ask_popup::view::markdown::render;
 use ask_popup::view::style::Line;
 use proptest::prelude::*;
@@ -74,40 +72,6 @@ fn a_mebibyte_document_renders_and_fits() {
         let lines = render(&doc, width);
         assert!(lines.len() > 10_000);
         assert_clean(&lines, width);
-    }
-}
-
-/// Speed check for release builds: `cargo test --release --test markdown -- --ignored`.
-/// Prints the best of several runs (the machine may be busy), in ms per MiB.
-#[test]
-#[ignore]
-fn a_mebibyte_renders_quickly() {
-    fn best_ms_per_mib(doc: &str, mut f: impl FnMut()) -> f64 {
-        let best = (0..15)
-            .map(|_| {
-                let start = Instant::now();
-                f();
-                start.elapsed().as_secs_f64()
-            })
-            .fold(f64::INFINITY, f64::min);
-        best * 1000.0 / (doc.len() as f64 / (1 << 20) as f64)
-    }
-    let mixed = big_document(1 << 20);
-    let prose = "Lorem ipsum dolor sit amet, consectetur *adipiscing* elit. ".repeat(18_000);
-    let options = pulldown_cmark::Options::ENABLE_TABLES
-        | pulldown_cmark::Options::ENABLE_STRIKETHROUGH
-        | pulldown_cmark::Options::ENABLE_TASKLISTS;
-    for (name, doc) in [("mixed", &mixed), ("prose", &prose)] {
-        let parse = best_ms_per_mib(doc, || {
-            std::hint::black_box(pulldown_cmark::Parser::new_ext(doc, options).count());
-        });
-        println!("{name}: parsing alone {parse:.2} ms per MiB");
-        for width in [40usize, 80] {
-            let ms = best_ms_per_mib(doc, || {
-                std::hint::black_box(render(doc, width));
-            });
-            println!("{name} width {width}: {ms:.2} ms per MiB");
-        }
     }
 }
 

@@ -1,1 +1,953 @@
 //! End to end: many agents at once, the waiting indicator, status broadcasts, the wrapper.
+//!
+//! Several callers ask at the same time and each gets its own reply; the caller's pane title
+//! carries `⏳ ` while it waits, whatever ends the wait; another plugin (the listener in
+//! `tests/listener`) hears the broadcasts; scripts read the `status` pipe; the agent-side wrapper
+//! `examples/ask-popup.sh` works inside a Zellij pane and says `no_ui` outside one; and the
+//! example layout `examples/agents.kdl` loads and shows the mark in an agent's pane frame.
+
+use crate::harness::{zellij_bin, Options, PipeCall, Zellij, LISTENER};
+use crate::{assert_reply, details, ANSWER, AT_ONCE};
+use ask_popup::envelope::{self, Answer, Outcome, Responses};
+use ask_popup::request::{self, ErrorCode};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// A one-question questionnaire with plain-string options.
+fn ask(question: &str, header: &str, options: &[&str]) -> String {
+    json!({"questions": [{"question": question, "header": header, "options": options}]}).to_string()
+}
+
+/// The envelope for a submitted questionnaire: `answers[q]`, `notes[q]`.
+fn submitted(
+    payload: &str,
+    answers: &[(usize, Answer)],
+    notes: &[(usize, &str)],
+    id: Option<&str>,
+) -> String {
+    let q = request::parse(payload).expect("test payload is valid");
+    let mut responses = Responses::empty(q.questions.len());
+    for (i, answer) in answers {
+        responses.answers[*i] = Some(answer.clone());
+    }
+    for (i, note) in notes {
+        responses.notes[*i] = (*note).to_owned();
+    }
+    envelope::outcome(&q, &Outcome::Submitted(responses), id)
+}
+
+/// The envelope for a request that ended without anything given.
+fn ended(payload: &str, how: fn(Responses) -> Outcome, id: Option<&str>) -> String {
+    let q = request::parse(payload).expect("test payload is valid");
+    envelope::outcome(&q, &how(Responses::empty(q.questions.len())), id)
+}
+
+fn dismissed(responses: Responses) -> Outcome {
+    Outcome::Host {
+        code: ErrorCode::Dismissed,
+        responses,
+    }
+}
+
+/// The terminal panes (id, title), in the order Zellij lists them.
+fn terminal_panes(zellij: &Zellij) -> Vec<(u32, String)> {
+    zellij
+        .panes()
+        .iter()
+        .filter(|p| p["is_plugin"] == false)
+        .filter_map(|p| {
+            let id = u32::try_from(p["id"].as_u64()?).ok()?;
+            Some((id, p["title"].as_str()?.to_owned()))
+        })
+        .collect()
+}
+
+/// The first terminal pane, as a caller: its id and title.
+fn caller_pane(zellij: &Zellij) -> (u32, String) {
+    terminal_panes(zellij)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no terminal pane: {:#?}", zellij.panes()))
+}
+
+fn pane_title(zellij: &Zellij, pane: u32) -> Option<String> {
+    terminal_panes(zellij)
+        .into_iter()
+        .find(|(id, _)| *id == pane)
+        .map(|(_, title)| title)
+}
+
+/// Waits until terminal pane `pane`'s title (from `list-panes --json`) is `expected`.
+fn wait_for_title(zellij: &Zellij, pane: u32, expected: &str) {
+    let until = zellij.until(ANSWER);
+    loop {
+        let title = pane_title(zellij, pane);
+        if title.as_deref() == Some(expected) {
+            return;
+        }
+        if Instant::now() >= until {
+            panic!(
+                "pane {pane}'s title never became {expected:?}; it is {title:?}\npanes: {:#?}",
+                zellij.panes()
+            );
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn marked(title: &str) -> String {
+    format!("⏳ {title}")
+}
+
+/// Asks the `status` pipe, which answers at once.
+fn status(zellij: &Zellij) -> Value {
+    let out = zellij
+        .pipe_to("ask-popup", "status", &[], "x")
+        .wait(AT_ONCE);
+    assert!(
+        out.status.success(),
+        "status pipe exited with {}: {:?}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "status is not JSON ({e}): {:?}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// Waits until the `status` pipe reports `n` pending requests; restarts callers whose CLI
+/// missed the session meanwhile.
+fn wait_for_pending(zellij: &Zellij, n: usize, calls: &mut [PipeCall]) -> Value {
+    let until = zellij.until(Duration::from_secs(90));
+    loop {
+        for call in calls.iter_mut() {
+            call.retry_if_dropped();
+        }
+        let status = status(zellij);
+        if status["pending"].as_array().map(Vec::len) == Some(n) {
+            return status;
+        }
+        if Instant::now() >= until {
+            panic!("never {n} pending requests; status: {status:#}");
+        }
+        thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Waits until the screen shows `what` (`pred`) for `call`'s question, then
+/// `Zellij::confirm_asked`.
+/// Returns the screen and whether the question was asked again.
+fn wait_asked(
+    zellij: &Zellij,
+    call: &mut PipeCall,
+    what: &str,
+    pred: impl Fn(&str) -> bool,
+) -> (String, bool) {
+    let screen = zellij.wait_for_screen(what, ANSWER, &pred);
+    let again = zellij.confirm_asked(call);
+    if again {
+        return (zellij.wait_for_screen(what, ANSWER, &pred), again);
+    }
+    (screen, again)
+}
+
+/// What the listener plugin heard so far: `(name, payload as JSON)`.
+fn heard(zellij: &Zellij) -> Vec<(String, Value)> {
+    let out = zellij.pipe_to(LISTENER, "heard", &[], "x").wait(AT_ONCE);
+    assert!(
+        out.status.success(),
+        "heard pipe exited with {}: {:?}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "the listener's answer is not JSON ({e}): {:?}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    list.as_array()
+        .expect("the listener answers a list")
+        .iter()
+        .map(|m| {
+            let name = m["name"].as_str().expect("a name").to_owned();
+            let payload = m["payload"]
+                .as_str()
+                .map(|p| {
+                    serde_json::from_str(p)
+                        .unwrap_or_else(|e| panic!("{name} payload is not JSON ({e}): {p:?}"))
+                })
+                .unwrap_or(Value::Null);
+            (name, payload)
+        })
+        .collect()
+}
+
+/// Waits until the listener heard `n` messages, and returns them.
+fn wait_for_heard(zellij: &Zellij, n: usize) -> Vec<(String, Value)> {
+    let until = zellij.until(ANSWER);
+    loop {
+        let list = heard(zellij);
+        if list.len() >= n || Instant::now() >= until {
+            assert_eq!(list.len(), n, "the listener heard {list:#?}");
+            return list;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn blocked(active: bool, pane: u32, agent: &str, pending: usize) -> Value {
+    json!({
+        "active": active,
+        "label": "Waiting for user response",
+        "paneId": pane,
+        "agent": agent,
+        "pending": pending,
+    })
+}
+
+/// Opens a terminal pane running `command` (`sh -c`); returns its id.
+fn new_pane(zellij: &Zellij, name: &str, command: &str) -> u32 {
+    let out = zellij.action(&["new-pane", "--name", name, "--", "sh", "-c", command]);
+    let printed = String::from_utf8_lossy(&out.stdout);
+    let id = printed
+        .trim()
+        .strip_prefix("terminal_")
+        .and_then(|n| n.parse().ok());
+    match id {
+        Some(id) if out.status.success() => id,
+        // Zellij may drop a CLI's connection after the action ran (`harness::dropped`): find the
+        // pane by its name.
+        _ if out.status.success() && out.stdout.is_empty() => {
+            let until = zellij.until(ANSWER);
+            loop {
+                let found = terminal_panes(zellij).into_iter().find(|(_, t)| t == name);
+                if let Some((id, _)) = found {
+                    return id;
+                }
+                assert!(Instant::now() < until, "no pane named {name}");
+                thread::sleep(Duration::from_millis(100));
+            }
+        }
+        _ => panic!(
+            "new-pane printed {printed:?} ({}), stderr {:?}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
+
+const DB: &str = r#"{"questions":[{"question":"Which database?","header":"DB","options":[{"label":"Postgres","description":"Relational"},{"label":"SQLite","description":"Embedded"}]}]}"#;
+const LANG: &str = r#"{"questions":[{"question":"Which language?","header":"Lang","options":[{"label":"Rust","description":"Fast"},{"label":"Go","description":"Simple"}]}]}"#;
+
+#[test]
+fn two_agents_asking_at_once_each_get_their_own_answer() {
+    let zellij = Zellij::start();
+    let (first_pane, _) = caller_pane(&zellij);
+    let second_pane = new_pane(&zellij, "codex", "exec sleep 1000");
+    let (p1, p2) = (first_pane.to_string(), second_pane.to_string());
+
+    let mut claude = zellij.pipe(
+        DB,
+        &[("agent", "claude"), ("pane_id", p1.as_str()), ("id", "c-1")],
+    );
+    wait_asked(&zellij, &mut claude, "claude's question", |s| {
+        s.contains("claude asks") && s.contains("Which database?")
+    });
+    let mut codex = zellij.pipe(
+        LANG,
+        &[("agent", "codex"), ("pane_id", p2.as_str()), ("id", "x-1")],
+    );
+    // The first request stays on screen; the dialog and its pane title count the queue.
+    wait_asked(&zellij, &mut codex, "two waiting", |s| {
+        s.contains("claude asks · 1 of 2 waiting")
+            && s.contains("ask-popup · claude · 1 of 2")
+            && s.contains("Which database?")
+    });
+
+    zellij.send_keys(&["Enter"]);
+    assert_reply(
+        &claude.wait(ANSWER),
+        &submitted(DB, &[(0, Answer::Option(0))], &[], Some("c-1")),
+    );
+
+    // The second caller is next, alone now.
+    let screen = zellij.wait_for_screen("codex's question", ANSWER, |s| {
+        s.contains("codex asks") && s.contains("Which language?")
+    });
+    assert!(!screen.contains("waiting ·"), "one request left:\n{screen}");
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("the focus on Go", ANSWER, |s| s.contains("❯ 2. Go"));
+    zellij.send_keys(&["Enter"]);
+    assert_reply(
+        &codex.wait(ANSWER),
+        &submitted(LANG, &[(0, Answer::Option(1))], &[], Some("x-1")),
+    );
+    zellij.wait_for_screen("the popup gone", ANSWER, |s| !s.contains("Which language?"));
+}
+
+#[test]
+fn switching_requests_keeps_each_ones_state() {
+    let zellij = Zellij::start();
+    let mut first = zellij.pipe(DB, &[("agent", "claude"), ("id", "s-1")]);
+    wait_asked(&zellij, &mut first, "claude's question", |s| {
+        s.contains("claude asks") && s.contains("Which database?")
+    });
+    let mut second = zellij.pipe(LANG, &[("agent", "codex"), ("id", "s-2")]);
+    wait_asked(&zellij, &mut second, "two waiting", |s| {
+        s.contains("claude asks · 1 of 2 waiting")
+    });
+
+    // Request 1: the focus on SQLite and a note.
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("the focus on SQLite", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    zellij.write_chars("n");
+    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
+    zellij.write_chars("keep it small");
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the note saved", ANSWER, |s| {
+        s.contains("keep it small") && s.contains("n edit note")
+    });
+
+    // Request 2: a typed draft, left with Esc.
+    zellij.write_chars("]");
+    zellij.wait_for_screen("codex's question", ANSWER, |s| {
+        s.contains("codex asks · 2 of 2 waiting")
+            && s.contains("ask-popup · codex · 2 of 2")
+            && s.contains("Which language?")
+            && !s.contains("keep it small")
+    });
+    zellij.write_chars("3");
+    zellij.wait_for_screen("typing", ANSWER, |s| s.contains("Esc stop typing"));
+    zellij.write_chars("Zig, really");
+    zellij.send_keys(&["Esc"]);
+    zellij.wait_for_screen("the draft kept", ANSWER, |s| {
+        s.contains("Zig, really") && s.contains("Enter select")
+    });
+
+    // Back to request 1: its focus and note are as they were; then to 2 again: its draft too.
+    zellij.write_chars("[");
+    zellij.wait_for_screen("claude's state", ANSWER, |s| {
+        s.contains("claude asks · 1 of 2 waiting")
+            && s.contains("❯ 2. SQLite")
+            && s.contains("keep it small")
+            && !s.contains("Zig, really")
+    });
+    zellij.write_chars("]");
+    zellij.wait_for_screen("codex's state", ANSWER, |s| {
+        s.contains("codex asks · 2 of 2 waiting") && s.contains("Zig, really")
+    });
+
+    // Answer 2 with its draft, then 1 (now alone) as it stands.
+    zellij.send_keys(&["Enter"]);
+    assert_reply(
+        &second.wait(ANSWER),
+        &submitted(
+            LANG,
+            &[(0, Answer::Custom("Zig, really".to_owned()))],
+            &[],
+            Some("s-2"),
+        ),
+    );
+    zellij.wait_for_screen("claude alone", ANSWER, |s| {
+        s.contains("claude asks") && !s.contains("waiting ·") && s.contains("❯ 2. SQLite")
+    });
+    zellij.send_keys(&["Enter"]);
+    assert_reply(
+        &first.wait(ANSWER),
+        &submitted(
+            DB,
+            &[(0, Answer::Option(1))],
+            &[(0, "keep it small")],
+            Some("s-1"),
+        ),
+    );
+}
+
+#[test]
+fn asking_again_with_the_same_id_takes_over_the_orphaned_question() {
+    // What an agent (or `wait_asked`) does when its CLI went away: the request left behind is
+    // replaced in place, with what the user already did, and answered to the new caller.
+    let zellij = Zellij::start_with(Options::default().with_listener());
+    heard(&zellij);
+    let args = [("agent", "claude"), ("id", "o-1")];
+    let mut first = zellij.pipe(DB, &args);
+    wait_asked(&zellij, &mut first, "the question", |s| {
+        s.contains("claude asks") && s.contains("Which database?")
+    });
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("the focus on SQLite", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    drop(first); // Kills the CLI: nobody listens to this request any more.
+
+    let mut second = zellij.pipe(DB, &args);
+    zellij.confirm_asked(&mut second);
+    // The first request was retracted as superseded.
+    let superseded = (
+        "ask-popup:cancelled".to_owned(),
+        json!({"paneId": null, "agent": "claude", "requestId": "o-1", "questions": 1, "reason": "superseded"}),
+    );
+    let until = zellij.until(ANSWER);
+    while !heard(&zellij).contains(&superseded) {
+        assert!(
+            Instant::now() < until,
+            "never superseded: {:#?}",
+            heard(&zellij)
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+    zellij.wait_for_screen("one request, as the user left it", ANSWER, |s| {
+        s.contains("claude asks") && !s.contains("waiting ·") && s.contains("❯ 2. SQLite")
+    });
+    zellij.send_keys(&["Enter"]);
+    assert_reply(
+        &second.wait(ANSWER),
+        &submitted(DB, &[(0, Answer::Option(1))], &[], Some("o-1")),
+    );
+}
+
+#[test]
+fn the_callers_pane_title_is_marked_while_waiting_and_restored_after_every_ending() {
+    let zellij = Zellij::start_with(Options::default().with_deadline(Duration::from_secs(240)));
+    let (pane, title) = caller_pane(&zellij);
+    let id = pane.to_string();
+    let args = |request: &'static str| {
+        [
+            ("agent", "claude"),
+            ("pane_id", id.as_str()),
+            ("id", request),
+        ]
+    };
+
+    // Answered.
+    let mut call = zellij.pipe(DB, &args("t-1"));
+    wait_asked(&zellij, &mut call, "the question", |s| {
+        s.contains("Which database?")
+    });
+    wait_for_title(&zellij, pane, &marked(&title));
+    zellij.send_keys(&["Enter"]);
+    assert_reply(
+        &call.wait(ANSWER),
+        &submitted(DB, &[(0, Answer::Option(0))], &[], Some("t-1")),
+    );
+    wait_for_title(&zellij, pane, &title);
+
+    // Declined with Esc.
+    let mut call = zellij.pipe(LANG, &args("t-2"));
+    wait_asked(&zellij, &mut call, "the question", |s| {
+        s.contains("Which language?")
+    });
+    wait_for_title(&zellij, pane, &marked(&title));
+    zellij.send_keys(&["Esc"]);
+    assert_reply(
+        &call.wait(ANSWER),
+        &ended(LANG, Outcome::Declined, Some("t-2")),
+    );
+    wait_for_title(&zellij, pane, &title);
+
+    // Timed out: nobody touches it.
+    let timed = r#"{"questions":[{"question":"Deploy now?","header":"Deploy","options":["Yes","No"]}],"timeout":8000}"#;
+    let mut call = zellij.pipe(timed, &args("t-3"));
+    wait_asked(&zellij, &mut call, "the question", |s| {
+        s.contains("Deploy now?")
+    });
+    wait_for_title(&zellij, pane, &marked(&title));
+    assert_reply(
+        &call.wait(ANSWER),
+        &ended(timed, Outcome::TimedOut, Some("t-3")),
+    );
+    wait_for_title(&zellij, pane, &title);
+
+    // Rejected: answered at once, never marked.
+    let out = zellij
+        .pipe_to("ask-popup", "ask", &args("t-4"), r#"{"questions":[]}"#)
+        .wait(AT_ONCE);
+    assert_eq!(details(&out)["error"], "no_questions");
+    status(&zellij); // Whatever the plugin did with the rejection, Zellij has it by now.
+    assert_eq!(pane_title(&zellij, pane).as_deref(), Some(title.as_str()));
+
+    // The popup pane closed while waiting.
+    let mut call = zellij.pipe(DB, &args("t-5"));
+    wait_asked(&zellij, &mut call, "the question", |s| {
+        s.contains("Which database?")
+    });
+    wait_for_title(&zellij, pane, &marked(&title));
+    let plugin = zellij.plugin_pane(ANSWER);
+    let out = zellij.action(&["close-pane", "--pane-id", &plugin]);
+    assert!(out.status.success(), "close-pane: {out:?}");
+    assert_reply(&call.wait(ANSWER), &ended(DB, dismissed, Some("t-5")));
+    wait_for_title(&zellij, pane, &title);
+}
+
+#[test]
+fn another_plugin_hears_the_blocked_prompt_and_answered_broadcasts() {
+    let zellij = Zellij::start_with(Options::default().with_listener());
+    let (pane, title) = caller_pane(&zellij);
+    let id = pane.to_string();
+    // Loads the listener before anything is said.
+    assert_eq!(heard(&zellij), Vec::new());
+
+    // A rejected request is never announced.
+    let out = zellij
+        .pipe_to(
+            "ask-popup",
+            "ask",
+            &[("agent", "claude"), ("pane_id", id.as_str())],
+            "{",
+        )
+        .wait(AT_ONCE);
+    assert_eq!(details(&out)["error"], "invalid_payload");
+    assert_eq!(heard(&zellij), Vec::new());
+
+    let payload = json!({"questions": [{
+        "question": "Which layout?",
+        "header": "Layout",
+        "options": [
+            {"label": "Sidebar", "description": "Nav on the left", "preview": "# Sidebar\n\nA long **preview** body"},
+            {"label": "Tabs", "description": "Nav on top"}
+        ]
+    }]})
+    .to_string();
+    let args = [("agent", "claude"), ("pane_id", id.as_str()), ("id", "l-1")];
+    let mut call = zellij.pipe(&payload, &args);
+    let (_, again) = wait_asked(&zellij, &mut call, "the question", |s| {
+        s.contains("Which layout?")
+    });
+    let prompt = json!({
+        "questions": [{
+            "question": "Which layout?",
+            "header": "Layout",
+            "multiSelect": false,
+            "options": [
+                {"label": "Sidebar", "description": "Nav on the left", "hasPreview": true},
+                {"label": "Tabs", "description": "Nav on top", "hasPreview": false}
+            ]
+        }],
+        "paneId": pane,
+        "agent": "claude",
+        "requestId": "l-1",
+    });
+    let asked = vec![
+        ("ask-popup:prompt".to_owned(), prompt),
+        (
+            "ask-popup:blocked".to_owned(),
+            blocked(true, pane, "claude", 1),
+        ),
+        ("herdr:blocked".to_owned(), blocked(true, pane, "claude", 1)),
+    ];
+    // Asked again (Zellij dropped the first CLI), the first request was replaced: its
+    // announcement and retraction come first.
+    let replaced = if again { 6 } else { 0 };
+    assert_eq!(wait_for_heard(&zellij, replaced + 3)[replaced..], asked);
+
+    zellij.send_keys(&["Enter"]);
+    assert_reply(
+        &call.wait(ANSWER),
+        &submitted(&payload, &[(0, Answer::Option(0))], &[], Some("l-1")),
+    );
+    let mut answered = asked.clone();
+    answered.extend([
+        (
+            "ask-popup:blocked".to_owned(),
+            blocked(false, pane, "claude", 0),
+        ),
+        ("herdr:blocked".to_owned(), blocked(false, pane, "claude", 0)),
+        (
+            "ask-popup:answered".to_owned(),
+            json!({"paneId": pane, "agent": "claude", "requestId": "l-1", "questions": 1, "answered": 1}),
+        ),
+    ]);
+    assert_eq!(wait_for_heard(&zellij, replaced + 6)[replaced..], answered);
+    wait_for_title(&zellij, pane, &title);
+
+    // Declined: the same pair of blocked events, then `cancelled` with the reason.
+    let before = replaced + 6;
+    let mut call = zellij.pipe(
+        DB,
+        &[("agent", "pi"), ("pane_id", id.as_str()), ("id", "l-2")],
+    );
+    let (_, again) = wait_asked(&zellij, &mut call, "the question", |s| {
+        s.contains("Which database?")
+    });
+    let replaced = before + if again { 6 } else { 0 };
+    zellij.send_keys(&["Esc"]);
+    assert_reply(
+        &call.wait(ANSWER),
+        &ended(DB, Outcome::Declined, Some("l-2")),
+    );
+    let list = wait_for_heard(&zellij, replaced + 6);
+    let declined = &list[replaced..];
+    let names: Vec<&str> = declined.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "ask-popup:prompt",
+            "ask-popup:blocked",
+            "herdr:blocked",
+            "ask-popup:blocked",
+            "herdr:blocked",
+            "ask-popup:cancelled"
+        ]
+    );
+    assert_eq!(declined[1].1, blocked(true, pane, "pi", 1));
+    assert_eq!(declined[2].1, declined[1].1);
+    assert_eq!(declined[3].1, blocked(false, pane, "pi", 0));
+    assert_eq!(declined[4].1, declined[3].1);
+    assert_eq!(
+        declined[5].1,
+        json!({"paneId": pane, "agent": "pi", "requestId": "l-2", "questions": 1, "reason": "declined"})
+    );
+    // Exactly one `false` for every `true`, on both names.
+    for name in ["ask-popup:blocked", "herdr:blocked"] {
+        let count = |active: bool| {
+            list.iter()
+                .filter(|(n, p)| n == name && p["active"] == active)
+                .count()
+        };
+        assert_eq!(count(true), count(false), "{name}: {list:#?}");
+    }
+}
+
+#[test]
+fn the_status_pipe_lists_the_pending_requests_at_once() {
+    let zellij = Zellij::start();
+    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+    let (pane, _) = caller_pane(&zellij);
+    let id = pane.to_string();
+    let two = r#"{"questions":[{"question":"Which CI?","header":"CI","options":["GitHub","GitLab"]},{"question":"Which runner?","header":"Runner","options":["Linux","macOS"]}]}"#;
+
+    let mut first = zellij.pipe(
+        DB,
+        &[
+            ("agent", "claude"),
+            ("pane_id", id.as_str()),
+            ("id", "st-1"),
+        ],
+    );
+    wait_asked(&zellij, &mut first, "claude's question", |s| {
+        s.contains("claude asks")
+    });
+    let mut second = zellij.pipe(two, &[("agent", "codex"), ("id", "st-2")]);
+    wait_asked(&zellij, &mut second, "two waiting", |s| {
+        s.contains("1 of 2 waiting")
+    });
+
+    let expected = |shown_first: bool, age_first: &Value, age_second: &Value| {
+        json!({
+            "pending": [
+                {"agent": "claude", "paneId": pane, "requestId": "st-1", "headers": ["DB"], "ageSeconds": age_first, "shown": shown_first},
+                {"agent": "codex", "paneId": null, "requestId": "st-2", "headers": ["CI", "Runner"], "ageSeconds": age_second, "shown": !shown_first},
+            ],
+            "visible": true,
+        })
+    };
+    let ages = |now: &Value| {
+        (
+            now["pending"][0]["ageSeconds"].clone(),
+            now["pending"][1]["ageSeconds"].clone(),
+        )
+    };
+    let now = status(&zellij);
+    let (a, b) = ages(&now);
+    assert!(a.is_u64() && b.is_u64(), "ages: {now:#}");
+    assert_eq!(now, expected(true, &a, &b));
+
+    // The age counts up while a request waits.
+    let until = zellij.until(ANSWER);
+    loop {
+        let now = status(&zellij);
+        if now["pending"][0]["ageSeconds"].as_u64() >= Some(2) {
+            break;
+        }
+        assert!(Instant::now() < until, "ageSeconds never grew: {now:#}");
+        thread::sleep(Duration::from_millis(500));
+    }
+
+    zellij.write_chars("]");
+    zellij.wait_for_screen("the second shown", ANSWER, |s| s.contains("2 of 2 waiting"));
+    let now = status(&zellij);
+    let (a, b) = ages(&now);
+    assert_eq!(now, expected(false, &a, &b));
+
+    zellij.send_keys(&["Esc"]);
+    assert_reply(
+        &second.wait(ANSWER),
+        &ended(two, Outcome::Declined, Some("st-2")),
+    );
+    zellij.wait_for_screen("the first alone", ANSWER, |s| {
+        s.contains("claude asks") && !s.contains("waiting ·")
+    });
+    zellij.send_keys(&["Esc"]);
+    assert_reply(
+        &first.wait(ANSWER),
+        &ended(DB, Outcome::Declined, Some("st-1")),
+    );
+    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+}
+
+/// `examples/ask-popup.sh` of this crate.
+fn wrapper() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ask-popup.sh")
+}
+
+#[test]
+fn the_wrapper_asks_from_a_zellij_pane_and_prints_the_envelope() {
+    let zellij = Zellij::start();
+    let dir = zellij.scratch();
+    // Pretty-printed, on the wrapper's stdin.
+    let payload = serde_json::to_string_pretty(&serde_json::from_str::<Value>(DB).unwrap())
+        .expect("pretty JSON");
+    std::fs::write(dir.join("q.json"), &payload).expect("write the questionnaire");
+    let bin_dir = zellij_bin()
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(|d| d.to_string_lossy().into_owned());
+    let path = match bin_dir {
+        Some(d) => format!("PATH={}:\"$PATH\" ", shell_quote(&d)),
+        None => String::new(),
+    };
+    // As an agent does on `no_reply` (exit 5), it asks again with the same id: Zellij 0.45.1
+    // sometimes drops a CLI as it connects (`harness::dropped`). The rest waits in the pane.
+    let command = format!(
+        "cd {dir} && for attempt in 1 2 3 4 5; do \
+           {path}ASK_POPUP_AGENT=wrapped ASK_POPUP_ID=w-1 {wrapper} < q.json > out.json; \
+           rc=$?; echo $attempt > attempts; [ $rc -ne 5 ] && break; \
+         done; echo $rc > rc.tmp && mv rc.tmp rc; exec sleep 1000",
+        dir = shell_quote(&dir.to_string_lossy()),
+        wrapper = shell_quote(&wrapper().to_string_lossy()),
+    );
+    let pane = new_pane(&zellij, "wrapper", &command);
+
+    zellij.wait_for_screen("the wrapper's question", ANSWER, |s| {
+        s.contains("wrapped asks") && s.contains("Which database?")
+    });
+    // It passed its pane's id: the pane is marked.
+    wait_for_title(&zellij, pane, &marked("wrapper"));
+
+    // The user picks SQLite; should the wrapper have asked again meanwhile and its new question
+    // come in after the answer, that one too.
+    let rc = dir.join("rc");
+    let until = zellij.until(2 * ANSWER);
+    while !rc.exists() {
+        assert!(
+            Instant::now() < until,
+            "the wrapper never finished; screen:\n{}",
+            zellij.screen()
+        );
+        let screen = zellij.screen();
+        if screen.contains("wrapped asks") && screen.contains("❯ 1. Postgres") {
+            zellij.send_keys(&["Down"]);
+        } else if screen.contains("wrapped asks") && screen.contains("❯ 2. SQLite") {
+            zellij.send_keys(&["Enter"]);
+            let until = zellij.until(ANSWER);
+            while zellij.screen().contains("❯ 2. SQLite") && Instant::now() < until {
+                thread::sleep(Duration::from_millis(100));
+            }
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    let out = std::fs::read_to_string(dir.join("out.json")).expect("out.json");
+    let attempts = std::fs::read_to_string(dir.join("attempts")).unwrap_or_default();
+    assert_eq!(
+        out,
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some("w-1")),
+        "after {} attempt(s)",
+        attempts.trim()
+    );
+    assert_eq!(std::fs::read_to_string(rc).expect("rc").trim(), "0");
+    wait_for_title(&zellij, pane, "wrapper");
+}
+
+#[test]
+fn the_wrapper_outside_zellij_answers_no_ui_with_status_3() {
+    let no_ui = "{\"content\":[{\"type\":\"text\",\"text\":\"Error: UI not available (not running inside Zellij, so nobody can see the questions). Ask the questions as plain chat text instead.\"}],\"details\":{\"answers\":[],\"cancelled\":true,\"error\":\"no_ui\"}}\n";
+    for on_stdin in [false, true] {
+        let mut cmd = Command::new("bash");
+        cmd.arg(wrapper());
+        if !on_stdin {
+            cmd.arg(DB);
+        }
+        for var in ["ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"] {
+            cmd.env_remove(var);
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run the wrapper");
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().expect("stdin");
+            if on_stdin {
+                stdin.write_all(DB.as_bytes()).expect("write stdin");
+            }
+        }
+        let out = child.wait_with_output().expect("the wrapper's output");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), no_ui);
+        assert_eq!(out.status.code(), Some(3), "stderr {:?}", out.stderr);
+    }
+}
+
+#[test]
+fn thirty_two_agents_asking_at_once_each_get_their_own_answer() {
+    const N: usize = 32;
+    let zellij = Zellij::start_with(Options::default().with_deadline(Duration::from_secs(480)));
+    let (pane, title) = caller_pane(&zellij);
+    let id = pane.to_string();
+    let payloads: Vec<String> = (0..N)
+        .map(|i| {
+            ask(
+                &format!("Question {i:02} for agent-{i:02}?"),
+                &format!("Q{i:02}"),
+                &[&format!("Yes-{i:02}"), &format!("No-{i:02}")],
+            )
+        })
+        .collect();
+    let agents: Vec<String> = (0..N).map(|i| format!("agent-{i:02}")).collect();
+    let ids: Vec<String> = (0..N).map(|i| format!("req-{i:02}")).collect();
+    let mut calls: Vec<PipeCall> = (0..N)
+        .map(|i| {
+            zellij.pipe(
+                &payloads[i],
+                &[
+                    ("agent", agents[i].as_str()),
+                    ("id", ids[i].as_str()),
+                    ("pane_id", id.as_str()),
+                ],
+            )
+        })
+        .collect();
+    // Watched on screen (no CLI of ours connects meanwhile), then counted by `status`.
+    zellij.wait_for_screen("32 waiting", Duration::from_secs(90), |s| {
+        s.contains(&format!("1 of {N} waiting"))
+    });
+    let pending = wait_for_pending(&zellij, N, &mut calls);
+    let mut listed: Vec<&str> = pending["pending"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["requestId"].as_str())
+        .collect();
+    listed.sort_unstable();
+    assert_eq!(listed, ids, "status: {pending:#}");
+
+    // Answer whichever is shown: request i picks option i % 2, until every caller has its
+    // reply (a caller that asked again after Zellij dropped its CLI may show up once more).
+    let mut answered = 0;
+    while let Some(i) = next_shown(&zellij, &mut calls) {
+        if i % 2 == 1 {
+            zellij.send_keys(&["Down"]);
+            zellij.wait_for_screen("the focus on No", ANSWER, |s| {
+                s.contains(&format!("❯ 2. No-{i:02}"))
+            });
+        }
+        if answered == N - 1 {
+            // The last one still waits: its caller's pane is still marked.
+            assert_eq!(pane_title(&zellij, pane), Some(marked(&title)));
+        }
+        zellij.send_keys(&["Enter"]);
+        answered += 1;
+        assert!(answered <= 2 * N, "{answered} answers for {N} callers");
+        zellij.wait_for_screen("the answer taken", ANSWER, |s| {
+            !s.contains(&format!("Question {i:02} for"))
+        });
+    }
+    for (i, call) in calls.into_iter().enumerate() {
+        let out = call.wait(ANSWER);
+        assert_reply(
+            &out,
+            &submitted(
+                &payloads[i],
+                &[(0, Answer::Option(i % 2))],
+                &[],
+                Some(&ids[i]),
+            ),
+        );
+        let details = details(&out);
+        assert_eq!(details["requestId"], ids[i].as_str());
+        assert_eq!(
+            details["answers"][0]["question"],
+            format!("Question {i:02} for agent-{i:02}?")
+        );
+    }
+    wait_for_title(&zellij, pane, &title);
+    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+}
+
+/// Waits until the dialog shows a whole request (its banner, question and focused first
+/// option) and returns its agent's index, or None once every caller has exited. Callers whose
+/// CLI Zellij dropped (`harness::dropped`) ask again meanwhile.
+fn next_shown(zellij: &Zellij, calls: &mut [PipeCall]) -> Option<usize> {
+    let until = zellij.until(ANSWER);
+    loop {
+        for call in calls.iter_mut() {
+            call.retry_if_dropped();
+        }
+        let screen = zellij.screen();
+        let shown = shown_agent(&screen).filter(|i| {
+            screen.contains(&format!("Question {i:02} for agent-{i:02}?"))
+                && screen.contains(&format!("❯ 1. Yes-{i:02}"))
+        });
+        if shown.is_some() {
+            return shown;
+        }
+        if calls.iter_mut().all(|c| !c.is_running()) {
+            return None;
+        }
+        if Instant::now() >= until {
+            panic!("no request shown while callers wait; screen:\n{screen}");
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The index of the agent the dialog's banner names (`agent-NN asks`).
+fn shown_agent(screen: &str) -> Option<usize> {
+    screen.match_indices("agent-").find_map(|(at, _)| {
+        let rest = &screen[at + "agent-".len()..];
+        let digits = rest.get(..2)?;
+        if rest[2..].starts_with(" asks") {
+            digits.parse().ok()
+        } else {
+            None
+        }
+    })
+}
+
+#[test]
+fn the_agents_layout_loads_and_shows_the_mark_in_the_agents_pane_frame() {
+    let layout = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/agents.kdl");
+    let zellij = Zellij::start_with(Options::default().with_layout(layout));
+    let panes = terminal_panes(&zellij);
+    let titles: Vec<&str> = panes.iter().map(|(_, t)| t.as_str()).collect();
+    for agent in ["claude", "codex", "pi"] {
+        assert!(titles.contains(&agent), "no {agent} pane: {titles:?}");
+    }
+    let codex = panes.iter().find(|(_, t)| t == "codex").unwrap().0;
+    let id = codex.to_string();
+    let mut call = zellij.pipe(
+        DB,
+        &[("agent", "codex"), ("pane_id", id.as_str()), ("id", "k-1")],
+    );
+    wait_asked(&zellij, &mut call, "the mark in codex's frame", |s| {
+        s.contains("⏳ codex") && s.contains("codex asks") && s.contains("Which database?")
+    });
+    assert_eq!(pane_title(&zellij, codex), Some(marked("codex")));
+    zellij.send_keys(&["Esc"]);
+    assert_reply(
+        &call.wait(ANSWER),
+        &ended(DB, Outcome::Declined, Some("k-1")),
+    );
+    wait_for_title(&zellij, codex, "codex");
+    zellij.wait_for_screen("the mark gone", ANSWER, |s| !s.contains("⏳"));
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}

@@ -93,7 +93,7 @@ fn wait_until_hidden(zellij: &Zellij) {
 /// second request, with the same id, replaces the orphaned first one. A `list-panes` round trip
 /// after the dialog shows goes through the server's queue behind any such removal, so a CLI
 /// still waiting after it is safe.
-fn ask(
+pub(crate) fn ask(
     zellij: &Zellij,
     payload: &str,
     args: &[(&str, &str)],
@@ -107,7 +107,7 @@ fn ask(
 }
 
 /// `ask`, for a CLI already started (with an `id`).
-fn ask_with(zellij: &Zellij, call: PipeCall, shown: impl Fn(&str) -> bool) -> PipeCall {
+pub(crate) fn ask_with(zellij: &Zellij, call: PipeCall, shown: impl Fn(&str) -> bool) -> PipeCall {
     let call = RefCell::new(call);
     for _ in 0..4 {
         wait_for(zellij, "the dialog", |s| {
@@ -130,7 +130,7 @@ fn ask_with(zellij: &Zellij, call: PipeCall, shown: impl Fn(&str) -> bool) -> Pi
 
 /// A request answered without the user (a rejection, a timeout): asking again is harmless, so
 /// the harness does when Zellij drops the CLI.
-fn reply_without_user(zellij: &Zellij, payload: &str, args: &[(&str, &str)]) -> Output {
+pub(crate) fn reply_without_user(zellij: &Zellij, payload: &str, args: &[(&str, &str)]) -> Output {
     zellij
         .pipe_to("ask-popup", "ask", args, payload)
         .wait(ANSWER)

@@ -53,13 +53,20 @@ fn details(out: &Output) -> serde_json::Value {
 /// A person's time to answer: generous, since Zellij and the interpreter run on 2 busy cores.
 const ANSWER: Duration = Duration::from_secs(30);
 
+// Every request that waits for the user carries an `id` and goes through `dialog::ask`:
+// Zellij 0.45.1 now and then drops a `zellij pipe` as it connects, and asking again with the
+// same id is how an agent (and the wrapper) recovers. Requests answered at once go through
+// `dialog::reply_without_user`, which simply asks again.
+
 #[test]
 fn a_single_question_is_answered_with_the_picked_option() {
     let zellij = Zellij::start();
-    let call = zellij.pipe(ONE_QUESTION, &[("agent", "claude")]);
-    zellij.wait_for_screen("the question", ANSWER, |s| {
-        s.contains("Which database?") && s.contains("2. SQLite")
-    });
+    let call = dialog::ask(
+        &zellij,
+        ONE_QUESTION,
+        &[("agent", "claude"), ("id", "single-1")],
+        |s| s.contains("Which database?") && s.contains("2. SQLite"),
+    );
     zellij.send_keys(&["Down"]);
     zellij.wait_for_screen("the focus on SQLite", ANSWER, |s| s.contains("❯ 2. SQLite"));
     zellij.send_keys(&["Enter"]);
@@ -69,7 +76,11 @@ fn a_single_question_is_answered_with_the_picked_option() {
     responses.answers[0] = Some(ask_popup::envelope::Answer::Option(1));
     assert_reply(
         &out,
-        &envelope::outcome(&questionnaire, &Outcome::Submitted(responses), None),
+        &envelope::outcome(
+            &questionnaire,
+            &Outcome::Submitted(responses),
+            Some("single-1"),
+        ),
     );
     // The popup hides once nothing is pending.
     zellij.wait_for_screen("the popup gone", ANSWER, |s| !s.contains("Which database?"));
@@ -85,7 +96,7 @@ fn invalid_payloads_are_rejected_at_once_with_their_error_code() {
     ];
     let zellij = Zellij::start();
     for (what, payload, code) in cases {
-        let out = zellij.pipe(payload, &[]).wait(AT_ONCE);
+        let out = dialog::reply_without_user(&zellij, payload, &[]);
         assert_reply(&out, &rejected(payload, None));
         let details = details(&out);
         assert_eq!(details["error"], code, "{what}");
@@ -97,15 +108,18 @@ fn invalid_payloads_are_rejected_at_once_with_their_error_code() {
 #[test]
 fn id_arg_is_echoed_as_request_id() {
     let zellij = Zellij::start();
-
-    let call = zellij.pipe(ONE_QUESTION, &[("id", "req-42"), ("agent", "claude")]);
-    zellij.wait_for_screen("the question", ANSWER, |s| s.contains("Which database?"));
+    let call = dialog::ask(
+        &zellij,
+        ONE_QUESTION,
+        &[("id", "req-42"), ("agent", "claude")],
+        |s| s.contains("Which database?"),
+    );
     zellij.send_keys(&["Esc"]);
     let out = call.wait(ANSWER);
     assert_reply(&out, &declined(ONE_QUESTION, Some("req-42")));
     assert_eq!(details(&out)["requestId"], "req-42");
 
-    let out = zellij.pipe("{", &[("id", "bad-1")]).wait(AT_ONCE);
+    let out = dialog::reply_without_user(&zellij, "{", &[("id", "bad-1")]);
     assert_reply(&out, &rejected("{", Some("bad-1")));
     assert_eq!(details(&out)["requestId"], "bad-1");
 }
@@ -113,8 +127,12 @@ fn id_arg_is_echoed_as_request_id() {
 #[test]
 fn one_line_payload_on_stdin_is_answered() {
     let zellij = Zellij::start();
-    let call = zellij.pipe_stdin(&format!("{ONE_QUESTION}\n"), &[("id", "stdin-1")]);
-    zellij.wait_for_screen("the question", ANSWER, |s| s.contains("Which database?"));
+    let args = [("id", "stdin-1")];
+    let call = dialog::ask_with(
+        &zellij,
+        zellij.pipe_stdin(&format!("{ONE_QUESTION}\n"), &args),
+        |s| s.contains("Which database?"),
+    );
     zellij.send_keys(&["Esc"]);
     assert_reply(&call.wait(ANSWER), &declined(ONE_QUESTION, Some("stdin-1")));
 }
