@@ -7,7 +7,7 @@ mod worst_case;
 use ask_popup::dialog::{Dialog, Input, Key};
 use ask_popup::request::{parse, Choice, Question, Questionnaire};
 use ask_popup::view::{render, Chrome, Theme, ViewCache};
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
 
 fn chrome() -> Chrome {
     Chrome {
@@ -61,21 +61,27 @@ fn bench_first_frame(c: &mut Criterion) {
     let theme = Theme::default();
     for (w, h) in [(120, 40), (80, 24)] {
         c.bench_function(&format!("first_frame/worst_case/{w}x{h}"), |b| {
-            b.iter(|| {
-                let d = Dialog::new(q.clone());
-                let mut cache = ViewCache::new();
-                black_box(frame(&d, &mut cache, &chrome, &theme, w, h))
-            })
+            b.iter_batched(
+                || Dialog::new(q.clone()),
+                |d| {
+                    let mut cache = ViewCache::new();
+                    black_box(frame(&d, &mut cache, &chrome, &theme, w, h))
+                },
+                BatchSize::LargeInput,
+            )
         });
     }
     // Markdown layout cost per MiB: the focused option carries 1 MiB of markdown.
     let big = with_previews(1024 * 1024);
     c.bench_function("first_frame/1MiB_preview/120x40", |b| {
-        b.iter(|| {
-            let d = Dialog::new(big.clone());
-            let mut cache = ViewCache::new();
-            black_box(frame(&d, &mut cache, &chrome, &theme, 120, 40))
-        })
+        b.iter_batched(
+            || Dialog::new(big.clone()),
+            |d| {
+                let mut cache = ViewCache::new();
+                black_box(frame(&d, &mut cache, &chrome, &theme, 120, 40))
+            },
+            BatchSize::LargeInput,
+        )
     });
 }
 
