@@ -324,12 +324,14 @@ mod plugin {
                     Effect::Block(pipe) => block_cli_pipe_input(&pipe),
                     Effect::Reply { pipe, output } => {
                         if !output.is_empty() {
-                            cli_pipe_output(&pipe, &output);
+                            send(PluginCommand::CliPipeOutput(pipe.clone(), output));
                         }
                         unblock_cli_pipe_input(&pipe);
                     }
                     Effect::Broadcast { name, payload } => {
-                        pipe_message_to_plugin(MessageToPlugin::new(name).with_payload(payload));
+                        send(PluginCommand::MessageToPlugin(
+                            MessageToPlugin::new(name).with_payload(payload),
+                        ));
                     }
                     Effect::RenamePane { pane, title } => rename_terminal_pane(pane, title),
                     Effect::SetOwnTitle(title) => rename_plugin_pane(self.plugin_id, title),
@@ -404,6 +406,45 @@ mod plugin {
                 }
                 _ => Key::Other,
             }
+        }
+    }
+
+    #[link(wasm_import_module = "zellij")]
+    extern "C" {
+        fn host_run_plugin_command();
+    }
+
+    /// Sends a command to Zellij the way zellij-tile's shim does (its protobuf encoding, written
+    /// to stdout as a JSON list of byte values), but writes the list from a table instead of
+    /// through serde_json. A reply carries the whole envelope, previews included, and in
+    /// Zellij's interpreter the generic serialiser was most of the time an answer took.
+    fn send(command: PluginCommand) {
+        use std::io::Write;
+        use zellij_tile::shim::plugin_api::plugin_command::ProtobufPluginCommand;
+        use zellij_tile::shim::prost::Message;
+        let Ok(command) = ProtobufPluginCommand::try_from(command) else {
+            return;
+        };
+        let bytes = command.encode_to_vec();
+        let mut line = Vec::with_capacity(bytes.len() * 4 + 3);
+        line.push(b'[');
+        for (i, &b) in bytes.iter().enumerate() {
+            if i > 0 {
+                line.push(b',');
+            }
+            if b >= 100 {
+                line.push(b'0' + b / 100);
+            }
+            if b >= 10 {
+                line.push(b'0' + (b / 10) % 10);
+            }
+            line.push(b'0' + b % 10);
+        }
+        line.extend_from_slice(b"]\n");
+        let mut out = std::io::stdout().lock();
+        if out.write_all(&line).and_then(|()| out.flush()).is_ok() {
+            // Safety: the host call takes no arguments; it reads the command just written.
+            unsafe { host_run_plugin_command() };
         }
     }
 
