@@ -143,6 +143,11 @@ mod plugin {
             self.width = get("popup_width").unwrap_or_else(|| "80%".to_owned());
             self.height = get("popup_height").unwrap_or_else(|| "80%".to_owned());
             self.plugin_id = get_plugin_ids().plugin_id;
+            // The first question loads the plugin, and Zellij holds it back until the user
+            // answers the permission request, which it draws in this pane: a pane that a pipe
+            // opens hidden. Show it, so the user sees the request; it hides again once answered
+            // if nothing is waiting.
+            show_self(true);
             request_permission(&[
                 PermissionType::ReadCliPipes,
                 PermissionType::ChangeApplicationState,
@@ -180,6 +185,9 @@ mod plugin {
                             }
                         };
                         render |= self.run(effects);
+                    }
+                    if self.broker.pending_count() == 0 && self.permission == Permission::Granted {
+                        hide_self();
                     }
                     return render;
                 }
