@@ -572,11 +572,7 @@ impl Dialog {
         let Some(row) = self.focused_row() else {
             return Response::Unchanged;
         };
-        let multi = self
-            .questionnaire
-            .questions
-            .get(self.tab)
-            .is_some_and(|q| q.multi_select);
+        let multi = self.current_is_multi();
         let tab = self.tab;
         match row {
             Row::Chat => Response::Finished(Outcome::ChatRequested {
@@ -609,6 +605,14 @@ impl Dialog {
         }
     }
 
+    /// Whether the current tab is a multi-select question.
+    fn current_is_multi(&self) -> bool {
+        self.questionnaire
+            .questions
+            .get(self.tab)
+            .is_some_and(|q| q.multi_select)
+    }
+
     /// After a question is answered: the next tab, or the end of a one-question dialog.
     fn advance(&mut self) -> Response {
         if !self.has_submit_tab() {
@@ -622,12 +626,7 @@ impl Dialog {
         let Some(Row::Option(i)) = self.focused_row() else {
             return Response::Unchanged;
         };
-        let multi = self
-            .questionnaire
-            .questions
-            .get(self.tab)
-            .is_some_and(|q| q.multi_select);
-        if !multi {
+        if !self.current_is_multi() {
             return Response::Unchanged;
         }
         match self.tabs.get_mut(self.tab).and_then(|t| t.ticks.get_mut(i)) {

@@ -674,22 +674,7 @@ fn option_rows(d: &Dialog, cache: &mut ViewCache, rows: &[Row], width: usize) ->
             Row::Option(o) => {
                 let ticked = state.ticks.get(*o).copied().unwrap_or(false);
                 let chosen = !multi && state.choice == Some(Choice::Option(*o));
-                let mut head_line = Line::styled(
-                    head.clone(),
-                    if focused { accent } else { Role::Text.into() },
-                );
-                if multi {
-                    let boxed = if ticked { "[✔] " } else { "[ ] " };
-                    head_line.push(
-                        boxed,
-                        if ticked || focused {
-                            Role::Success.into()
-                        } else {
-                            Style::new(Role::Muted)
-                        },
-                    );
-                    head.push_str(boxed);
-                }
+                let head_line = row_head(&mut head, focused, multi.then_some(ticked));
                 let indent = text::width(&head);
                 let label_width = width.saturating_sub(indent + 2).max(1);
                 let label = cache.get(d, Piece::Label(qi, *o), label_width);
@@ -722,23 +707,7 @@ fn option_rows(d: &Dialog, cache: &mut ViewCache, rows: &[Row], width: usize) ->
             Row::Freeform => {
                 let draft = &state.draft;
                 let chosen = !multi && state.choice == Some(Choice::Freeform);
-                let mut head_line = Line::styled(
-                    head.clone(),
-                    if focused { accent } else { Role::Text.into() },
-                );
-                if multi {
-                    let filled = !draft.is_blank();
-                    let boxed = if filled { "[✔] " } else { "[ ] " };
-                    head_line.push(
-                        boxed,
-                        if filled || focused {
-                            Role::Success.into()
-                        } else {
-                            Style::new(Role::Muted)
-                        },
-                    );
-                    head.push_str(boxed);
-                }
+                let mut head_line = row_head(&mut head, focused, multi.then(|| !draft.is_blank()));
                 let indent = text::width(&head);
                 let room = width.saturating_sub(indent + 2).max(1);
                 if focused && d.mode() == Mode::Typing {
@@ -820,6 +789,29 @@ fn option_rows(d: &Dialog, cache: &mut ViewCache, rows: &[Row], width: usize) ->
         }
     }
     out
+}
+
+/// The start of a row: the pointer and number in `head`, and on a multi-select question the
+/// box (`ticked` is Some), which `head` then includes so continuation lines indent past it.
+fn row_head(head: &mut String, focused: bool, ticked: Option<bool>) -> Line {
+    let accent = Style::new(Role::Accent).bold();
+    let mut line = Line::styled(
+        head.clone(),
+        if focused { accent } else { Role::Text.into() },
+    );
+    if let Some(ticked) = ticked {
+        let boxed = if ticked { "[✔] " } else { "[ ] " };
+        line.push(
+            boxed,
+            if ticked || focused {
+                Style::new(Role::Success)
+            } else {
+                Style::new(Role::Muted)
+            },
+        );
+        head.push_str(boxed);
+    }
+    line
 }
 
 /// The focused option's preview in a bordered box of `width` × at most `height` cells.
