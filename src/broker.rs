@@ -23,6 +23,8 @@ pub const HERDR_BLOCKED_EVENT: &str = "herdr:blocked";
 pub const PROMPT_EVENT: &str = "ask-popup:prompt";
 pub const ANSWERED_EVENT: &str = "ask-popup:answered";
 pub const CANCELLED_EVENT: &str = "ask-popup:cancelled";
+/// Rows an open editor may still grow by (it shows up to six lines).
+const EDITOR_GROWTH: usize = 5;
 /// Pipe names with a meaning of their own; every other CLI pipe is a question.
 pub const STATUS_PIPE: &str = "status";
 pub const SHOW_PIPE: &str = "show";
@@ -95,6 +97,8 @@ pub enum Effect {
     SetTimer(f64),
     /// Draw a new frame.
     Render,
+    /// The dialog may have grown (another tab, an editor opened): fit the popup to it.
+    Fit,
 }
 
 /// A question being asked.
@@ -601,9 +605,15 @@ impl Broker {
             }
             _ => {}
         }
+        let before = (request.dialog.tab(), request.dialog.mode());
         match request.dialog.handle(input) {
             Response::Unchanged => {}
-            Response::Render => fx.push(Effect::Render),
+            Response::Render => {
+                fx.push(Effect::Render);
+                if (request.dialog.tab(), request.dialog.mode()) != before {
+                    fx.push(Effect::Fit);
+                }
+            }
             Response::Hide => {
                 self.visible = false;
                 fx.push(Effect::Hide);
@@ -786,6 +796,43 @@ impl Broker {
             name: "zjstatus".to_owned(),
             payload: format!("zjstatus::pipe::pipe_ask::{text}"),
         });
+    }
+
+    /// How many rows the current dialog needs at `cols` columns to show all of its tallest tab
+    /// (0 when nothing is pending), so the popup can be no taller than that.
+    pub fn natural_height(&mut self, cols: usize) -> usize {
+        /// Tall enough for any dialog; a longer preview is cut at the popup's maximum anyway.
+        const UNLIMITED: usize = 500;
+        let chrome = Chrome {
+            banner: self.banner(),
+            hide_key: self.config.hide_key_label.clone(),
+        };
+        let Some(r) = self.pending.get_mut(self.current) else {
+            return 0;
+        };
+        let tallest = (0..r.dialog.tab_count())
+            .map(|tab| {
+                render(
+                    &r.dialog.on_tab(tab),
+                    &mut r.cache,
+                    &chrome,
+                    cols,
+                    UNLIMITED,
+                )
+                .lines
+                .len()
+            })
+            .max()
+            .unwrap_or(0)
+            // The current tab as it is, with its editor open if one is.
+            .max(
+                render(&r.dialog, &mut r.cache, &chrome, cols, UNLIMITED)
+                    .lines
+                    .len(),
+            );
+        // An open editor grows as the user types: leave it room.
+        let editing = r.dialog.mode() != Mode::Browse;
+        tallest + if editing { EDITOR_GROWTH } else { 0 }
     }
 
     /// Draws the current dialog in `rows` × `cols` cells. The frame is kept to find what a

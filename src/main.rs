@@ -115,6 +115,10 @@ mod plugin {
         height: String,
         theme: Theme,
         plugin_id: u32,
+        /// The screen's rows and columns, once Zellij has said.
+        screen: Option<(usize, usize)>,
+        /// The popup's height in rows, when fitted to the dialog.
+        fitted_height: Option<usize>,
     }
 
     impl ZellijPlugin for State {
@@ -163,6 +167,7 @@ mod plugin {
                 EventType::Timer,
                 EventType::ModeUpdate,
                 EventType::PaneUpdate,
+                EventType::TabUpdate,
                 EventType::PaneClosed,
             ]);
         }
@@ -218,6 +223,12 @@ mod plugin {
                     self.broker.pane_titles(titles)
                 }
                 Event::PaneClosed(PaneId::Terminal(id)) => self.broker.pane_closed(id),
+                Event::TabUpdate(tabs) => {
+                    if let Some(tab) = tabs.iter().find(|t| t.active) {
+                        self.screen = Some((tab.display_area_rows, tab.display_area_columns));
+                    }
+                    return false;
+                }
                 _ => Vec::new(),
             };
             self.run(effects)
@@ -327,6 +338,8 @@ mod plugin {
         /// Executes the broker's effects; returns whether to render.
         fn run(&mut self, effects: Vec<Effect>) -> bool {
             let mut render = false;
+            let mut resize = false;
+            let mut grow = false;
             for effect in effects {
                 match effect {
                     Effect::Block(pipe) => block_cli_pipe_input(&pipe),
@@ -342,22 +355,70 @@ mod plugin {
                         ));
                     }
                     Effect::RenamePane { pane, title } => rename_terminal_pane(pane, title),
-                    Effect::SetOwnTitle(title) => rename_plugin_pane(self.plugin_id, title),
+                    Effect::SetOwnTitle(title) => {
+                        rename_plugin_pane(self.plugin_id, title);
+                        // Another request is shown: fit the popup to it.
+                        if self.broker.is_visible() && self.broker.pending_count() > 0 {
+                            resize = true;
+                        }
+                    }
                     Effect::Show => {
                         show_self(true);
-                        self.resize();
+                        resize = true;
                         render = true;
                     }
                     Effect::Hide => hide_self(),
                     Effect::SetTimer(seconds) => set_timeout(seconds),
                     Effect::Render => render = true,
+                    Effect::Fit => grow = true,
                 }
+            }
+            // Once, after the effects: the size depends on the request now shown.
+            if resize {
+                self.fitted_height = None;
+                self.resize();
+            } else if grow {
+                self.resize();
             }
             render
         }
 
         /// Sizes the floating popup from the configuration, centred when given in percent.
-        fn resize(&self) {
+        /// The tallest the popup may be, in rows (needs the screen's size).
+        fn max_height(&self) -> usize {
+            self.screen.map_or(0, |(rows, _)| {
+                cells(&self.height, rows).clamp(1, rows.max(1))
+            })
+        }
+
+        /// Sizes the popup: the configured width, and the configured height at most but no
+        /// taller than the dialog needs, centred. Before Zellij has said how large the screen
+        /// is, just the configured size.
+        fn resize(&mut self) {
+            if let Some((rows, cols)) = self.screen {
+                let width = cells(&self.width, cols).clamp(1, cols.max(1));
+                let max_height = self.max_height();
+                // The pane's frame takes a row or column on each side.
+                let needed = self.broker.natural_height(width.saturating_sub(2)) + 2;
+                // While a request is shown the popup only grows, so it does not jump about.
+                let height = needed
+                    .max(self.fitted_height.unwrap_or(0))
+                    .clamp(8.min(max_height), max_height);
+                if self.fitted_height == Some(height) {
+                    return;
+                }
+                self.fitted_height = Some(height);
+                let coordinates = FloatingPaneCoordinates::default()
+                    .with_x_fixed((cols - width) / 2)
+                    .with_y_fixed((rows - height) / 2)
+                    .with_width_fixed(width)
+                    .with_height_fixed(height);
+                change_floating_panes_coordinates(vec![(
+                    PaneId::Plugin(self.plugin_id),
+                    coordinates,
+                )]);
+                return;
+            }
             let centre = |size: &str| {
                 size.strip_suffix('%')
                     .and_then(|p| p.trim().parse::<u32>().ok())
@@ -453,6 +514,18 @@ mod plugin {
         if out.write_all(&line).and_then(|()| out.flush()).is_ok() {
             // Safety: the host call takes no arguments; it reads the command just written.
             unsafe { host_run_plugin_command() };
+        }
+    }
+
+    /// A configured size (`80%` or `30`) in cells of a screen dimension of `total` cells.
+    fn cells(size: &str, total: usize) -> usize {
+        let size = size.trim();
+        match size.strip_suffix('%') {
+            Some(pct) => pct
+                .trim()
+                .parse::<usize>()
+                .map_or(total * 4 / 5, |p| total * p.min(100) / 100),
+            None => size.parse::<usize>().unwrap_or(total * 4 / 5),
         }
     }
 

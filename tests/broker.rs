@@ -541,3 +541,31 @@ fn a_held_first_line_of_a_stdin_payload_lets_the_cli_send_the_rest() {
     assert_eq!(r[0].0, "p3");
     assert_eq!(r[0].1["details"]["error"], "invalid_payload");
 }
+
+#[test]
+fn the_popup_is_fitted_to_the_tallest_tab_and_refitted_when_the_dialog_may_grow() {
+    let mut b = Broker::new(Config::default());
+    assert_eq!(b.natural_height(80), 0, "nothing pending, nothing to show");
+    let two = json!({"questions": [
+        {"question": "One?", "header": "A", "options": ["a", "b"]},
+        {"question": "Two?", "header": "B", "options": [
+            {"label": "x", "description": "a description"},
+            {"label": "y", "description": "another"},
+            "z"]},
+    ]})
+    .to_string();
+    b.pipe(cli("p1", Some(&two), &[]));
+    let first_tab = b.render(500, 80).lines.len();
+    let tallest = b.natural_height(80);
+    assert!(
+        tallest > first_tab,
+        "the second tab is taller: {tallest} vs {first_tab}"
+    );
+    // Moving within a tab cannot change the dialog's height; switching tabs or opening an
+    // editor can.
+    assert!(!b.input(Input::Key(Key::Down)).contains(&Effect::Fit));
+    assert!(b.input(Input::Key(Key::Tab)).contains(&Effect::Fit));
+    assert!(b.input(Input::Key(Key::Char('n'))).contains(&Effect::Fit));
+    // With an editor open there is room for it to grow.
+    assert!(b.natural_height(80) >= tallest + 5);
+}

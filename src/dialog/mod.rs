@@ -648,6 +648,13 @@ impl Dialog {
         Response::Render
     }
 
+    /// A copy of the dialog showing tab `tab`, for measuring how tall each tab is.
+    pub fn on_tab(&self, tab: usize) -> Dialog {
+        let mut copy = self.clone();
+        copy.go_to_tab(tab);
+        copy
+    }
+
     fn go_to_tab(&mut self, tab: usize) {
         self.tab = tab.min(self.tab_count().saturating_sub(1));
         self.mode = if self.focused_row() == Some(Row::Freeform) {
