@@ -22,8 +22,6 @@ pub struct Frame {
     pub hits: Vec<Hit>,
     /// How far the focused preview can scroll, when one is shown.
     pub preview_max_scroll: Option<usize>,
-    /// Whether the dialog was taller than the pane and had to be cut.
-    pub cut: bool,
 }
 
 impl Frame {

@@ -239,7 +239,6 @@ pub fn render(
             },
             hits: Vec::new(),
             preview_max_scroll: None,
-            cut: true,
         };
     }
     cache.prepare(width);
@@ -294,9 +293,7 @@ pub fn render(
         lines: Vec::with_capacity(height),
         hits: Vec::new(),
         preview_max_scroll,
-        cut: false,
     };
-    frame.cut = middle.len() > avail;
     let mut out = top;
     out.append(window(middle, avail, width));
     out.append(bottom);
