@@ -515,6 +515,15 @@ impl Renderer {
     /// The prefixes of the containers around the current block, cut to leave at least one
     /// cell for content.
     fn frame(&self) -> Frame {
+        if self.containers.is_empty() {
+            // Top-level blocks, most of a document: no prefixes to build or measure.
+            return Frame {
+                first: Line::new(),
+                rest: Line::new(),
+                first_w: self.width,
+                rest_w: self.width,
+            };
+        }
         let mut first = Line::new();
         let mut rest = Line::new();
         for container in &self.containers {
