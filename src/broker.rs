@@ -383,15 +383,7 @@ impl Broker {
                 name: PROMPT_EVENT.to_owned(),
                 payload: prompt_payload(request).to_string(),
             });
-            let payload = self.blocked_payload(index, true).to_string();
-            fx.push(Effect::Broadcast {
-                name: BLOCKED_EVENT.to_owned(),
-                payload: payload.clone(),
-            });
-            fx.push(Effect::Broadcast {
-                name: HERDR_BLOCKED_EVENT.to_owned(),
-                payload,
-            });
+            self.push_blocked(request, true, fx);
         }
         if let Some(pane) = request.pane {
             self.mark_pane(pane, fx);
@@ -443,15 +435,25 @@ impl Broker {
         "an agent".to_owned()
     }
 
-    fn blocked_payload(&self, index: usize, active: bool) -> Value {
-        let r = self.pending.get(index);
-        json!({
+    /// The `ask-popup:blocked` and `herdr:blocked` broadcasts for `r`; `pending` counts the
+    /// requests waiting once this one has started or ended.
+    fn push_blocked(&self, r: &Request, active: bool, fx: &mut Vec<Effect>) {
+        let payload = json!({
             "active": active,
             "label": WAITING_LABEL,
-            "paneId": r.and_then(|r| r.pane),
-            "agent": r.map(|r| self.agent_name(r)),
+            "paneId": r.pane,
+            "agent": self.agent_name(r),
             "pending": self.pending.len(),
         })
+        .to_string();
+        fx.push(Effect::Broadcast {
+            name: BLOCKED_EVENT.to_owned(),
+            payload: payload.clone(),
+        });
+        fx.push(Effect::Broadcast {
+            name: HERDR_BLOCKED_EVENT.to_owned(),
+            payload,
+        });
     }
 
     fn mark_pane(&mut self, pane: u32, fx: &mut Vec<Effect>) {
@@ -716,22 +718,7 @@ impl Broker {
         });
         self.answered.insert(request.pipe.clone());
         if let Some((name, payload)) = event {
-            let blocked = json!({
-                "active": false,
-                "label": WAITING_LABEL,
-                "paneId": request.pane,
-                "agent": self.agent_name(&request),
-                "pending": self.pending.len(),
-            })
-            .to_string();
-            fx.push(Effect::Broadcast {
-                name: BLOCKED_EVENT.to_owned(),
-                payload: blocked.clone(),
-            });
-            fx.push(Effect::Broadcast {
-                name: HERDR_BLOCKED_EVENT.to_owned(),
-                payload: blocked,
-            });
+            self.push_blocked(&request, false, fx);
             fx.push(Effect::Broadcast {
                 name: name.to_owned(),
                 payload: payload.to_string(),

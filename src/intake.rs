@@ -41,10 +41,6 @@ impl Intake {
         &self.text
     }
 
-    pub fn into_text(self) -> String {
-        self.text
-    }
-
     /// Bytes received so far.
     pub fn size(&self) -> usize {
         self.size
