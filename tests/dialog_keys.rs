@@ -211,8 +211,67 @@ fn chat_on_a_later_tab_carries_earlier_answers() {
     let outcome = finished(keys(&mut d, &[Key::Enter]));
     assert_eq!(
         text_of(&d, &outcome),
-        "User picked \"Chat about this\" on question 2: \"Which features ship in the first release?\". \"Which database should the new service use?\"=\"Postgres\". \"Which features ship in the first release?\"=\"Auth\"."
+        "User picked \"Chat about this\" on question 2: \"Which features ship in the first release?\". \"Which database should the new service use?\"=\"Postgres\"."
     );
+    match outcome {
+        Outcome::ChatRequested { responses, .. } => {
+            assert_eq!(responses.answers[0], Some(Answer::Option(0)));
+            assert_eq!(
+                responses.answers[1], None,
+                "the chat question gains no answer"
+            );
+        }
+        other => panic!("expected a chat request, got {other:?}"),
+    }
+}
+
+#[test]
+fn chat_drops_the_earlier_pick_and_the_draft_of_its_own_question() {
+    // A pick on the question, then back to it and Chat about this.
+    let mut d = Dialog::new(four_questions());
+    keys(&mut d, &[Key::Enter, Key::BackTab]); // Postgres, then back to Database
+    assert_eq!(d.tab(), 0);
+    keys(&mut d, &[Key::Char('4')]); // Chat about this
+    let outcome = finished(keys(&mut d, &[Key::Enter]));
+    assert_eq!(
+        text_of(&d, &outcome),
+        "User picked \"Chat about this\" on question 1: \"Which database should the new service use?\"."
+    );
+    let Outcome::ChatRequested { responses, .. } = &outcome else {
+        panic!("expected a chat request, got {outcome:?}");
+    };
+    assert_eq!(responses.answers[0], None);
+
+    // An uncommitted draft on the question counts no more than a pick.
+    let mut d = Dialog::new(one_question());
+    keys(&mut d, &[Key::Char('3')]);
+    type_text(&mut d, "DuckDB");
+    keys(&mut d, &[Key::Down]); // Chat about this
+    let outcome = finished(keys(&mut d, &[Key::Enter]));
+    assert_eq!(
+        text_of(&d, &outcome),
+        "User picked \"Chat about this\" on question 1: \"Which database should the new service use?\"."
+    );
+}
+
+#[test]
+fn tab_and_shift_tab_keep_switching_past_a_tab_left_on_the_free_form_row() {
+    let mut d = Dialog::new(four_questions());
+    keys(&mut d, &[Key::Char('3')]); // Type something. on Database
+    keys(&mut d, &[Key::Esc, Key::Tab]);
+    assert_eq!(d.tab(), 1);
+    // Back to Database, whose focus is on the free-form row: still browsing.
+    keys(&mut d, &[Key::BackTab]);
+    assert_eq!((d.tab(), d.mode()), (0, Mode::Browse));
+    keys(&mut d, &[Key::Tab]);
+    assert_eq!(
+        d.tab(),
+        1,
+        "Tab switches on, it is not typed into the editor"
+    );
+    keys(&mut d, &[Key::BackTab, Key::BackTab]);
+    assert_eq!(d.tab(), 4, "Shift+Tab wraps round to Submit");
+    assert_eq!(d.tab_state(0).unwrap().draft.text(), "");
 }
 
 #[test]
@@ -303,9 +362,11 @@ fn a_draft_is_kept_across_tab_switches_and_submitted() {
     keys(&mut d, &[Key::BackTab]);
     assert_eq!(d.tab(), 0);
     assert_eq!(d.tab_state(0).unwrap().draft.text(), "CockroachDB");
-    // Back on the free-form row: typing goes on where it was.
-    assert_eq!(d.mode(), Mode::Typing);
+    // Back on the free-form row, arriving does not start typing; a printable key does, and
+    // typing goes on where it was.
+    assert_eq!(d.mode(), Mode::Browse);
     type_text(&mut d, "!");
+    assert_eq!(d.mode(), Mode::Typing);
     // Leaving the row with ↓ keeps the draft, and the draft counts as the answer.
     keys(&mut d, &[Key::Down]);
     assert_eq!(d.answer(0), Some(Answer::Custom("CockroachDB!".into())));

@@ -296,6 +296,11 @@ impl Dialog {
         !self.responses().is_empty() || self.tabs.iter().any(|t| !t.draft.is_blank())
     }
 
+    /// Stops the countdown for good: the user is here (in another client's popup).
+    pub fn stop_countdown(&mut self) {
+        self.countdown = None;
+    }
+
     /// Advances the countdown; at zero the request resolves as timed out.
     pub fn tick(&mut self, elapsed_ms: u64) -> Response {
         let Some(countdown) = self.countdown.as_mut() else {
@@ -575,10 +580,18 @@ impl Dialog {
         let multi = self.current_is_multi();
         let tab = self.tab;
         match row {
-            Row::Chat => Response::Finished(Outcome::ChatRequested {
-                question: tab,
-                responses: self.responses(),
-            }),
+            Row::Chat => {
+                // The question the user wants to talk about gains no answer: not an earlier
+                // pick, not a draft. What they gave elsewhere stays.
+                let mut responses = self.responses();
+                if let Some(answer) = responses.answers.get_mut(tab) {
+                    *answer = None;
+                }
+                Response::Finished(Outcome::ChatRequested {
+                    question: tab,
+                    responses,
+                })
+            }
             Row::Option(_) if multi => self.toggle(),
             Row::Option(i) => {
                 if let Some(state) = self.tabs.get_mut(tab) {
@@ -655,13 +668,11 @@ impl Dialog {
         copy
     }
 
+    /// Arriving on a tab never starts typing, even when its focus was left on the free-form
+    /// row: Tab and Shift+Tab must keep switching tabs. A printable key there resumes typing.
     fn go_to_tab(&mut self, tab: usize) {
         self.tab = tab.min(self.tab_count().saturating_sub(1));
-        self.mode = if self.focused_row() == Some(Row::Freeform) {
-            Mode::Typing
-        } else {
-            Mode::Browse
-        };
+        self.mode = Mode::Browse;
         if self.on_submit_tab() {
             self.submit_focus = 0;
         }
