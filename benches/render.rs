@@ -13,6 +13,7 @@ fn chrome() -> Chrome {
     Chrome {
         banner: Some("claude asks · 1 of 3 waiting · [ ] switch".into()),
         hide_key: Some("Ctrl+]".into()),
+        settling: false,
     }
 }
 

@@ -131,6 +131,7 @@ fn banner_names_the_asking_agent() {
     let chrome = Chrome {
         banner: Some("claude asks · 1 of 3 waiting · [ ] switch".into()),
         hide_key: Some("Ctrl+]".into()),
+        settling: false,
     };
     assert_snapshot!(render(&d, &mut ViewCache::new(), &chrome, 80, 20).to_plain());
 }
@@ -161,4 +162,67 @@ fn escape_sequences_in_the_payload_never_reach_the_frame() {
         }
     }
     assert_snapshot!(frame(&d, 80, 20));
+}
+
+// The option list scrolls under `↑ N more` / `↓ N more` markers, N counting the lines each
+// marker stands for. These are the frames of the issue "The focused row can be hidden".
+
+#[test]
+fn focused_label_stays_visible_when_its_row_fills_the_space_between_the_markers() {
+    // Postgres and its three description lines are as tall as the four rows the list gets;
+    // the `❯` line used to give way to the `↑` marker. The description is cut instead.
+    let expected = [
+        " Database",
+        "",
+        "↑ 3 more",
+        "❯ 1. Postgres (Recommended)",
+        "     Concurrent writes and mature ops",
+        "↓ 8 more",
+        "",
+        "Enter select · ↑/↓ move · n note · Esc…",
+    ];
+    assert_eq!(frame(&Dialog::new(one_question()), 40, 8), lines(&expected));
+}
+
+#[test]
+fn down_marker_counts_every_hidden_line() {
+    // The focused row fits whole between the markers, and `↓ 5 more` stands for SQLite, its
+    // description, `Type something.`, the rule and `Chat about this`.
+    let expected = [
+        " Database",
+        "",
+        "↑ 2 more",
+        "❯ 1. Postgres (Recommended)",
+        "     Concurrent writes and mature ops tooling, at the cost of a running",
+        "     server.",
+        "↓ 5 more",
+        "",
+        "Enter select · ↑/↓ move · n note · Esc cancel · Ctrl+] hide",
+    ];
+    assert_eq!(frame(&Dialog::new(one_question()), 80, 9), lines(&expected));
+}
+
+#[test]
+fn up_marker_counts_every_hidden_line() {
+    // On the last row, `↑ 6 more` stands for the question, the blank under it, Postgres with
+    // its two description lines, and SQLite.
+    let mut d = Dialog::new(one_question());
+    keys(&mut d, &[Key::Down, Key::Down, Key::Down]);
+    let expected = [
+        " Database",
+        "",
+        "↑ 6 more",
+        "     One file with no setup, limited write concurrency.",
+        "  3. Type something.",
+        "────────────────────────────────────────────────",
+        "❯ 4. Chat about this",
+        "",
+        "Enter select · ↑/↓ move · n note · Esc cancel · Ctrl+] hide",
+    ];
+    assert_eq!(frame(&d, 80, 9), lines(&expected));
+}
+
+/// A frame's plain text from its lines.
+fn lines(lines: &[&str]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
 }

@@ -1,9 +1,12 @@
 //! Invariants of the dialog for random questionnaires, pane sizes and key sequences: nothing
-//! panics, every line fits the pane, and no control character reaches the frame.
+//! panics, every line fits the pane, no control character reaches the frame, the focused row's
+//! `❯` line is always shown, and every `↑ N more` / `↓ N more` stands for exactly N lines.
 
 use ask_popup::dialog::{Dialog, Input, Key, Response, Target};
 use ask_popup::request::parse;
-use ask_popup::view::{render, Chrome, ViewCache};
+use ask_popup::view::render::{render_uncut, MIN_HEIGHT, MIN_WIDTH};
+use ask_popup::view::style::Line;
+use ask_popup::view::{render, Chrome, Frame, ViewCache};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -88,6 +91,7 @@ fn check_frame(
     let chrome = Chrome {
         banner: Some("agent · 1 of 2 waiting".into()),
         hide_key: Some("Ctrl+]".into()),
+        settling: false,
     };
     let frame = render(d, cache, &chrome, width, height);
     prop_assert!(
@@ -120,6 +124,61 @@ fn check_frame(
     for (i, _) in ansi.match_indices('\u{1b}') {
         prop_assert!(ansi[i..].starts_with("\x1b["), "stray escape");
     }
+    if width >= MIN_WIDTH && height >= MIN_HEIGHT {
+        let uncut = render_uncut(d, cache, &chrome, width, height);
+        check_scrolling(&frame, &uncut)?;
+    }
+    Ok(())
+}
+
+/// The N of a `↑ N more` or `↓ N more` line.
+fn hidden_count(line: &Line) -> Option<usize> {
+    let text = line.plain();
+    let rest = text
+        .strip_prefix("↑ ")
+        .or_else(|| text.strip_prefix("↓ "))?;
+    rest.strip_suffix(" more")?.parse().ok()
+}
+
+/// `frame` is `uncut` (the same layout, nothing scrolled away) with runs of lines replaced by
+/// one marker each, which names the length of its run; and the `❯` line is not among them.
+fn check_scrolling(frame: &Frame, uncut: &Frame) -> Result<(), TestCaseError> {
+    let shown = |f: &Frame| f.to_plain();
+    let mut next = 0; // the line of `uncut` that the next line of `frame` shows
+    for line in &frame.lines {
+        match hidden_count(line) {
+            Some(n) => {
+                prop_assert!(n > 0, "a marker for nothing in\n{}", shown(frame));
+                next += n;
+            }
+            None => {
+                prop_assert!(
+                    uncut.lines.get(next) == Some(line),
+                    "line {:?} is not line {} of the uncut frame; a marker miscounts?\n{}\nuncut:\n{}",
+                    line.plain(),
+                    next,
+                    shown(frame),
+                    shown(uncut)
+                );
+                next += 1;
+            }
+        }
+    }
+    prop_assert_eq!(
+        next,
+        uncut.lines.len(),
+        "lines hidden without a marker, or markers counting too many:\n{}\nuncut:\n{}",
+        shown(frame),
+        shown(uncut)
+    );
+    let pointer = uncut.lines.iter().find(|l| l.plain().starts_with('❯'));
+    prop_assert!(pointer.is_some(), "no focused row in\n{}", shown(uncut));
+    prop_assert!(
+        frame.lines.iter().any(|l| Some(l) == pointer),
+        "the focused row's ❯ line is hidden:\n{}\nuncut:\n{}",
+        shown(frame),
+        shown(uncut)
+    );
     Ok(())
 }
 
@@ -129,7 +188,11 @@ proptest! {
     #[test]
     fn any_dialog_at_any_size_fits_and_never_panics(
         payload in questionnaire(),
-        sizes in prop::collection::vec((1usize..200, 1usize..60), 1..4),
+        // Any size, and often one where the options scroll.
+        sizes in prop::collection::vec(
+            prop_oneof![(1usize..200, 1usize..60), (20usize..100, 6usize..16)],
+            1..4,
+        ),
         inputs in prop::collection::vec(input(), 0..40),
         ticks in prop::collection::vec(0u64..5000, 0..3),
     ) {

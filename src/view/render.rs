@@ -31,6 +31,8 @@ pub struct Chrome {
     pub banner: Option<String>,
     /// The hide key as the footer names it (`Ctrl+]`), or None when hiding is off.
     pub hide_key: Option<String>,
+    /// The request just appeared and keys do not count yet: the footer shows `…`.
+    pub settling: bool,
 }
 
 /// A piece of the payload laid out for one width.
@@ -166,7 +168,27 @@ struct Block {
     lines: Vec<Line>,
     widths: Vec<usize>,
     hits: Vec<Hit>,
-    focus: Option<(usize, usize)>,
+    focus: Option<Focus>,
+}
+
+/// The lines of a block to keep in view: the focused row (`start..end`), and the one line of
+/// it that must show whatever the pane's height, its `❯` line (`pointer`).
+#[derive(Clone, Copy, Debug)]
+struct Focus {
+    start: usize,
+    end: usize,
+    pointer: usize,
+}
+
+impl Focus {
+    /// A focus on `start..end` whose first line is the `❯` line.
+    fn rows(start: usize, end: usize) -> Self {
+        Focus {
+            start,
+            end,
+            pointer: start,
+        }
+    }
 }
 
 impl Block {
@@ -201,8 +223,12 @@ impl Block {
     }
     fn append(&mut self, other: Block) {
         let offset = self.lines.len();
-        if let Some((a, b)) = other.focus {
-            self.focus = Some((a + offset, b + offset));
+        if let Some(f) = other.focus {
+            self.focus = Some(Focus {
+                start: f.start + offset,
+                end: f.end + offset,
+                pointer: f.pointer + offset,
+            });
         }
         self.hits.extend(other.hits.into_iter().map(|mut h| {
             h.line += offset;
@@ -223,6 +249,33 @@ pub fn render(
     chrome: &Chrome,
     width: usize,
     height: usize,
+) -> Frame {
+    draw(d, cache, chrome, width, height, true)
+}
+
+/// The frame [`render`] draws, laid out for the same pane, but with the question or the review
+/// left whole where `render` cuts it to the pane under `↑ N more` / `↓ N more` markers; it may
+/// be taller than `height`. It shows what those markers stand for, so a test can check them
+/// without repeating the arithmetic that placed them.
+#[doc(hidden)]
+pub fn render_uncut(
+    d: &Dialog,
+    cache: &mut ViewCache,
+    chrome: &Chrome,
+    width: usize,
+    height: usize,
+) -> Frame {
+    draw(d, cache, chrome, width, height, false)
+}
+
+/// [`render`], or with `cut` false [`render_uncut`].
+fn draw(
+    d: &Dialog,
+    cache: &mut ViewCache,
+    chrome: &Chrome,
+    width: usize,
+    height: usize,
+    cut: bool,
 ) -> Frame {
     if width < MIN_WIDTH || height < MIN_HEIGHT {
         let notice = format!("Enlarge this pane to at least {MIN_WIDTH}×{MIN_HEIGHT}");
@@ -295,7 +348,11 @@ pub fn render(
         preview_max_scroll,
     };
     let mut out = top;
-    out.append(window(middle, avail, width));
+    out.append(if cut {
+        window(middle, avail, width)
+    } else {
+        middle
+    });
     out.append(bottom);
     for (line, measured) in out.lines.into_iter().zip(out.widths) {
         frame.lines.push(if measured <= width {
@@ -304,7 +361,9 @@ pub fn render(
             fit(line, width)
         });
     }
-    frame.lines.truncate(height);
+    if cut {
+        frame.lines.truncate(height);
+    }
     frame.hits = out.hits;
     frame
 }
@@ -351,64 +410,56 @@ fn push_spaces(line: &mut Line, n: usize) {
     }
 }
 
-/// Shows the part of `block` that fits in `rows`, keeping its focus in view, with `↑`/`↓`
-/// markers where lines are cut.
+/// Shows the part of `block` that fits in `rows`, with a `↑ N more` / `↓ N more` marker in
+/// place of the lines cut above / below it, N counting exactly the lines the marker stands for.
+/// The focus is kept in view whole when it fits; when it does not, its `❯` line is shown and
+/// the rest of it is cut below that line.
 fn window(mut block: Block, rows: usize, width: usize) -> Block {
-    if block.len() <= rows {
+    let total = block.len();
+    if total <= rows {
         return block;
     }
-    if rows == 0 {
-        return Block::default();
-    }
-    let (focus_start, focus_end) = block.focus.unwrap_or((0, 0));
-    let focus_len = focus_end.saturating_sub(focus_start).max(1);
-    let mut start = 0usize;
-    if focus_end > rows {
-        // Keep the focus near the bottom, with its whole height if it fits.
-        start = if focus_len >= rows {
-            focus_start
+    let focus = block
+        .focus
+        .filter(|f| f.start <= f.pointer && f.pointer < f.end && f.end <= total)
+        .unwrap_or(Focus::rows(0, 1));
+    let (first, last) = if rows < 3 {
+        // No room for a marker on each side and a line between them. Never so in the dialog:
+        // from the minimum size up, `render` frees 3 rows by dropping spacing and the banner.
+        // The `❯` line wins over the markers.
+        let first = focus.pointer.min(total - rows);
+        (first, first + rows)
+    } else {
+        let whole = first_showing(focus.end, total, rows);
+        let first = if whole <= focus.start {
+            whole
         } else {
-            focus_end.saturating_sub(rows).saturating_add(1)
+            first_showing(focus.pointer + 1, total, rows).max(focus.start)
         };
+        (first, shown_end(first, total, rows))
+    };
+    let above = rows >= 3 && first > 0;
+    let below = rows >= 3 && last < total;
+
+    let mut lines = Vec::with_capacity(rows);
+    let mut widths = Vec::with_capacity(rows);
+    if above {
+        lines.push(marker('↑', first, width));
+        widths.push(UNMEASURED);
     }
-    let max_start = block.len().saturating_sub(rows);
-    start = start.min(max_start);
-    let end = start + rows;
-    let cut_above = start > 0;
-    let cut_below = end < block.len();
-    let mut lines: Vec<Line> = block.lines.drain(start..end).collect();
-    let mut widths: Vec<usize> = block.widths.drain(start..end).collect();
-    if cut_above {
-        if let Some(w) = widths.first_mut() {
-            *w = UNMEASURED;
-        }
-        if let Some(first) = lines.first_mut() {
-            *first = Line::styled(
-                truncate_ellipsis(&format!("↑ {start} more"), width).into_owned(),
-                Role::Dim,
-            );
-        }
+    lines.extend(block.lines.drain(first..last));
+    widths.extend(block.widths.drain(first..last));
+    if below {
+        lines.push(marker('↓', total - last, width));
+        widths.push(UNMEASURED);
     }
-    if cut_below {
-        if let Some(w) = widths.last_mut() {
-            *w = UNMEASURED;
-        }
-        let hidden = block.len().saturating_sub(start);
-        if let Some(last) = lines.last_mut() {
-            *last = Line::styled(
-                truncate_ellipsis(&format!("↓ {hidden} more"), width).into_owned(),
-                Role::Dim,
-            );
-        }
-    }
+    let shift = usize::from(above);
     let hits = block
         .hits
         .into_iter()
-        .filter(|h| {
-            h.line >= start + usize::from(cut_above) && h.line + usize::from(cut_below) < end
-        })
+        .filter(|h| (first..last).contains(&h.line))
         .map(|mut h| {
-            h.line -= start;
+            h.line = h.line - first + shift;
             h
         })
         .collect();
@@ -417,6 +468,37 @@ fn window(mut block: Block, rows: usize, width: usize) -> Block {
         widths,
         hits,
         focus: None,
+    }
+}
+
+/// The line that says `hidden` lines are cut in the direction of `arrow`.
+fn marker(arrow: char, hidden: usize, width: usize) -> Line {
+    Line::styled(
+        truncate_ellipsis(&format!("{arrow} {hidden} more"), width).into_owned(),
+        Role::Dim,
+    )
+}
+
+/// Where the lines shown end when a block of `total` lines (more than `rows`, at least 3) is
+/// shown from line `first` on: a marker takes a row on each side where lines are cut.
+fn shown_end(first: usize, total: usize, rows: usize) -> usize {
+    let room = rows - usize::from(first > 0);
+    if total - first <= room {
+        total
+    } else {
+        first + room - 1
+    }
+}
+
+/// The first line to show, scrolling as little as possible, so that the shown lines reach down
+/// to line `end - 1`; `total` and `rows` as for [`shown_end`]. From the top, lines
+/// `0..rows - 1` show; from line `first > 0`, lines `first..first + rows - 2`, or all the rest
+/// once they fit in `rows - 1`.
+fn first_showing(end: usize, total: usize, rows: usize) -> usize {
+    if end < rows {
+        0
+    } else {
+        (end + 2 - rows).min(total + 1 - rows)
     }
 }
 
@@ -583,7 +665,7 @@ fn question_tab(
         Some(Row::Option(o)) => Some(o),
         _ => None,
     };
-    let mut body = if side_by_side {
+    let body = if side_by_side {
         let box_width = width.saturating_sub(list_width + 2);
         let preview = preview_box(
             d,
@@ -604,9 +686,6 @@ fn question_tab(
     } else {
         options
     };
-    if let Some(f) = body.focus {
-        body.focus = Some(f);
-    }
 
     let mut out = pre;
     out.append(body);
@@ -771,7 +850,7 @@ fn option_rows(d: &Dialog, cache: &mut ViewCache, rows: &[Row], width: usize) ->
                     target: Target::Row(index),
                 });
                 if focused {
-                    out.focus = Some((end - 1, end));
+                    out.focus = Some(Focus::rows(end - 1, end));
                 }
                 continue;
             }
@@ -785,7 +864,7 @@ fn option_rows(d: &Dialog, cache: &mut ViewCache, rows: &[Row], width: usize) ->
             });
         }
         if focused {
-            out.focus = Some((start, end));
+            out.focus = Some(Focus::rows(start, end));
         }
     }
     out
@@ -1087,13 +1166,22 @@ fn review(d: &Dialog, width: usize) -> Block {
         ));
         out.hit(Target::SubmitChoice(i), 0..width);
     }
-    out.focus = Some((start, out.len()));
+    let pointer = (start + d.submit_focus()).min(out.len().saturating_sub(1));
+    out.focus = Some(Focus {
+        start,
+        end: out.len(),
+        pointer,
+    });
     let mut note = Block::default();
     note_lines(d, d.global_note(), width, "Global note", &mut note);
     if d.mode() == Mode::Note {
         out.append(note);
         // While typing the note, keep it in view.
-        out.focus = Some((start, out.len()));
+        out.focus = Some(Focus {
+            start,
+            end: out.len(),
+            pointer,
+        });
     }
     out
 }
@@ -1107,6 +1195,10 @@ fn footer(d: &Dialog, chrome: &Chrome, width: usize) -> Line {
         let text = format!("⏱ {}:{:02} · ", secs / 60, secs % 60);
         used += text::width(&text);
         line.push(text, Style::new(Role::Warning).bold());
+    }
+    if chrome.settling {
+        line.push("…", Role::Dim);
+        return line;
     }
     if d.esc_armed() {
         let text = "Press Esc again to discard your answers · any other key keeps them";

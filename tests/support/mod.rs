@@ -99,6 +99,7 @@ pub fn frame(d: &Dialog, width: usize, height: usize) -> String {
     let chrome = Chrome {
         banner: None,
         hide_key: Some("Ctrl+]".into()),
+        settling: false,
     };
     render(d, &mut ViewCache::new(), &chrome, width, height).to_plain()
 }
