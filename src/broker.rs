@@ -4,19 +4,26 @@
 //! (block, reply, broadcast, rename, show, hide, set a timer). `main.rs` only executes them.
 //! Every request is answered through `resolve`, which removes it: that is how each request
 //! gets exactly one reply, its own, whatever happens.
+//!
+//! Zellij runs one plugin instance per attached client, and each gets every pipe message. The
+//! instances know each other (they say hello on load) and the one with the lowest client id
+//! leads: it alone answers what every instance decides alike (rejections, `status`, `cancel`,
+//! a superseded or dismissed request, a timeout), marks titles and broadcasts. What the user
+//! does in one instance is answered by that instance, which tells the others to drop the
+//! request (`settled`).
 
 use crate::dialog::{Dialog, Input, Key, Mode, Response};
 use crate::envelope::{self, Outcome, Responses};
 use crate::intake::{Assembly, Intake};
+use crate::marks::PaneMarks;
+pub use crate::marks::TITLE_MARK;
 use crate::request::{self, ErrorCode, Questionnaire, RequestError};
 use crate::view::{render, Chrome, Frame, ViewCache};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The label herdr and status bars show while an agent waits.
 pub const WAITING_LABEL: &str = "Waiting for user response";
-/// The mark put in front of a waiting caller's pane title.
-pub const TITLE_MARK: &str = "⏳ ";
 /// Broadcast names.
 pub const BLOCKED_EVENT: &str = "ask-popup:blocked";
 pub const HERDR_BLOCKED_EVENT: &str = "herdr:blocked";
@@ -28,6 +35,21 @@ const EDITOR_GROWTH: usize = 5;
 /// Pipe names with a meaning of their own; every other CLI pipe is a question.
 pub const STATUS_PIPE: &str = "status";
 pub const SHOW_PIPE: &str = "show";
+pub const CANCEL_PIPE: &str = "cancel";
+/// Messages between this plugin's instances (one per attached client).
+pub const PEER_PIPE: &str = "ask-popup-peer";
+/// Keys that arrive this soon after a request first shows never answer it: the user may have
+/// been typing into another pane when the popup took the focus.
+pub const KEY_GUARD_MS: u64 = 400;
+/// How long a pipe is remembered after its reply (its CLI may still send trailing lines and
+/// its end-of-input message), and how long a partial stdin payload waits for its next line.
+pub const FORGET_AFTER_MS: u64 = 60_000;
+/// Answered pipes remembered at most, however fast they come.
+const MAX_REMEMBERED: usize = 4096;
+/// The most payload bytes held at once, pending requests and partial payloads together.
+pub const MAX_PENDING_BYTES: usize = 8 * 1024 * 1024;
+/// The countdown and clock tick.
+const TICK_MS: u64 = 1000;
 
 /// What the plugin is configured to do (from `plugin.kdl`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,7 +107,9 @@ pub enum Effect {
     Reply { pipe: String, output: String },
     /// A message to every plugin.
     Broadcast { name: String, payload: String },
-    /// Set a terminal pane's title.
+    /// A message to this plugin's other instances (`PEER_PIPE`).
+    Peer(String),
+    /// Set a terminal pane's title (an empty title clears the name the plugin gave it).
     RenamePane { pane: u32, title: String },
     /// Set the popup's own pane title.
     SetOwnTitle(String),
@@ -101,16 +125,76 @@ pub enum Effect {
     Fit,
 }
 
+/// Who asked: ids are scoped to it. The pane when the caller said which, else its agent name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Caller {
+    Pane(u32),
+    Agent(Option<String>),
+}
+
+impl Caller {
+    fn of(args: &BTreeMap<String, String>) -> Caller {
+        match args.get("pane_id").and_then(|p| parse_pane_id(p)) {
+            Some(pane) => Caller::Pane(pane),
+            None => Caller::Agent(agent_arg(args)),
+        }
+    }
+}
+
 /// A question being asked.
 #[derive(Debug)]
 struct Request {
     pipe: String,
     pane: Option<u32>,
     agent: Option<String>,
+    caller: Caller,
     request_id: Option<String>,
     dialog: Dialog,
     cache: ViewCache,
     arrived_ms: u64,
+    /// The payload's size, counted against `MAX_PENDING_BYTES`.
+    bytes: usize,
+    /// When it first showed in this instance: keys before `KEY_GUARD_MS` after are stray.
+    first_shown_ms: Option<u64>,
+    /// Whether its frame shows that keys count (the footer's hints instead of `…`).
+    drawn_ready: bool,
+    /// While on screen: the time up to which its countdown has been charged.
+    counted_to_ms: Option<u64>,
+}
+
+/// A payload still arriving line by line.
+#[derive(Debug)]
+struct Partial {
+    intake: Intake,
+    last_line_ms: u64,
+    request_id: Option<String>,
+}
+
+/// The other instances of this plugin, and which one leads.
+#[derive(Debug, Default)]
+struct Peers {
+    /// This instance's client id, once the host said (None: the only instance).
+    me: Option<u16>,
+    known: BTreeSet<u16>,
+}
+
+impl Peers {
+    fn leads(&self) -> bool {
+        match (self.me, self.known.first()) {
+            (Some(me), Some(first)) => me <= *first,
+            _ => true,
+        }
+    }
+}
+
+/// How a request ended, as far as the other instances are concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Decided {
+    /// By this instance alone (the user's input here, or the leader's countdown): it replies
+    /// and tells the others.
+    Here,
+    /// Alike in every instance (a host event they all saw): the leader replies.
+    Everywhere,
 }
 
 /// The pending requests of every caller, and the host state the decisions need.
@@ -119,16 +203,20 @@ pub struct Broker {
     config: Config,
     pending: Vec<Request>,
     current: usize,
-    intakes: HashMap<String, Intake>,
-    /// Pipes already answered whose CLI may still send its end-of-input message.
-    answered: HashSet<String>,
+    partials: HashMap<String, Partial>,
+    /// Pipes already answered, with when: their CLI may still send trailing lines and its
+    /// end-of-input message. Forgotten after `FORGET_AFTER_MS`.
+    answered: HashMap<String, u64>,
+    /// Requests withdrawn before they arrived (the withdrawal overtook the question), with
+    /// when: such a question is answered `aborted` at once.
+    withdrawn: HashMap<(Caller, String), u64>,
     visible: bool,
+    /// The host's clock, in milliseconds.
     now_ms: u64,
-    timer_running: bool,
-    /// Known titles of terminal panes (from the host's pane updates).
-    titles: HashMap<u32, String>,
-    /// Panes whose titles carry the waiting mark, with the title to restore.
-    marked: HashMap<u32, String>,
+    /// When the one-second tick is due, while it runs.
+    tick_due_ms: Option<u64>,
+    marks: PaneMarks,
+    peers: Peers,
     last_frame: Option<Frame>,
 }
 
@@ -138,10 +226,6 @@ impl Broker {
             config,
             ..Broker::default()
         }
-    }
-
-    pub fn config(&self) -> &Config {
-        &self.config
     }
 
     /// How many requests wait for the user.
@@ -158,109 +242,171 @@ impl Broker {
         self.pending.get(self.current).map(|r| &r.dialog)
     }
 
+    /// Whether this instance leads (see the module's doc).
+    pub fn leads(&self) -> bool {
+        self.peers.leads()
+    }
+
+    /// The host's clock moved on to `now_ms` (it never goes back).
+    pub fn set_clock(&mut self, now_ms: u64) {
+        self.now_ms = self.now_ms.max(now_ms);
+    }
+
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    /// Payload bytes held: pending requests and partial payloads.
+    pub fn held_bytes(&self) -> usize {
+        self.pending.iter().map(|r| r.bytes).sum::<usize>()
+            + self
+                .partials
+                .values()
+                .map(|p| p.intake.size())
+                .sum::<usize>()
+    }
+
+    /// Pipes remembered as answered, and partial payloads held (for the memory bounds).
+    pub fn remembered(&self) -> (usize, usize) {
+        (self.answered.len(), self.partials.len())
+    }
+
+    /// This instance serves client `client`: it says hello to the others.
+    pub fn join(&mut self, client: u16) -> Vec<Effect> {
+        self.peers.me = Some(client);
+        self.peers.known.insert(client);
+        vec![Effect::Peer(peer_message(client, "hello", json!({})))]
+    }
+
     /// A pipe message arrived.
     pub fn pipe(&mut self, msg: PipeIn) -> Vec<Effect> {
         let mut fx = Vec::new();
+        self.forget_old(&mut fx);
         let pipe = match msg.source {
             Source::Cli(id) => id,
             Source::Keybind | Source::Plugin => {
-                if msg.name == SHOW_PIPE {
-                    self.show(&mut fx);
+                match msg.name.as_str() {
+                    SHOW_PIPE => self.show(&mut fx),
+                    PEER_PIPE => self.peer(msg.payload.as_deref().unwrap_or(""), &mut fx),
+                    _ => {}
                 }
-                return fx;
+                return self.done(fx);
             }
         };
-        if msg.name == STATUS_PIPE {
-            if msg.payload.is_some() || !self.answered.contains(&pipe) {
-                let mut output = self.status_json().to_string();
-                output.push('\n');
-                fx.push(Effect::Reply {
-                    pipe: pipe.clone(),
-                    output,
-                });
-                self.answered.insert(pipe);
-            } else {
-                self.answered.remove(&pipe);
+        match msg.name.as_str() {
+            STATUS_PIPE => {
+                let output = format!("{}\n", self.status_json());
+                self.reply_once(&pipe, msg.payload.is_some(), output, &mut fx);
             }
-            return fx;
-        }
-        if msg.name == SHOW_PIPE {
-            self.show(&mut fx);
-            if !self.answered.contains(&pipe) {
-                fx.push(Effect::Reply {
-                    pipe: pipe.clone(),
-                    output: String::new(),
-                });
-                self.answered.insert(pipe);
-            } else {
-                self.answered.remove(&pipe);
+            SHOW_PIPE => {
+                self.show(&mut fx);
+                self.reply_once(&pipe, msg.payload.is_some(), String::new(), &mut fx);
             }
-            return fx;
+            CANCEL_PIPE => {
+                if !self.answered.contains_key(&pipe) {
+                    let withdrawn = self.withdraw(&msg.args, &mut fx);
+                    let output = format!("{}\n", json!({ "withdrawn": withdrawn }));
+                    self.reply_once(&pipe, true, output, &mut fx);
+                } else if msg.payload.is_none() {
+                    self.answered.remove(&pipe);
+                }
+            }
+            _ => self.question_piece(pipe, msg.payload, &msg.args, &mut fx),
         }
+        self.done(fx)
+    }
 
-        let Some(payload) = msg.payload else {
-            // The end of the CLI's input.
-            if self.answered.remove(&pipe) {
-                return fx;
-            }
-            if let Some(intake) = self.intakes.remove(&pipe) {
-                // The input ended before a whole questionnaire arrived.
-                let error = match request::parse(intake.text()) {
-                    Err(e) => e,
-                    Ok(_) => RequestError::NotJson {
-                        detail: "it ends too early".to_owned(),
-                    },
-                };
-                self.reject(
-                    &pipe,
-                    &error,
-                    msg.args.get("id").map(String::as_str),
-                    &mut fx,
-                );
-            }
-            return fx;
-        };
-        if self.answered.contains(&pipe) {
-            // More input after the request was answered (trailing lines): nothing to say.
-            return fx;
+    /// A pipe that answers at once (`status`, `show`, `cancel`): answered on its first
+    /// message, and its end-of-input message is let go.
+    fn reply_once(&mut self, pipe: &str, has_payload: bool, output: String, fx: &mut Vec<Effect>) {
+        if has_payload || !self.answered.contains_key(pipe) {
+            self.reply_shared(pipe, output, fx);
+        } else {
+            self.answered.remove(pipe);
         }
-        let request_id = msg.args.get("id").cloned();
-        let new_pipe = !self.intakes.contains_key(&pipe);
-        let intake = self.intakes.entry(pipe.clone()).or_default();
-        let assembly = intake.feed(&payload);
-        if new_pipe && intake.is_blank() {
-            // An empty questionnaire: answer now, while the CLI still waits.
-            self.intakes.remove(&pipe);
-            let error = RequestError::Missing {
-                path: "questions".to_owned(),
-                hint: "the payload was empty; send one JSON object with a \"questions\" array",
-            };
-            self.reject(&pipe, &error, request_id.as_deref(), &mut fx);
-            return fx;
+    }
+
+    /// One message of a question's pipe: a piece of its payload, or the end of its input.
+    fn question_piece(
+        &mut self,
+        pipe: String,
+        payload: Option<String>,
+        args: &BTreeMap<String, String>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let request_id = args.get("id").map(String::as_str);
+        let Some(payload) = payload else {
+            // The end of the CLI's input.
+            if self.answered.remove(&pipe).is_some() {
+                return;
+            }
+            if let Some(partial) = self.partials.remove(&pipe) {
+                // The input ended before a whole questionnaire arrived.
+                let error = if partial.intake.is_blank() {
+                    empty_payload()
+                } else {
+                    match request::parse(partial.intake.text()) {
+                        Err(e) => e,
+                        Ok(_) => RequestError::NotJson {
+                            detail: "it ends too early".to_owned(),
+                        },
+                    }
+                };
+                self.reject(&pipe, &error, request_id, fx);
+            }
+            return;
+        };
+        if self.answered.contains_key(&pipe) || self.pending.iter().any(|r| r.pipe == pipe) {
+            // More input after the questionnaire (trailing lines): nothing to say.
+            return;
         }
         // A stdin line ends with its line break; a piece without one is the whole input (the
         // pipe's argument, or stdin's last line): nothing more will come for it.
         let last_piece = !payload.ends_with('\n');
+        let held = self.held_bytes();
+        let now = self.now_ms;
+        let partial = self
+            .partials
+            .entry(pipe.clone())
+            .or_insert_with(|| Partial {
+                intake: Intake::new(),
+                last_line_ms: now,
+                request_id: request_id.map(str::to_owned),
+            });
+        partial.last_line_ms = now;
+        let assembly = partial.intake.feed(&payload);
+        if held.saturating_add(payload.len()) > MAX_PENDING_BYTES {
+            // Holding more could exhaust the plugin's memory and strand every waiting agent.
+            self.partials.remove(&pipe);
+            let output = envelope::host_error(ErrorCode::Busy, request_id);
+            self.reply_shared(&pipe, output, fx);
+            return;
+        }
         match assembly {
             Assembly::Incomplete if !last_piece => {
-                // Let the CLI send the next line.
+                // Blank lines before the questionnaire, or more lines of it: wait.
             }
             Assembly::Incomplete | Assembly::Complete | Assembly::Broken => {
-                let intake = self.intakes.remove(&pipe).unwrap_or_default();
+                let intake = self
+                    .partials
+                    .remove(&pipe)
+                    .map(|p| p.intake)
+                    .unwrap_or_default();
                 let parsed = if intake.too_large() {
                     Err(RequestError::PayloadTooLarge {
                         bytes: intake.size(),
                     })
+                } else if intake.is_blank() {
+                    Err(empty_payload())
                 } else {
                     request::parse(intake.text())
                 };
                 match parsed {
-                    Ok(q) => self.accept(pipe, q, &msg.args, &mut fx),
-                    Err(e) => self.reject(&pipe, &e, request_id.as_deref(), &mut fx),
+                    Ok(q) => self.accept(pipe, q, intake.size(), args, fx),
+                    Err(e) => self.reject(&pipe, &e, request_id, fx),
                 }
             }
         }
-        fx
     }
 
     /// A CLI pipe message whose payload could not be taken in (over the size limit, or not
@@ -272,11 +418,11 @@ impl Broker {
         error: &RequestError,
     ) -> Vec<Effect> {
         let mut fx = Vec::new();
-        self.intakes.remove(pipe);
-        if !self.answered.contains(pipe) {
+        self.partials.remove(pipe);
+        if !self.answered.contains_key(pipe) {
             self.reject(pipe, error, args.get("id").map(String::as_str), &mut fx);
         }
-        fx
+        self.done(fx)
     }
 
     /// A pipe message the plugin held, its CLI blocked, until the permission answer came. As
@@ -293,7 +439,7 @@ impl Broker {
             let handled = fx
                 .iter()
                 .any(|e| matches!(e, Effect::Block(p) | Effect::Reply { pipe: p, .. } if *p == id));
-            if !handled {
+            if !handled && self.leads() {
                 fx.push(Effect::Reply {
                     pipe: id,
                     output: String::new(),
@@ -303,6 +449,17 @@ impl Broker {
         fx
     }
 
+    /// Answers `pipe` with what every instance decided alike: the leader replies.
+    fn reply_shared(&mut self, pipe: &str, output: String, fx: &mut Vec<Effect>) {
+        self.remember(pipe);
+        if self.leads() {
+            fx.push(Effect::Reply {
+                pipe: pipe.to_owned(),
+                output,
+            });
+        }
+    }
+
     fn reject(
         &mut self,
         pipe: &str,
@@ -310,64 +467,117 @@ impl Broker {
         request_id: Option<&str>,
         fx: &mut Vec<Effect>,
     ) {
-        fx.push(Effect::Reply {
-            pipe: pipe.to_owned(),
-            output: envelope::rejection(error, request_id),
-        });
-        self.answered.insert(pipe.to_owned());
+        self.reply_shared(pipe, envelope::rejection(error, request_id), fx);
     }
 
+    fn remember(&mut self, pipe: &str) {
+        if self.answered.len() >= MAX_REMEMBERED {
+            if let Some(oldest) = self
+                .answered
+                .iter()
+                .min_by_key(|(_, at)| **at)
+                .map(|(p, _)| p.clone())
+            {
+                self.answered.remove(&oldest);
+            }
+        }
+        self.answered.insert(pipe.to_owned(), self.now_ms);
+    }
+
+    /// Drops what is remembered too long: answered pipes, withdrawals, and partial payloads
+    /// whose caller stopped sending (answered, in case it still listens).
+    fn forget_old(&mut self, fx: &mut Vec<Effect>) {
+        let now = self.now_ms;
+        let fresh = |at: &u64| now.saturating_sub(*at) < FORGET_AFTER_MS;
+        self.answered.retain(|_, at| fresh(at));
+        self.withdrawn.retain(|_, at| fresh(at));
+        let stale: Vec<String> = self
+            .partials
+            .iter()
+            .filter(|(_, p)| !fresh(&p.last_line_ms))
+            .map(|(pipe, _)| pipe.clone())
+            .collect();
+        for pipe in stale {
+            let Some(partial) = self.partials.remove(&pipe) else {
+                continue;
+            };
+            let error = RequestError::NotJson {
+                detail: "its lines stopped arriving before it was complete".to_owned(),
+            };
+            self.reject(&pipe, &error, partial.request_id.as_deref(), fx);
+        }
+    }
+}
+
+impl Broker {
     fn accept(
         &mut self,
         pipe: String,
         mut q: Questionnaire,
+        bytes: usize,
         args: &BTreeMap<String, String>,
         fx: &mut Vec<Effect>,
     ) {
+        let caller = Caller::of(args);
+        let request_id = args.get("id").cloned().filter(|id| !id.is_empty());
+        if let Some(id) = &request_id {
+            if self
+                .withdrawn
+                .remove(&(caller.clone(), id.clone()))
+                .is_some()
+            {
+                // Its withdrawal overtook it.
+                let output = envelope::host_error(ErrorCode::Aborted, Some(id));
+                self.reply_shared(&pipe, output, fx);
+                return;
+            }
+        }
         fx.push(Effect::Block(pipe.clone()));
         if q.timeout_ms.is_none() {
             q.timeout_ms = self.config.default_timeout_ms;
         }
         let pane = args.get("pane_id").and_then(|p| parse_pane_id(p));
-        let agent = args
-            .get("agent")
-            .map(|a| crate::view::text::sanitize_line(a.trim()))
-            .filter(|a| !a.is_empty());
-        let request_id = args.get("id").cloned().filter(|id| !id.is_empty());
+        let agent = agent_arg(args);
 
-        // The same id asked again replaces the earlier request in its place in the queue;
-        // what the user already gave carries over when the questions are the same.
+        // The same caller asking again with the same id replaces its earlier request in its
+        // place in the queue; what the user already gave carries over when the questions are
+        // the same. Another caller's id is another request.
         let earlier = request_id.as_ref().and_then(|id| {
             self.pending
                 .iter()
-                .position(|r| r.request_id.as_ref() == Some(id))
+                .position(|r| r.caller == caller && r.request_id.as_ref() == Some(id))
         });
-        let dialog = match earlier {
-            Some(i) if self.pending[i].dialog.questionnaire() == &q => {
-                self.pending[i].dialog.clone()
-            }
+        let dialog = match earlier.and_then(|i| self.pending.get(i)) {
+            Some(r) if r.dialog.questionnaire() == &q => r.dialog.clone(),
             _ => Dialog::new(q),
         };
         let request = Request {
             pipe,
             pane,
             agent,
+            caller,
             request_id,
             dialog,
             cache: ViewCache::new(),
             arrived_ms: self.now_ms,
+            bytes,
+            first_shown_ms: None,
+            drawn_ready: false,
+            counted_to_ms: None,
         };
         let index = match earlier {
             Some(i) => {
                 let old = std::mem::replace(&mut self.pending[i], request);
-                self.finish_request(
-                    old,
-                    Outcome::Host {
-                        code: ErrorCode::Superseded,
-                        responses: Responses::default(),
-                    },
-                    fx,
-                );
+                if let Some(r) = self.pending.get_mut(i) {
+                    // The user has seen it already.
+                    r.first_shown_ms = old.first_shown_ms;
+                    r.drawn_ready = old.drawn_ready;
+                }
+                let outcome = Outcome::Host {
+                    code: ErrorCode::Superseded,
+                    responses: Responses::default(),
+                };
+                self.finish_request(old, outcome, Decided::Everywhere, fx);
                 i
             }
             None => {
@@ -375,25 +585,92 @@ impl Broker {
                 self.pending.len() - 1
             }
         };
-        let Some(request) = self.pending.get(index) else {
-            return;
-        };
-        if self.config.indicator {
-            fx.push(Effect::Broadcast {
-                name: PROMPT_EVENT.to_owned(),
-                payload: prompt_payload(request).to_string(),
-            });
-            self.push_blocked(request, true, fx);
-        }
-        if let Some(pane) = request.pane {
-            self.mark_pane(pane, fx);
+        if let Some(request) = self.pending.get(index) {
+            if self.config.indicator {
+                fx.push(Effect::Broadcast {
+                    name: PROMPT_EVENT.to_owned(),
+                    payload: prompt_payload(request).to_string(),
+                });
+                self.push_blocked(request, true, fx);
+            }
+            if let Some(pane) = request.pane {
+                if self.config.indicator {
+                    self.marks.mark(pane, fx);
+                }
+            }
         }
         self.status_line(fx);
         if earlier.is_none() && self.pending.len() == 1 {
             self.current = 0;
         }
         self.show(fx);
-        self.arm_timer(fx);
+    }
+
+    /// The `cancel` pipe: withdraws the caller's pending requests with the given id. How many.
+    fn withdraw(&mut self, args: &BTreeMap<String, String>, fx: &mut Vec<Effect>) -> usize {
+        let Some(id) = args.get("id").filter(|id| !id.is_empty()) else {
+            return 0;
+        };
+        let caller = Caller::of(args);
+        let mut withdrawn = 0;
+        while let Some(i) = self
+            .pending
+            .iter()
+            .position(|r| r.caller == caller && r.request_id.as_ref() == Some(id))
+        {
+            let responses = self.pending[i].dialog.responses();
+            let outcome = Outcome::Host {
+                code: ErrorCode::Aborted,
+                responses,
+            };
+            self.resolve(i, outcome, Decided::Everywhere, fx);
+            withdrawn += 1;
+        }
+        if withdrawn == 0 {
+            // The question may still be on its way: answer it `aborted` when it comes.
+            self.withdrawn.insert((caller, id.clone()), self.now_ms);
+        }
+        withdrawn
+    }
+
+    /// A message from another instance of this plugin.
+    fn peer(&mut self, payload: &str, fx: &mut Vec<Effect>) {
+        let Ok(message) = serde_json::from_str::<Value>(payload) else {
+            return;
+        };
+        let Some(from) = message["from"].as_u64().and_then(|c| u16::try_from(c).ok()) else {
+            return;
+        };
+        if Some(from) == self.peers.me {
+            return;
+        }
+        let pipe = message["pipe"].as_str().unwrap_or_default();
+        match message["kind"].as_str() {
+            Some("hello") if self.peers.known.insert(from) => {
+                // A newcomer: tell it we are here too.
+                if let Some(me) = self.peers.me {
+                    fx.push(Effect::Peer(peer_message(me, "hello", json!({}))));
+                }
+            }
+            Some("settled") => {
+                let Some(i) = self.pending.iter().position(|r| r.pipe == pipe) else {
+                    return;
+                };
+                let request = self.remove(i, fx);
+                self.remember(pipe);
+                let event = match (message["event"].as_str(), message.get("payload")) {
+                    (Some(name), Some(payload)) => Some((name.to_owned(), payload.clone())),
+                    _ => None,
+                };
+                self.after_request(&request, event, fx);
+            }
+            Some("touched") => {
+                if let Some(r) = self.pending.iter_mut().find(|r| r.pipe == pipe) {
+                    r.dialog.stop_countdown();
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Every current status: the waiting requests, for scripts.
@@ -422,10 +699,9 @@ impl Broker {
         }
         if let Some(pane) = r.pane {
             let title = self
-                .marked
-                .get(&pane)
-                .or_else(|| self.titles.get(&pane))
-                .map(|t| t.trim())
+                .marks
+                .title(pane)
+                .map(str::trim)
                 .filter(|t| !t.is_empty());
             return match title {
                 Some(t) => crate::view::text::sanitize_line(t),
@@ -456,74 +732,34 @@ impl Broker {
         });
     }
 
-    fn mark_pane(&mut self, pane: u32, fx: &mut Vec<Effect>) {
-        if !self.config.indicator || self.marked.contains_key(&pane) {
-            return;
-        }
-        // Without the pane's title we cannot restore it: mark it when the title is known.
-        if let Some(title) = self.titles.get(&pane).cloned() {
-            fx.push(Effect::RenamePane {
-                pane,
-                title: format!("{TITLE_MARK}{title}"),
-            });
-            self.marked.insert(pane, title);
-        }
-    }
-
-    fn unmark_pane(&mut self, pane: u32, fx: &mut Vec<Effect>) {
-        if self.pending.iter().any(|r| r.pane == Some(pane)) {
-            return;
-        }
-        if let Some(title) = self.marked.remove(&pane) {
-            fx.push(Effect::RenamePane { pane, title });
-        }
-    }
-
     /// The host told us the titles of the terminal panes.
     pub fn pane_titles(&mut self, titles: impl IntoIterator<Item = (u32, String)>) -> Vec<Effect> {
         let mut fx = Vec::new();
         for (pane, title) in titles {
-            if let Some(original) = self.marked.get_mut(&pane) {
-                // Our own mark coming back, or a new title set by the program: keep the
-                // latter (without our mark) as the one to restore.
-                if let Some(stripped) = title.strip_prefix(TITLE_MARK) {
-                    self.titles.insert(pane, stripped.to_owned());
-                } else {
-                    original.clone_from(&title);
-                    fx.push(Effect::RenamePane {
-                        pane,
-                        title: format!("{TITLE_MARK}{title}"),
-                    });
-                    self.titles.insert(pane, title);
-                }
-            } else {
-                self.titles.insert(pane, title);
+            self.marks.update(pane, &title, &mut fx);
+        }
+        if self.config.indicator {
+            let waiting: Vec<u32> = self.pending.iter().filter_map(|r| r.pane).collect();
+            for pane in waiting {
+                self.marks.mark(pane, &mut fx);
             }
         }
-        let waiting: Vec<u32> = self.pending.iter().filter_map(|r| r.pane).collect();
-        for pane in waiting {
-            self.mark_pane(pane, &mut fx);
-        }
-        fx
+        self.done(fx)
     }
 
     /// A terminal pane went away: its requests have no one to answer to.
     pub fn pane_closed(&mut self, pane: u32) -> Vec<Effect> {
         let mut fx = Vec::new();
-        self.titles.remove(&pane);
-        self.marked.remove(&pane);
+        self.marks.forget(pane);
         while let Some(i) = self.pending.iter().position(|r| r.pane == Some(pane)) {
             let responses = self.pending[i].dialog.responses();
-            self.resolve(
-                i,
-                Outcome::Host {
-                    code: ErrorCode::Dismissed,
-                    responses,
-                },
-                &mut fx,
-            );
+            let outcome = Outcome::Host {
+                code: ErrorCode::Dismissed,
+                responses,
+            };
+            self.resolve(i, outcome, Decided::Everywhere, &mut fx);
         }
-        fx
+        self.done(fx)
     }
 
     fn show(&mut self, fx: &mut Vec<Effect>) {
@@ -534,6 +770,40 @@ impl Broker {
         fx.push(Effect::SetOwnTitle(self.own_title()));
         fx.push(Effect::Show);
         fx.push(Effect::Render);
+        self.on_screen_changed(fx);
+    }
+
+    /// The request on screen may have changed (shown, hidden, switched, resolved): only the
+    /// one on screen counts down, from when it came on screen, and a request showing for the
+    /// first time ignores keys for a moment.
+    fn on_screen_changed(&mut self, fx: &mut Vec<Effect>) {
+        let now = self.now_ms;
+        let (current, visible) = (self.current, self.visible);
+        let mut guard = false;
+        for (i, r) in self.pending.iter_mut().enumerate() {
+            if i == current && visible {
+                if r.first_shown_ms.is_none() {
+                    r.first_shown_ms = Some(now);
+                    guard = true;
+                }
+                r.counted_to_ms.get_or_insert(now);
+            } else {
+                r.counted_to_ms = None;
+            }
+        }
+        if guard {
+            // Wake up when keys count, to draw the footer's hints.
+            fx.push(Effect::SetTimer(KEY_GUARD_MS as f64 / 1000.0));
+        }
+        self.arm_tick(fx);
+    }
+
+    /// Whether keys reach the request on screen (see `KEY_GUARD_MS`).
+    fn keys_count(&self) -> bool {
+        self.pending
+            .get(self.current)
+            .and_then(|r| r.first_shown_ms)
+            .is_none_or(|shown| self.now_ms >= shown.saturating_add(KEY_GUARD_MS))
     }
 
     fn own_title(&self) -> String {
@@ -548,51 +818,70 @@ impl Broker {
         }
     }
 
-    /// A one-second timer runs while anything is pending: it drives the countdowns and the
-    /// clock behind `status`'s `ageSeconds` (the host gives no other notion of time).
-    fn arm_timer(&mut self, fx: &mut Vec<Effect>) {
-        if !self.timer_running && !self.pending.is_empty() {
-            self.timer_running = true;
-            fx.push(Effect::SetTimer(1.0));
+    /// A one-second tick runs while anything is pending: it drives the countdowns and the
+    /// status line's clock. (What is remembered too long is forgotten on any event: memory
+    /// only grows when messages come.)
+    fn arm_tick(&mut self, fx: &mut Vec<Effect>) {
+        if self.tick_due_ms.is_none() && !self.pending.is_empty() {
+            self.tick_due_ms = Some(self.now_ms.saturating_add(TICK_MS));
+            fx.push(Effect::SetTimer(TICK_MS as f64 / 1000.0));
         }
     }
 
-    /// A timer fired after `elapsed` seconds.
-    pub fn timer(&mut self, elapsed: f64) -> Vec<Effect> {
+    /// A timer fired (the clock was set before).
+    pub fn timer(&mut self) -> Vec<Effect> {
         let mut fx = Vec::new();
-        self.timer_running = false;
-        let ms = if elapsed.is_finite() && elapsed > 0.0 {
-            (elapsed * 1000.0).round() as u64
-        } else {
-            1000
-        };
-        self.now_ms = self.now_ms.saturating_add(ms);
-        let mut i = 0;
-        while i < self.pending.len() {
-            match self.pending[i].dialog.tick(ms) {
-                Response::Finished(outcome) => self.resolve(i, outcome, &mut fx),
-                Response::Render => {
-                    if i == self.current && self.visible {
-                        fx.push(Effect::Render);
+        let now = self.now_ms;
+        // The tick, or another timer (the key guard's) that fired first.
+        if self
+            .tick_due_ms
+            .is_some_and(|due| now.saturating_add(50) >= due)
+        {
+            self.tick_due_ms = None;
+        }
+        self.forget_old(&mut fx);
+        let leads = self.leads();
+        if let Some(r) = self.pending.get_mut(self.current) {
+            if let Some(from) = r.counted_to_ms {
+                r.counted_to_ms = Some(now);
+                match r.dialog.tick(now.saturating_sub(from)) {
+                    // The leader decides timeouts; the others only show the countdown.
+                    Response::Finished(outcome) if leads => {
+                        let i = self.current;
+                        self.resolve(i, outcome, Decided::Here, &mut fx);
                     }
-                    i += 1;
+                    Response::Finished(_) | Response::Render => fx.push(Effect::Render),
+                    _ => {}
                 }
-                _ => i += 1,
             }
         }
-        self.arm_timer(&mut fx);
-        fx
+        let keys_count = self.keys_count();
+        if let Some(r) = self.pending.get_mut(self.current) {
+            if keys_count && r.first_shown_ms.is_some() && !r.drawn_ready {
+                // The footer's hints replace its `…`.
+                r.drawn_ready = true;
+                fx.push(Effect::Render);
+            }
+        }
+        self.arm_tick(&mut fx);
+        self.done(fx)
     }
 
     /// User input in the popup.
     pub fn input(&mut self, input: Input) -> Vec<Effect> {
         let mut fx = Vec::new();
+        let keys_count = self.keys_count();
+        let leads = self.leads();
         let Some(request) = self.pending.get_mut(self.current) else {
             return fx;
         };
+        if !keys_count && input != Input::Key(Key::Hide) {
+            // A stray key, typed for another pane as the popup appeared.
+            return fx;
+        }
         let browsing = request.dialog.mode() == Mode::Browse;
-        match input {
-            Input::Key(Key::Char(c @ ('[' | ']'))) if browsing => {
+        if let Input::Key(Key::Char(c @ ('[' | ']'))) = input {
+            if browsing {
                 let n = self.pending.len();
                 if n > 1 {
                     self.current = if c == ']' {
@@ -602,13 +891,23 @@ impl Broker {
                     };
                     fx.push(Effect::SetOwnTitle(self.own_title()));
                     fx.push(Effect::Render);
+                    self.on_screen_changed(&mut fx);
                 }
-                return fx;
+                return self.done(fx);
             }
-            _ => {}
         }
+        let counting = request.dialog.countdown().is_some();
         let before = (request.dialog.tab(), request.dialog.mode());
-        match request.dialog.handle(input) {
+        let response = request.dialog.handle(input);
+        if counting && request.dialog.countdown().is_none() && !leads {
+            // The user is here: the leader's countdown stops too.
+            fx.push(Effect::Peer(peer_message(
+                self.peers.me.unwrap_or_default(),
+                "touched",
+                json!({ "pipe": request.pipe }),
+            )));
+        }
+        match response {
             Response::Unchanged => {}
             Response::Render => {
                 fx.push(Effect::Render);
@@ -619,13 +918,14 @@ impl Broker {
             Response::Hide => {
                 self.visible = false;
                 fx.push(Effect::Hide);
+                self.on_screen_changed(&mut fx);
             }
             Response::Finished(outcome) => {
                 let i = self.current;
-                self.resolve(i, outcome, &mut fx);
+                self.resolve(i, outcome, Decided::Here, &mut fx);
             }
         }
-        fx
+        self.done(fx)
     }
 
     /// A click at a cell of the popup.
@@ -651,81 +951,100 @@ impl Broker {
         let mut fx = Vec::new();
         while !self.pending.is_empty() {
             let responses = self.pending[0].dialog.responses();
-            self.resolve(
-                0,
-                Outcome::Host {
-                    code: ErrorCode::Dismissed,
-                    responses,
-                },
-                &mut fx,
-            );
+            let outcome = Outcome::Host {
+                code: ErrorCode::Dismissed,
+                responses,
+            };
+            self.resolve(0, outcome, Decided::Everywhere, &mut fx);
         }
-        for (pipe, intake) in std::mem::take(&mut self.intakes) {
-            let _ = intake;
-            fx.push(Effect::Reply {
-                pipe,
-                output: envelope::outcome(
-                    &Questionnaire {
-                        questions: Vec::new(),
-                        timeout_ms: None,
-                    },
-                    &Outcome::Host {
-                        code: ErrorCode::Dismissed,
-                        responses: Responses::default(),
-                    },
-                    None,
-                ),
-            });
+        for (pipe, partial) in std::mem::take(&mut self.partials) {
+            let output = envelope::host_error(ErrorCode::Dismissed, partial.request_id.as_deref());
+            self.reply_shared(&pipe, output, &mut fx);
         }
-        fx
+        self.done(fx)
     }
 
     /// Answers request `index` and removes it.
-    fn resolve(&mut self, index: usize, outcome: Outcome, fx: &mut Vec<Effect>) {
+    fn resolve(&mut self, index: usize, outcome: Outcome, decided: Decided, fx: &mut Vec<Effect>) {
         if index >= self.pending.len() {
             return;
         }
+        let request = self.remove(index, fx);
+        self.finish_request(request, outcome, decided, fx);
+    }
+
+    /// Takes request `index` out of the queue and out of the popup.
+    fn remove(&mut self, index: usize, fx: &mut Vec<Effect>) -> Request {
         let request = self.pending.remove(index);
         if self.current > index || self.current >= self.pending.len() {
             self.current = self.current.saturating_sub(1);
         }
-        self.finish_request(request, outcome, fx);
         if self.pending.is_empty() {
             self.current = 0;
-            if self.visible {
-                self.visible = false;
-            }
+            self.visible = false;
             fx.push(Effect::Hide);
             fx.push(Effect::SetOwnTitle("ask-popup".to_owned()));
         } else {
             fx.push(Effect::SetOwnTitle(self.own_title()));
             fx.push(Effect::Render);
+            self.on_screen_changed(fx);
         }
+        request
     }
 
     /// Replies to a request that is no longer in the queue, and says so to everyone.
-    fn finish_request(&mut self, request: Request, outcome: Outcome, fx: &mut Vec<Effect>) {
+    fn finish_request(
+        &mut self,
+        request: Request,
+        outcome: Outcome,
+        decided: Decided,
+        fx: &mut Vec<Effect>,
+    ) {
         let q = request.dialog.questionnaire();
         let output = envelope::outcome(q, &outcome, request.request_id.as_deref());
-        let event = self
-            .config
-            .indicator
-            .then(|| self.outcome_event(&request, &outcome, &output));
+        let event = self.outcome_event(&request, &outcome, &output);
+        self.remember(&request.pipe);
         // The caller first: the events can wait a moment, the agent should not.
-        fx.push(Effect::Reply {
-            pipe: request.pipe.clone(),
-            output,
-        });
-        self.answered.insert(request.pipe.clone());
-        if let Some((name, payload)) = event {
-            self.push_blocked(&request, false, fx);
-            fx.push(Effect::Broadcast {
-                name: name.to_owned(),
-                payload: payload.to_string(),
+        if decided == Decided::Here || self.leads() {
+            fx.push(Effect::Reply {
+                pipe: request.pipe.clone(),
+                output,
             });
         }
-        if let Some(pane) = request.pane {
-            self.unmark_pane(pane, fx);
+        if decided == Decided::Here {
+            // The other instances drop it; the leader says how it ended.
+            let (name, payload) = &event;
+            fx.push(Effect::Peer(peer_message(
+                self.peers.me.unwrap_or_default(),
+                "settled",
+                json!({ "pipe": request.pipe, "event": name, "payload": payload }),
+            )));
+        }
+        let (name, payload) = event;
+        self.after_request(&request, Some((name.to_owned(), payload)), fx);
+    }
+
+    /// What follows a request's end: the blocked pair closes, the outcome event, the caller's
+    /// title back, the status line.
+    fn after_request(
+        &mut self,
+        request: &Request,
+        event: Option<(String, Value)>,
+        fx: &mut Vec<Effect>,
+    ) {
+        if self.config.indicator {
+            self.push_blocked(request, false, fx);
+            if let Some((name, payload)) = event {
+                fx.push(Effect::Broadcast {
+                    name,
+                    payload: payload.to_string(),
+                });
+            }
+            if let Some(pane) = request.pane {
+                if !self.pending.iter().any(|r| r.pane == Some(pane)) {
+                    self.marks.unmark(pane, fx);
+                }
+            }
         }
         self.status_line(fx);
     }
@@ -785,15 +1104,22 @@ impl Broker {
         });
     }
 
+    /// The effects of one event, as this instance executes them: only the leader marks titles
+    /// and broadcasts.
+    fn done(&mut self, mut fx: Vec<Effect>) -> Vec<Effect> {
+        if !self.leads() {
+            fx.retain(|e| !matches!(e, Effect::Broadcast { .. } | Effect::RenamePane { .. }));
+        }
+        self.arm_tick(&mut fx);
+        fx
+    }
+
     /// How many rows the current dialog needs at `cols` columns to show all of its tallest tab
     /// (0 when nothing is pending), so the popup can be no taller than that.
     pub fn natural_height(&mut self, cols: usize) -> usize {
         /// Tall enough for any dialog; a longer preview is cut at the popup's maximum anyway.
         const UNLIMITED: usize = 500;
-        let chrome = Chrome {
-            banner: self.banner(),
-            hide_key: self.config.hide_key_label.clone(),
-        };
+        let chrome = self.chrome();
         let Some(r) = self.pending.get_mut(self.current) else {
             return 0;
         };
@@ -825,11 +1151,7 @@ impl Broker {
     /// Draws the current dialog in `rows` × `cols` cells. The frame is kept to find what a
     /// click lands on.
     pub fn render(&mut self, rows: usize, cols: usize) -> &Frame {
-        let banner = self.banner();
-        let chrome = Chrome {
-            banner,
-            hide_key: self.config.hide_key_label.clone(),
-        };
+        let chrome = self.chrome();
         let frame = match self.pending.get_mut(self.current) {
             Some(r) => {
                 let frame = render(&r.dialog, &mut r.cache, &chrome, cols, rows);
@@ -840,6 +1162,14 @@ impl Broker {
             None => Frame::default(),
         };
         self.last_frame.insert(frame)
+    }
+
+    fn chrome(&self) -> Chrome {
+        Chrome {
+            banner: self.banner(),
+            hide_key: self.config.hide_key_label.clone(),
+            settling: !self.keys_count(),
+        }
     }
 
     fn banner(&self) -> Option<String> {
@@ -857,6 +1187,30 @@ impl Broker {
 
 fn submitted_nothing(r: &Responses) -> bool {
     r.is_empty()
+}
+
+/// The error for a payload with nothing in it.
+fn empty_payload() -> RequestError {
+    RequestError::Missing {
+        path: "questions".to_owned(),
+        hint: "the payload was empty; send one JSON object with a \"questions\" array",
+    }
+}
+
+/// A message to the other instances: `{"from": client, "kind": kind, …fields}`.
+fn peer_message(from: u16, kind: &str, fields: Value) -> String {
+    let mut message = json!({ "from": from, "kind": kind });
+    if let (Some(message), Value::Object(fields)) = (message.as_object_mut(), fields) {
+        message.extend(fields);
+    }
+    message.to_string()
+}
+
+/// The `agent` argument, as the dialog may show it.
+fn agent_arg(args: &BTreeMap<String, String>) -> Option<String> {
+    args.get("agent")
+        .map(|a| crate::view::text::sanitize_line(a.trim()))
+        .filter(|a| !a.is_empty())
 }
 
 /// `$ZELLIJ_PANE_ID` is a bare number; `terminal_3` is accepted too.

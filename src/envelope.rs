@@ -14,6 +14,8 @@ pub const NO_INPUT: &str = "(no input)";
 pub const TIMED_OUT_TEXT: &str = "Questionnaire timed out, the user did not respond within the configured timeout. The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry.";
 pub const DISMISSED_TEXT: &str = "The question popup was closed before the user answered. The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry.";
 pub const SUPERSEDED_TEXT: &str = "This request was replaced by a newer request with the same id; the newer call receives the user's answers. Ignore this result.";
+pub const ABORTED_TEXT: &str = "The question was withdrawn by the agent before the user answered.";
+pub const BUSY_TEXT: &str = "Too many questions are waiting in the popup right now, so this one was not shown. The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry later.";
 pub const SHUTDOWN_TEXT: &str = "The ask-popup plugin stopped before the user answered (Zellij closed or reloaded it). The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry.";
 
 /// How one question was answered.
@@ -245,6 +247,8 @@ pub fn host_text(code: ErrorCode) -> &'static str {
     match code {
         ErrorCode::Superseded => SUPERSEDED_TEXT,
         ErrorCode::Shutdown => SHUTDOWN_TEXT,
+        ErrorCode::Aborted => ABORTED_TEXT,
+        ErrorCode::Busy => BUSY_TEXT,
         ErrorCode::TimedOut => TIMED_OUT_TEXT,
         _ => DISMISSED_TEXT,
     }

@@ -5,6 +5,7 @@ pub mod broker;
 pub mod dialog;
 pub mod envelope;
 pub mod intake;
+pub mod marks;
 pub mod request;
 pub mod view;
 pub mod wire;

@@ -86,7 +86,7 @@ fn main() {
 
 #[cfg(target_family = "wasm")]
 mod plugin {
-    use ask_popup::broker::{Broker, Config, Effect, PipeIn, Source};
+    use ask_popup::broker::{Broker, Config, Effect, PipeIn, Source, PEER_PIPE};
     use ask_popup::dialog::{Input, Key};
     use ask_popup::request::RequestError;
     use ask_popup::view::{Color, Theme};
@@ -115,6 +115,10 @@ mod plugin {
         height: String,
         theme: Theme,
         plugin_id: u32,
+        /// The client this instance draws for.
+        client_id: u16,
+        /// When the plugin loaded: the broker's clock counts from there.
+        started: Option<std::time::Instant>,
         /// The screen's rows and columns, once Zellij has said.
         screen: Option<(usize, usize)>,
         /// The popup's height in rows, when fitted to the dialog.
@@ -144,9 +148,12 @@ mod plugin {
                 zjstatus: flag("zjstatus", false),
             };
             self.broker = Broker::new(config);
+            let ids = get_plugin_ids();
+            self.plugin_id = ids.plugin_id;
+            self.client_id = ids.client_id;
+            self.started = Some(std::time::Instant::now());
             self.width = get("popup_width").unwrap_or_else(|| "80%".to_owned());
             self.height = get("popup_height").unwrap_or_else(|| "80%".to_owned());
-            self.plugin_id = get_plugin_ids().plugin_id;
             // The first question loads the plugin, and Zellij holds it back until the user
             // answers the permission request, which it draws in this pane: a pane that a pipe
             // opens hidden. Show it, so the user sees the request; it hides again once answered
@@ -173,6 +180,7 @@ mod plugin {
         }
 
         fn update(&mut self, event: Event) -> bool {
+            self.tell_time();
             let effects = match event {
                 Event::PermissionRequestResult(status) => {
                     self.permission = match status {
@@ -180,8 +188,11 @@ mod plugin {
                         PermissionStatus::Denied => Permission::Denied,
                     };
                     rename_plugin_pane(self.plugin_id, "ask-popup");
+                    // One instance runs per attached client: say hello to the others (this
+                    // needs the permission to message plugins).
+                    let hello = self.broker.join(self.client_id);
+                    let mut render = self.run(hello);
                     let held = std::mem::take(&mut self.held);
-                    let mut render = true;
                     for arrival in held {
                         let effects = match arrival {
                             Arrival::Pipe(msg) => self.broker.replay_held(msg),
@@ -206,7 +217,7 @@ mod plugin {
                     Mouse::ScrollDown(n) => self.broker.wheel(None, n.min(50) as i32),
                     _ => Vec::new(),
                 },
-                Event::Timer(elapsed) => self.broker.timer(elapsed),
+                Event::Timer(_) => self.broker.timer(),
                 Event::BeforeClose => self.broker.before_close(),
                 Event::ModeUpdate(mode) => {
                     self.theme = theme_from(&mode.style.colors);
@@ -239,6 +250,7 @@ mod plugin {
         }
 
         fn render(&mut self, rows: usize, cols: usize) {
+            self.tell_time();
             if self.permission == Permission::Denied {
                 println!(
                     "ask-popup needs its permissions to answer agents: reload it and press y."
@@ -309,7 +321,16 @@ mod plugin {
             }
         }
 
+        /// Tells the broker what time it is.
+        fn tell_time(&mut self) {
+            if let Some(started) = self.started {
+                let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+                self.broker.set_clock(ms);
+            }
+        }
+
         fn receive(&mut self, arrival: Arrival) -> bool {
+            self.tell_time();
             if self.permission == Permission::Asked {
                 // Answer once we may: hold the CLI open meanwhile.
                 let cli = match &arrival {
@@ -352,6 +373,13 @@ mod plugin {
                     Effect::Broadcast { name, payload } => {
                         send(PluginCommand::MessageToPlugin(
                             MessageToPlugin::new(name).with_payload(payload),
+                        ));
+                    }
+                    Effect::Peer(payload) => {
+                        send(PluginCommand::MessageToPlugin(
+                            MessageToPlugin::new(PEER_PIPE)
+                                .with_destination_plugin_id(self.plugin_id)
+                                .with_payload(payload),
                         ));
                     }
                     Effect::RenamePane { pane, title } => rename_terminal_pane(pane, title),

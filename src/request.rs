@@ -157,6 +157,8 @@ pub enum ErrorCode {
     Dismissed,
     Superseded,
     Shutdown,
+    Aborted,
+    Busy,
 }
 
 impl ErrorCode {
@@ -179,6 +181,8 @@ impl ErrorCode {
             Dismissed => "dismissed",
             Superseded => "superseded",
             Shutdown => "shutdown",
+            Aborted => "aborted",
+            Busy => "busy",
         }
     }
 }

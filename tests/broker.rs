@@ -1,54 +1,14 @@
 //! The broker: host events in, effects out. For any sequence of events every request gets
 //! exactly one reply, its own, and the blocked broadcasts pair up.
 
+mod broker_io;
+
 use ask_popup::broker::{Broker, Config, Effect, PipeIn, Source};
 use ask_popup::dialog::{Input, Key};
+use broker_io::*;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
-
-fn args(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
-fn cli(pipe: &str, payload: Option<&str>, a: &[(&str, &str)]) -> PipeIn {
-    PipeIn {
-        source: Source::Cli(pipe.into()),
-        name: "ask".into(),
-        payload: payload.map(str::to_owned),
-        args: args(a),
-    }
-}
-
-fn question(text: &str) -> String {
-    json!({"questions": [{"question": text, "header": "H", "options": ["A", "B"]}]}).to_string()
-}
-
-fn replies(fx: &[Effect]) -> Vec<(String, Value)> {
-    fx.iter()
-        .filter_map(|e| match e {
-            Effect::Reply { pipe, output } if !output.is_empty() => Some((
-                pipe.clone(),
-                serde_json::from_str(output).expect("reply is JSON"),
-            )),
-            _ => None,
-        })
-        .collect()
-}
-
-fn broadcasts(fx: &[Effect], name: &str) -> Vec<Value> {
-    fx.iter()
-        .filter_map(|e| match e {
-            Effect::Broadcast { name: n, payload } if n == name => {
-                serde_json::from_str(payload).ok()
-            }
-            _ => None,
-        })
-        .collect()
-}
 
 #[test]
 fn a_valid_request_blocks_shows_marks_and_broadcasts() {
@@ -82,14 +42,16 @@ fn a_valid_request_blocks_shows_marks_and_broadcasts() {
     assert!(replies(&fx).is_empty());
 
     // Enter answers; the pane title comes back, the popup hides, the blocked pair closes.
+    settle(&mut b);
     let fx = b.input(Input::Key(Key::Enter));
     let r = replies(&fx);
     assert_eq!(r.len(), 1);
     assert_eq!(r[0].0, "p1");
     assert_eq!(r[0].1["details"]["answers"][0]["answer"], "A");
+    // The name the plugin gave is cleared, so the program's own titles show again.
     assert!(fx.contains(&Effect::RenamePane {
         pane: 3,
-        title: "claude".into()
+        title: String::new()
     }));
     assert!(fx.contains(&Effect::Hide));
     assert_eq!(broadcasts(&fx, "ask-popup:blocked")[0]["active"], false);
@@ -111,6 +73,7 @@ fn full_events_carry_the_result() {
         ..Config::default()
     });
     b.pipe(cli("p1", Some(&question("Pick?")), &[]));
+    settle(&mut b);
     let fx = b.input(Input::Key(Key::Esc));
     let cancelled = broadcasts(&fx, "ask-popup:cancelled");
     assert_eq!(cancelled[0]["reason"], "declined");
@@ -190,6 +153,7 @@ fn requests_queue_and_brackets_switch_between_them() {
         "{frame}"
     );
     // Work on the first, switch away and back: its state is kept.
+    settle(&mut b);
     b.input(Input::Key(Key::Down));
     let fx = b.input(Input::Key(Key::Char(']')));
     assert!(fx.contains(&Effect::SetOwnTitle("ask-popup · codex · 2 of 2".into())));
@@ -197,11 +161,14 @@ fn requests_queue_and_brackets_switch_between_them() {
         b.current_dialog().unwrap().questionnaire().questions[0].question,
         "Two?"
     );
+    // The second one showed a moment ago: a key now is stray.
+    assert!(b.input(Input::Key(Key::Enter)).is_empty());
+    settle(&mut b);
     b.input(Input::Key(Key::Char('[')));
     let r = replies(&b.input(Input::Key(Key::Enter)));
     assert_eq!(r[0].0, "p1");
     assert_eq!(r[0].1["details"]["answers"][0]["answer"], "B");
-    // The second one is shown next.
+    // The second one is shown next (it has been on screen before).
     let r = replies(&b.input(Input::Key(Key::Enter)));
     assert_eq!(r[0].0, "p2");
     assert_eq!(r[0].1["details"]["answers"][0]["answer"], "A");
@@ -212,6 +179,7 @@ fn brackets_type_inside_an_editor() {
     let mut b = Broker::new(Config::default());
     b.pipe(cli("p1", Some(&question("One?")), &[]));
     b.pipe(cli("p2", Some(&question("Two?")), &[]));
+    settle(&mut b);
     b.input(Input::Key(Key::Char('3')));
     b.input(Input::Key(Key::Char(']')));
     let d = b.current_dialog().unwrap();
@@ -223,6 +191,7 @@ fn brackets_type_inside_an_editor() {
 fn the_same_id_supersedes_the_earlier_request_and_keeps_its_state() {
     let mut b = Broker::new(Config::default());
     b.pipe(cli("p1", Some(&question("One?")), &[("id", "r1")]));
+    settle(&mut b);
     b.input(Input::Key(Key::Char('n')));
     b.input(Input::Key(Key::Char('x')));
     b.input(Input::Key(Key::Enter));
@@ -279,11 +248,15 @@ fn a_title_learned_later_is_marked_then() {
     );
     // Our own mark echoed back is not taken as the pane's new title.
     assert!(b.pane_titles([(4, "⏳ bash".to_owned())]).is_empty());
+    settle(&mut b);
     let fx = b.input(Input::Key(Key::Esc));
     assert!(fx.contains(&Effect::RenamePane {
         pane: 4,
-        title: "bash".into()
+        title: String::new()
     }));
+    // The program's own title came back: nothing more to do, and it is not pinned.
+    assert!(b.pane_titles([(4, "bash".to_owned())]).is_empty());
+    assert!(b.pane_titles([(4, "vim".to_owned())]).is_empty());
 }
 
 #[test]
@@ -294,7 +267,7 @@ fn the_status_pipe_lists_the_pending_requests() {
         Some(&question("One?")),
         &[("agent", "claude"), ("pane_id", "3"), ("id", "q1")],
     ));
-    b.timer(1.0);
+    tick(&mut b, 1000);
     let fx = b.pipe(PipeIn {
         source: Source::Cli("s".into()),
         name: "status".into(),
@@ -340,9 +313,9 @@ fn the_countdown_runs_on_a_timer_and_expires() {
     });
     let fx = b.pipe(cli("p1", Some(&question("One?")), &[]));
     assert!(fx.contains(&Effect::SetTimer(1.0)));
-    let fx = b.timer(1.0);
+    let fx = tick(&mut b, 1000);
     assert!(fx.contains(&Effect::Render) && fx.contains(&Effect::SetTimer(1.0)));
-    let r = replies(&b.timer(1.0));
+    let r = replies(&tick(&mut b, 1000));
     assert_eq!(r[0].1["details"]["error"], "timed_out");
 }
 
@@ -353,15 +326,18 @@ fn status_ages_count_up_without_a_countdown() {
     // No timeout, but the clock behind `ageSeconds` needs the timer.
     assert!(fx.contains(&Effect::SetTimer(1.0)));
     assert_eq!(b.status_json()["pending"][0]["ageSeconds"], 0);
-    let fx = b.timer(1.0);
+    // The key guard's timer: keys count now, and the footer says so.
+    assert!(fx.contains(&Effect::SetTimer(0.4)));
+    assert!(tick(&mut b, 400).contains(&Effect::Render));
+    let fx = tick(&mut b, 600);
     assert!(fx.contains(&Effect::SetTimer(1.0)));
     assert!(!fx.contains(&Effect::Render), "nothing on screen changes");
-    b.timer(1.5);
+    tick(&mut b, 1500);
     assert_eq!(b.status_json()["pending"][0]["ageSeconds"], 2);
     // Once nothing is pending the timer stops.
     b.input(Input::Key(Key::Esc));
     assert_eq!(b.pending_count(), 0);
-    assert!(!b.timer(1.0).contains(&Effect::SetTimer(1.0)));
+    assert!(!tick(&mut b, 1000).contains(&Effect::SetTimer(1.0)));
 }
 
 #[test]
@@ -375,6 +351,7 @@ fn zjstatus_line_when_configured() {
         name: "zjstatus".into(),
         payload: "zjstatus::pipe::pipe_ask::⏳ 1 waiting".into()
     }));
+    settle(&mut b);
     let fx = b.input(Input::Key(Key::Esc));
     assert!(fx.contains(&Effect::Broadcast {
         name: "zjstatus".into(),
@@ -393,6 +370,8 @@ enum Event {
     End(usize),
     Key(Key),
     Timer,
+    /// The clock moves on past the key guard, with no timer.
+    Wait,
     PaneClosed(u32),
     Titles,
     Status,
@@ -421,6 +400,7 @@ fn event() -> impl Strategy<Value = Event> {
         1 => (0usize..20).prop_map(Event::End),
         8 => key.prop_map(Event::Key),
         2 => Just(Event::Timer),
+        2 => Just(Event::Wait),
         1 => (1u32..4).prop_map(Event::PaneClosed),
         1 => Just(Event::Titles),
         1 => Just(Event::Status),
@@ -480,7 +460,11 @@ proptest! {
                     None => Vec::new(),
                 },
                 Event::Key(k) => b.input(Input::Key(k)),
-                Event::Timer => b.timer(1.0),
+                Event::Timer => tick(&mut b, 1000),
+                Event::Wait => {
+                    settle(&mut b);
+                    Vec::new()
+                }
                 Event::PaneClosed(p) => b.pane_closed(p),
                 Event::Titles => b.pane_titles([(1, "one".to_owned()), (2, "⏳ two".to_owned())]),
                 Event::Status => b.pipe(PipeIn { source: Source::Cli(format!("s{n}")), name: "status".into(), payload: Some(String::new()), args: BTreeMap::new() }),
@@ -497,6 +481,7 @@ proptest! {
             // Every pending request is answered by the user one way or the other.
             for _ in 0..200 {
                 if b.pending_count() == 0 { break; }
+                settle(&mut b);
                 fx.extend(b.input(Input::Key(Key::Esc)));
             }
         }
@@ -555,6 +540,7 @@ fn the_popup_is_fitted_to_the_tallest_tab_and_refitted_when_the_dialog_may_grow(
     ]})
     .to_string();
     b.pipe(cli("p1", Some(&two), &[]));
+    settle(&mut b);
     let first_tab = b.render(500, 80).lines.len();
     let tallest = b.natural_height(80);
     assert!(

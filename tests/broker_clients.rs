@@ -1,0 +1,202 @@
+//! Several attached clients: Zellij runs one plugin instance per client and each gets every
+//! pipe message. Two brokers stand for two instances here, with their peer messages carried
+//! between them as Zellij would: the question shows in both, the first answer wins, the
+//! other drops it without replying, and only the leader marks titles and broadcasts.
+
+mod broker_io;
+
+use ask_popup::broker::{Broker, Config, Effect, PipeIn};
+use ask_popup::dialog::{Input, Key};
+use broker_io::*;
+
+/// Two instances, for clients 1 (the leader) and 2, that have said hello to each other.
+fn two_clients() -> (Broker, Broker) {
+    let mut one = Broker::new(Config::default());
+    let mut two = Broker::new(Config::default());
+    let hello_one = one.join(1);
+    let hello_two = two.join(2);
+    // Each hears the other's hello (and its own, which it ignores).
+    carry(&hello_two, &mut one, &mut two);
+    carry(&hello_one, &mut one, &mut two);
+    assert!(one.leads() && !two.leads());
+    (one, two)
+}
+
+/// Delivers the peer messages among `fx` to both instances, and what those answer, until
+/// nothing more is said. Returns every effect the deliveries caused, per instance.
+fn carry(fx: &[Effect], one: &mut Broker, two: &mut Broker) -> (Vec<Effect>, Vec<Effect>) {
+    let (mut all_one, mut all_two) = (Vec::new(), Vec::new());
+    let mut queue: Vec<PipeIn> = peer_messages(fx);
+    for _ in 0..10 {
+        if queue.is_empty() {
+            break;
+        }
+        let mut next = Vec::new();
+        for msg in queue {
+            let a = one.pipe(msg.clone());
+            let b = two.pipe(msg);
+            next.extend(peer_messages(&a));
+            next.extend(peer_messages(&b));
+            all_one.extend(a);
+            all_two.extend(b);
+        }
+        queue = next;
+    }
+    (all_one, all_two)
+}
+
+/// Both instances get the same pipe message, as Zellij delivers it.
+fn both(msg: PipeIn, one: &mut Broker, two: &mut Broker) -> (Vec<Effect>, Vec<Effect>) {
+    (one.pipe(msg.clone()), two.pipe(msg))
+}
+
+#[test]
+fn a_newcomer_learns_who_leads_whatever_the_order() {
+    let (one, two) = two_clients();
+    assert!(one.leads());
+    assert!(!two.leads());
+    // A third client with a lower id than the others would lead.
+    let mut zero = Broker::new(Config::default());
+    let hello = zero.join(0);
+    let (mut one, mut two) = (one, two);
+    carry(&hello, &mut one, &mut two);
+    assert!(!one.leads() && !two.leads());
+}
+
+#[test]
+fn the_question_shows_on_both_and_an_answer_in_either_releases_the_caller_once() {
+    for answer_in_leader in [true, false] {
+        let (mut one, mut two) = two_clients();
+        one.pane_titles([(3, "claude".to_owned())]);
+        two.pane_titles([(3, "claude".to_owned())]);
+        let ask = cli(
+            "p1",
+            Some(&question("Pick?")),
+            &[("pane_id", "3"), ("id", "r")],
+        );
+        let (fx1, fx2) = both(ask, &mut one, &mut two);
+        for fx in [&fx1, &fx2] {
+            assert!(fx.contains(&Effect::Block("p1".into())));
+            assert!(fx.contains(&Effect::Show));
+        }
+        // Exactly one title mark and one blocked broadcast, from the leader.
+        assert_eq!(renames(&fx1), [(3, "⏳ claude".to_owned())]);
+        assert!(renames(&fx2).is_empty());
+        assert_eq!(broadcasts(&fx1, "ask-popup:blocked").len(), 1);
+        assert!(broadcasts(&fx2, "ask-popup:blocked").is_empty());
+
+        settle(&mut one);
+        settle(&mut two);
+        let (answering, other) = if answer_in_leader {
+            (&mut one, &mut two)
+        } else {
+            (&mut two, &mut one)
+        };
+        let fx = answering.input(Input::Key(Key::Enter));
+        let r = replies(&fx);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].1["details"]["answers"][0]["answer"], "A");
+        // The other instance drops it at once, without replying.
+        let (a, b) = if answer_in_leader {
+            carry(&fx, answering, other)
+        } else {
+            carry(&fx, other, answering)
+        };
+        assert!(replies(&a).is_empty() && replies(&b).is_empty());
+        assert_eq!(one.pending_count(), 0);
+        assert_eq!(two.pending_count(), 0);
+        let (leader_fx, follower_fx) = if answer_in_leader {
+            ([fx.clone(), a].concat(), b)
+        } else {
+            (a, [fx.clone(), b].concat())
+        };
+        assert!(leader_fx.contains(&Effect::Hide) || answer_in_leader);
+        assert!(follower_fx.contains(&Effect::Hide));
+        // The blocked pair closes once, the title comes back once: by the leader.
+        let closed = broadcasts(&leader_fx, "ask-popup:blocked");
+        assert_eq!(closed.len(), 1, "{leader_fx:?}");
+        assert_eq!(closed[0]["active"], false);
+        assert_eq!(broadcasts(&leader_fx, "ask-popup:answered").len(), 1);
+        assert!(broadcasts(&follower_fx, "ask-popup:blocked").is_empty());
+        assert_eq!(renames(&leader_fx), [(3, String::new())]);
+        assert!(renames(&follower_fx).is_empty());
+        // The caller's end-of-input message is let go by both.
+        let (a, b) = both(cli("p1", None, &[]), &mut one, &mut two);
+        assert!(replies(&a).is_empty() && replies(&b).is_empty());
+    }
+}
+
+#[test]
+fn what_every_instance_decides_alike_is_answered_once_by_the_leader() {
+    let (mut one, mut two) = two_clients();
+    // A rejection, the status pipe, a withdrawal, a superseded request.
+    let (a, b) = both(cli("bad", Some("nope"), &[]), &mut one, &mut two);
+    assert_eq!((replies(&a).len(), replies(&b).len()), (1, 0));
+    let (a, b) = both(named("s", "status", Some(""), &[]), &mut one, &mut two);
+    assert_eq!((replies(&a).len(), replies(&b).len()), (1, 0));
+    both(
+        cli(
+            "p1",
+            Some(&question("Q?")),
+            &[("pane_id", "4"), ("id", "x")],
+        ),
+        &mut one,
+        &mut two,
+    );
+    let (a, b) = both(
+        cli(
+            "p2",
+            Some(&question("Q?")),
+            &[("pane_id", "4"), ("id", "x")],
+        ),
+        &mut one,
+        &mut two,
+    );
+    assert_eq!(replies(&a)[0].1["details"]["error"], "superseded");
+    assert!(replies(&b).is_empty());
+    let (a, b) = both(
+        named("c", "cancel", Some(""), &[("pane_id", "4"), ("id", "x")]),
+        &mut one,
+        &mut two,
+    );
+    assert_eq!(
+        replies(&a).len(),
+        2,
+        "the aborted request and the cancel caller"
+    );
+    assert!(replies(&b).is_empty());
+    assert_eq!((one.pending_count(), two.pending_count()), (0, 0));
+}
+
+#[test]
+fn a_key_in_one_client_stops_the_countdown_in_the_other() {
+    let (mut one, mut two) = two_clients();
+    let payload = serde_json::json!({"questions": [{"question": "Q?", "header": "H", "options": ["A", "B"]}], "timeout": 3000}).to_string();
+    both(cli("p", Some(&payload), &[]), &mut one, &mut two);
+    settle(&mut one);
+    settle(&mut two);
+    let fx = two.input(Input::Key(Key::Down));
+    carry(&fx, &mut one, &mut two);
+    assert!(one.current_dialog().unwrap().countdown().is_none());
+    // The leader would have timed it out by now; it is still waiting for the user.
+    for _ in 0..5 {
+        assert!(replies(&tick(&mut one, 1000)).is_empty());
+    }
+    assert_eq!(one.pending_count(), 1);
+}
+
+#[test]
+fn a_timeout_is_decided_by_the_leader_and_the_other_drops_the_request() {
+    let (mut one, mut two) = two_clients();
+    let payload = serde_json::json!({"questions": [{"question": "Q?", "header": "H", "options": ["A", "B"]}], "timeout": 2000}).to_string();
+    both(cli("p", Some(&payload), &[]), &mut one, &mut two);
+    let mut replied = 0;
+    for _ in 0..3 {
+        let a = tick(&mut one, 1000);
+        let b = tick(&mut two, 1000);
+        replied += replies(&a).len() + replies(&b).len();
+        carry(&a, &mut one, &mut two);
+    }
+    assert_eq!(replied, 1);
+    assert_eq!((one.pending_count(), two.pending_count()), (0, 0));
+}
