@@ -18,12 +18,13 @@ wasm="$root/target/wasm32-wasip1/release/ask-popup.wasm"
 
 demo="$root/target/demo"
 rm -rf "$demo"
-mkdir -p "$demo/config" "$demo/cache/zellij/0.45.1" "$demo/data" "$demo/sock"
+mkdir -p "$demo/config" "$demo/cache/zellij/0.45.1" "$demo/data" "$demo/sock" "$demo/layouts"
 # With release notes pending (a fresh cache), Zellij 0.45.1 ignores the layout given to it.
 touch "$demo/cache/zellij/0.45.1/seen_release_notes"
 cat >"$demo/config.kdl" <<EOF
 show_startup_tips false
 show_release_notes false
+layout_dir "$demo/layouts"
 plugins {
     ask-popup location="file:$wasm" {
         hide_key "Ctrl ]"
@@ -49,7 +50,12 @@ cat >"$demo/cache/zellij/permissions.kdl" <<EOF
     ReadApplicationState
 }
 EOF
-cat >"$demo/layout.kdl" <<EOF
+# Zellij 0.45.1's server reads the layout file given to it through the layout dir; without one
+# (no layout_dir, no ~/.config/zellij, as on a fresh machine) it silently starts its default
+# layout instead, a bare shell. So the config names the demo's own layout dir, and the layout
+# lives in it.
+layout="$demo/layouts/demo.kdl"
+cat >"$layout" <<EOF
 layout {
     default_tab_template {
         pane size=1 borderless=true {
@@ -78,7 +84,7 @@ EOF
 chmod +x "$demo/zellij.sh"
 
 if [ -t 0 ] && [ -t 1 ]; then
-    exec "$demo/zellij.sh" --new-session-with-layout "$demo/layout.kdl" --session "ask-popup-demo-$$"
+    exec "$demo/zellij.sh" --new-session-with-layout "$layout" --session "ask-popup-demo-$$"
 fi
 
 # No terminal: drive the demo in a detached tmux and show what happened.
@@ -91,23 +97,31 @@ cleanup() {
 }
 trap cleanup EXIT
 tmux_ -f /dev/null new-session -d -s demo -x 140 -y 42 \
-    "$demo/zellij.sh --new-session-with-layout $demo/layout.kdl --session $session"
+    "$(printf '%q ' "$demo/zellij.sh" --new-session-with-layout "$layout" --session "$session")"
 
+screen() { tmux_ capture-pane -p -t demo "$@" 2>/dev/null || true; }
 wait_for() { # text, seconds
-    local i
+    local i shown
     for ((i = 0; i < $2 * 10; i++)); do
-        if tmux_ capture-pane -p -t demo 2>/dev/null | grep -qF -- "$1"; then return 0; fi
+        shown=$(screen)
+        if [[ $shown == *"$1"* ]]; then return 0; fi
         sleep 0.1
     done
     echo "the demo never showed: $1" >&2
-    tmux_ capture-pane -p -t demo >&2
+    if [[ $shown == *"Tab #1"* ]]; then
+        echo "(Zellij started its default layout, not the demo's: $layout)" >&2
+    fi
+    printf '%s\n' "$shown" >&2
     return 1
 }
 keys() { tmux_ send-keys -t demo "$@"; sleep 0.3; }
 
 wait_for "Which database should the new billing service use?" 60
+# Keys count a moment after the popup appears (its footer shows "…" until then): the plugin
+# drops the ones typed for another pane as it opened.
+wait_for "Enter select" 10
 echo "--- the popup, as the agent asks ---"
-tmux_ capture-pane -p -t demo
+screen
 keys Enter                          # Postgres, on to Features
 wait_for "Which features ship" 20
 keys Space Down Space Down Down Down Down Enter   # Invoices, Refunds, then Next
@@ -115,9 +129,18 @@ wait_for "When should the migration run?" 20
 keys Down Enter                     # Saturday morning, on to Submit
 wait_for "Review your answers" 20
 echo "--- the review tab ---"
-tmux_ capture-pane -p -t demo
+screen
 keys Enter
 wait_for "demo-agent got" 20
 sleep 0.5
 echo "--- the agent's pane after the answer ---"
-tmux_ capture-pane -p -J -t demo
+shown=$(screen -J)
+printf '%s\n' "$shown"
+# The agent must have got the answers, not a decline or an error envelope.
+for expected in "demo-agent got (exit status 0)" '"text":"User has answered your questions'; do
+    if [[ $shown != *"$expected"* ]]; then
+        echo "the demo's agent did not get the answers: its screen lacks: $expected" >&2
+        exit 1
+    fi
+done
+echo "demo: the agent got the answers"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The project's one test command: tools, the plugin's wasm build, then every test (host tests and
-# the e2e tests against a real Zellij in tmux).
+# The project's one test command: tools, the plugin's wasm build, the demo as a new user runs it,
+# then every test (host tests and the e2e tests against a real Zellij in tmux).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -11,4 +11,19 @@ bash scripts/build-plugin.sh
 # The listener plugin the e2e tests load beside ask-popup to hear its broadcasts; its own
 # workspace and target dir (tests/listener/target).
 cargo build --release --target wasm32-wasip1 --manifest-path tests/listener/Cargo.toml
+
+# The README's first command, without a terminal (it then answers the questions itself and fails
+# unless the agent gets the answers), from a clean state: a fresh target/demo (demo.sh makes it)
+# and a HOME of its own, so that no ~/.config/zellij can hide what a fresh machine lacks. Cargo
+# and rustup keep their real homes; the tools and the plugin are already there, so the demo's own
+# setup steps only find them.
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+rustup_home=${RUSTUP_HOME:-$HOME/.rustup}
+demo_home=$(mktemp -d)
+trap 'rm -rf "$demo_home"' EXIT
+echo "--- the demo (bash scripts/demo.sh), from a clean state ---"
+HOME="$demo_home" CARGO_HOME="$cargo_home" RUSTUP_HOME="$rustup_home" \
+    bash scripts/demo.sh </dev/null
+echo "--- the tests ---"
+
 cargo test
