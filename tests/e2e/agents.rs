@@ -17,12 +17,12 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// A one-question questionnaire with plain-string options.
-fn ask(question: &str, header: &str, options: &[&str]) -> String {
+pub(crate) fn ask(question: &str, header: &str, options: &[&str]) -> String {
     json!({"questions": [{"question": question, "header": header, "options": options}]}).to_string()
 }
 
 /// The envelope for a submitted questionnaire: `answers[q]`, `notes[q]`.
-fn submitted(
+pub(crate) fn submitted(
     payload: &str,
     answers: &[(usize, Answer)],
     notes: &[(usize, &str)],
@@ -40,12 +40,12 @@ fn submitted(
 }
 
 /// The envelope for a request that ended without anything given.
-fn ended(payload: &str, how: fn(Responses) -> Outcome, id: Option<&str>) -> String {
+pub(crate) fn ended(payload: &str, how: fn(Responses) -> Outcome, id: Option<&str>) -> String {
     let q = request::parse(payload).expect("test payload is valid");
     envelope::outcome(&q, &how(Responses::empty(q.questions.len())), id)
 }
 
-fn dismissed(responses: Responses) -> Outcome {
+pub(crate) fn dismissed(responses: Responses) -> Outcome {
     Outcome::Host {
         code: ErrorCode::Dismissed,
         responses,
@@ -53,7 +53,7 @@ fn dismissed(responses: Responses) -> Outcome {
 }
 
 /// The terminal panes (id, title), in the order Zellij lists them.
-fn terminal_panes(zellij: &Zellij) -> Vec<(u32, String)> {
+pub(crate) fn terminal_panes(zellij: &Zellij) -> Vec<(u32, String)> {
     zellij
         .panes()
         .iter()
@@ -66,14 +66,14 @@ fn terminal_panes(zellij: &Zellij) -> Vec<(u32, String)> {
 }
 
 /// The first terminal pane, as a caller: its id and title.
-fn caller_pane(zellij: &Zellij) -> (u32, String) {
+pub(crate) fn caller_pane(zellij: &Zellij) -> (u32, String) {
     terminal_panes(zellij)
         .into_iter()
         .next()
         .unwrap_or_else(|| panic!("no terminal pane: {:#?}", zellij.panes()))
 }
 
-fn pane_title(zellij: &Zellij, pane: u32) -> Option<String> {
+pub(crate) fn pane_title(zellij: &Zellij, pane: u32) -> Option<String> {
     terminal_panes(zellij)
         .into_iter()
         .find(|(id, _)| *id == pane)
@@ -81,7 +81,7 @@ fn pane_title(zellij: &Zellij, pane: u32) -> Option<String> {
 }
 
 /// Waits until terminal pane `pane`'s title (from `list-panes --json`) is `expected`.
-fn wait_for_title(zellij: &Zellij, pane: u32, expected: &str) {
+pub(crate) fn wait_for_title(zellij: &Zellij, pane: u32, expected: &str) {
     let until = zellij.until(ANSWER);
     loop {
         let title = pane_title(zellij, pane);
@@ -98,12 +98,12 @@ fn wait_for_title(zellij: &Zellij, pane: u32, expected: &str) {
     }
 }
 
-fn marked(title: &str) -> String {
+pub(crate) fn marked(title: &str) -> String {
     format!("⏳ {title}")
 }
 
 /// Asks the `status` pipe, which answers at once.
-fn status(zellij: &Zellij) -> Value {
+pub(crate) fn status(zellij: &Zellij) -> Value {
     let out = zellij
         .pipe_to("ask-popup", "status", &[], "x")
         .wait(AT_ONCE);
@@ -123,7 +123,7 @@ fn status(zellij: &Zellij) -> Value {
 
 /// Waits until the `status` pipe reports `n` pending requests; restarts callers whose CLI
 /// missed the session meanwhile.
-fn wait_for_pending(zellij: &Zellij, n: usize, calls: &mut [PipeCall]) -> Value {
+pub(crate) fn wait_for_pending(zellij: &Zellij, n: usize, calls: &mut [PipeCall]) -> Value {
     let until = zellij.until(Duration::from_secs(90));
     loop {
         for call in calls.iter_mut() {
@@ -143,7 +143,7 @@ fn wait_for_pending(zellij: &Zellij, n: usize, calls: &mut [PipeCall]) -> Value 
 /// Waits until the screen shows `what` (`pred`) for `call`'s question, then
 /// `Zellij::confirm_asked`.
 /// Returns the screen and whether the question was asked again.
-fn wait_asked(
+pub(crate) fn wait_asked(
     zellij: &Zellij,
     call: &mut PipeCall,
     what: &str,
@@ -157,8 +157,10 @@ fn wait_asked(
     (screen, again)
 }
 
-/// What the listener plugin heard so far: `(name, payload as JSON)`.
-fn heard(zellij: &Zellij) -> Vec<(String, Value)> {
+/// What the listener plugin heard so far: `(name, payload as JSON)`. With several clients
+/// attached, each runs an instance of the listener, each hears every broadcast and answers:
+/// their lists must agree.
+pub(crate) fn heard(zellij: &Zellij) -> Vec<(String, Value)> {
     let out = zellij.pipe_to(LISTENER, "heard", &[], "x").wait(AT_ONCE);
     assert!(
         out.status.success(),
@@ -166,12 +168,25 @@ fn heard(zellij: &Zellij) -> Vec<(String, Value)> {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    let list: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+    let lists: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter::<Value>()
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| {
+            panic!(
+                "the listener's answer is not JSON ({e}): {:?}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        });
+    let list = lists.first().cloned().unwrap_or_else(|| {
         panic!(
-            "the listener's answer is not JSON ({e}): {:?}",
+            "the listener answered nothing: {:?}",
             String::from_utf8_lossy(&out.stdout)
         )
     });
+    assert!(
+        lists.iter().all(|l| *l == list),
+        "the listener's instances heard different things: {lists:#?}"
+    );
     list.as_array()
         .expect("the listener answers a list")
         .iter()
@@ -190,7 +205,7 @@ fn heard(zellij: &Zellij) -> Vec<(String, Value)> {
 }
 
 /// Waits until the listener heard `n` messages, and returns them.
-fn wait_for_heard(zellij: &Zellij, n: usize) -> Vec<(String, Value)> {
+pub(crate) fn wait_for_heard(zellij: &Zellij, n: usize) -> Vec<(String, Value)> {
     let until = zellij.until(ANSWER);
     loop {
         let list = heard(zellij);
@@ -202,7 +217,7 @@ fn wait_for_heard(zellij: &Zellij, n: usize) -> Vec<(String, Value)> {
     }
 }
 
-fn blocked(active: bool, pane: u32, agent: &str, pending: usize) -> Value {
+pub(crate) fn blocked(active: bool, pane: u32, agent: &str, pending: usize) -> Value {
     json!({
         "active": active,
         "label": "Waiting for user response",
@@ -213,7 +228,7 @@ fn blocked(active: bool, pane: u32, agent: &str, pending: usize) -> Value {
 }
 
 /// Opens a terminal pane running `command` (`sh -c`); returns its id.
-fn new_pane(zellij: &Zellij, name: &str, command: &str) -> u32 {
+pub(crate) fn new_pane(zellij: &Zellij, name: &str, command: &str) -> u32 {
     let out = zellij.action(&["new-pane", "--name", name, "--", "sh", "-c", command]);
     let printed = String::from_utf8_lossy(&out.stdout);
     let id = printed
@@ -243,8 +258,8 @@ fn new_pane(zellij: &Zellij, name: &str, command: &str) -> u32 {
     }
 }
 
-const DB: &str = r#"{"questions":[{"question":"Which database?","header":"DB","options":[{"label":"Postgres","description":"Relational"},{"label":"SQLite","description":"Embedded"}]}]}"#;
-const LANG: &str = r#"{"questions":[{"question":"Which language?","header":"Lang","options":[{"label":"Rust","description":"Fast"},{"label":"Go","description":"Simple"}]}]}"#;
+pub(crate) const DB: &str = r#"{"questions":[{"question":"Which database?","header":"DB","options":[{"label":"Postgres","description":"Relational"},{"label":"SQLite","description":"Embedded"}]}]}"#;
+pub(crate) const LANG: &str = r#"{"questions":[{"question":"Which language?","header":"Lang","options":[{"label":"Rust","description":"Fast"},{"label":"Go","description":"Simple"}]}]}"#;
 
 #[test]
 fn two_agents_asking_at_once_each_get_their_own_answer() {
@@ -691,7 +706,7 @@ fn the_status_pipe_lists_the_pending_requests_at_once() {
 }
 
 /// `examples/ask-popup.sh` of this crate.
-fn wrapper() -> std::path::PathBuf {
+pub(crate) fn wrapper() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ask-popup.sh")
 }
 
@@ -948,6 +963,6 @@ fn the_agents_layout_loads_and_shows_the_mark_in_the_agents_pane_frame() {
     zellij.wait_for_screen("the mark gone", ANSWER, |s| !s.contains("⏳"));
 }
 
-fn shell_quote(s: &str) -> String {
+pub(crate) fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }

@@ -226,6 +226,9 @@ impl Options {
 
 /// The listener plugin's alias (see `Options::with_listener`).
 pub const LISTENER: &str = "listener";
+/// The tmux session of the first client is `apz`; a second client's (`attach_second_client`).
+pub const FIRST: &str = "apz";
+pub const SECOND: &str = "apz2";
 
 /// One isolated Zellij session with a client attached in tmux.
 pub struct Zellij {
@@ -344,16 +347,8 @@ impl Zellij {
     /// Starts the Zellij client inside a fresh tmux server: a plugin pane only appears once a
     /// real client is attached.
     fn attach_client(&self) {
-        let mut line = String::from("exec env");
-        for (k, v) in &self.env {
-            line.push_str(&format!(" {k}={}", shell_quote(&v.to_string_lossy())));
-        }
-        line.push_str(&format!(
-            " {} --config {} -s {}",
-            shell_quote(&zellij_bin().to_string_lossy()),
-            shell_quote(&self.config.to_string_lossy()),
-            shell_quote(&self.session)
-        ));
+        let mut line = self.client_command();
+        line.push_str(&format!(" -s {}", shell_quote(&self.session)));
         if let Some(layout) = &self.layout {
             // `--layout` with `-s` would add a tab to a running session named so.
             line.push_str(&format!(
@@ -371,6 +366,95 @@ impl Zellij {
         assert!(
             out.status.success(),
             "tmux new-session failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// `exec env … zellij --config CONFIG`: a Zellij client of this world, for tmux to run.
+    fn client_command(&self) -> String {
+        let mut line = String::from("exec env");
+        for (k, v) in &self.env {
+            line.push_str(&format!(" {k}={}", shell_quote(&v.to_string_lossy())));
+        }
+        line.push_str(&format!(
+            " {} --config {}",
+            shell_quote(&zellij_bin().to_string_lossy()),
+            shell_quote(&self.config.to_string_lossy()),
+        ));
+        line
+    }
+
+    /// Attaches a second client to the session, in a second tmux session (`SECOND`) of the
+    /// same tmux server, and waits until it shows the session.
+    pub fn attach_second_client(&self) {
+        let line = format!(
+            "{} attach {}",
+            self.client_command(),
+            shell_quote(&self.session)
+        );
+        let out = self.tmux_run(&[
+            "new-session",
+            "-d",
+            "-s",
+            SECOND,
+            "-x",
+            &COLS.to_string(),
+            "-y",
+            &ROWS.to_string(),
+            &line,
+        ]);
+        assert!(
+            out.status.success(),
+            "tmux new-session for a second client failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let tab_bar = format!("Zellij ({})", self.session);
+        self.wait_for_screen_of(
+            SECOND,
+            "the second client's tab bar",
+            Duration::from_secs(60),
+            |s| s.contains(&tab_bar),
+        );
+    }
+
+    /// What the terminal of tmux session `client` (`apz`, or `SECOND`) shows.
+    pub fn screen_of(&self, client: &str) -> String {
+        let out = self.tmux_run(&["capture-pane", "-p", "-t", client]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `wait_for_screen` for the terminal of tmux session `client`.
+    pub fn wait_for_screen_of(
+        &self,
+        client: &str,
+        what: &str,
+        timeout: Duration,
+        pred: impl Fn(&str) -> bool,
+    ) -> String {
+        let until = self.until(timeout);
+        loop {
+            let screen = self.screen_of(client);
+            if pred(&screen) {
+                return screen;
+            }
+            if Instant::now() >= until {
+                panic!(
+                    "{client}'s screen never showed {what} within {timeout:?}; last screen:\n{screen}\nlog tail:\n{}",
+                    self.log_tail(40)
+                );
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Types keys into the terminal of tmux session `client`, as its user would.
+    pub fn type_into(&self, client: &str, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", client];
+        args.extend_from_slice(keys);
+        let out = self.tmux_run(&args);
+        assert!(
+            out.status.success(),
+            "tmux send-keys {keys:?} failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
     }
@@ -596,8 +680,25 @@ impl Zellij {
         }
     }
 
-    /// Sends keys (`Enter`, `Tab`, `Ctrl c`, `a`, …) to the plugin pane, focused or not.
+    /// Sends keys (`Enter`, `Tab`, `Ctrl c`, `a`, …) to the plugin pane, focused or not, once
+    /// keys count (a request that just appeared ignores them for a moment: see `settling`).
     pub fn send_keys(&self, keys: &[&str]) {
+        self.wait_until_keys_count();
+        self.send_keys_at_once(keys);
+    }
+
+    /// Waits while the popup's footer says `…`: the request on screen just appeared and keys
+    /// typed now would be dropped as stray.
+    pub fn wait_until_keys_count(&self) {
+        self.wait_for_screen(
+            "keys to count (the footer's hints)",
+            Duration::from_secs(10),
+            |s| !settling(s),
+        );
+    }
+
+    /// `send_keys` without waiting for keys to count.
+    pub fn send_keys_at_once(&self, keys: &[&str]) {
         let pane = self.plugin_pane(Duration::from_secs(10));
         let mut args = vec!["send-keys", "--pane-id", &pane];
         args.extend_from_slice(keys);
@@ -609,8 +710,9 @@ impl Zellij {
         );
     }
 
-    /// Types text into the plugin pane, focused or not.
+    /// Types text into the plugin pane, focused or not, once keys count.
     pub fn write_chars(&self, text: &str) {
+        self.wait_until_keys_count();
         let pane = self.plugin_pane(Duration::from_secs(10));
         let out = self.action(&["write-chars", "--pane-id", &pane, text]);
         assert!(
@@ -854,6 +956,17 @@ impl PipeCall {
             self.stderr = stderr;
         }
     }
+}
+
+/// Whether the popup on `screen` shows the footer of a request that just appeared (`…` alone
+/// on its line, inside the pane's frame).
+pub fn settling(screen: &str) -> bool {
+    screen.lines().any(|line| {
+        line.split('│').any(|cell| {
+            let cell = cell.trim();
+            cell == "…" || cell.ends_with("· …")
+        })
+    })
 }
 
 /// Whether Zellij 0.45.1 dropped the CLI's connection right after it connected: exit 0 with

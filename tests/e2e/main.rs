@@ -7,6 +7,7 @@
 mod agents;
 mod dialog;
 mod harness;
+mod hosting;
 
 use ask_popup::envelope::{self, Outcome, Responses};
 use ask_popup::request;

@@ -1,0 +1,249 @@
+//! End to end: what a host of many real agents must get right. A killed wrapper takes its
+//! question back; two attached clients both show the question and the first answer wins once;
+//! keys typed as the popup appears are stray; a popup holding too much answers `busy`.
+
+use crate::agents::{
+    blocked, caller_pane, heard, marked, new_pane, shell_quote, status, submitted, wait_for_heard,
+    wait_for_title, wrapper, DB,
+};
+use crate::harness::{settling, zellij_bin, Options, Zellij, FIRST, SECOND};
+use crate::{assert_reply, details, ANSWER, AT_ONCE};
+use ask_popup::broker::MAX_PENDING_BYTES;
+use ask_popup::envelope::Answer;
+use serde_json::{json, Value};
+use std::thread;
+use std::time::{Duration, Instant};
+
+#[test]
+fn a_killed_wrapper_withdraws_its_question() {
+    let zellij = Zellij::start_with(Options::default().with_listener());
+    // The listener runs before anything is broadcast.
+    assert!(heard(&zellij).is_empty());
+    let dir = zellij.scratch();
+    std::fs::write(dir.join("q.json"), DB).expect("write the questionnaire");
+    let bin_dir = zellij_bin()
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(|d| format!("PATH={}:\"$PATH\" ", shell_quote(&d.to_string_lossy())))
+        .unwrap_or_default();
+    // The wrapper runs in the background of the pane's shell, which records its pid and, when
+    // it ends, its exit status; the pane stays open.
+    let command = format!(
+        "cd {dir} || exit 1; {bin_dir}ASK_POPUP_AGENT=doomed ASK_POPUP_ID=k-1 bash {wrapper} < q.json > out.json & \
+         echo $! > pid; wait $!; echo $? > rc.tmp; mv rc.tmp rc; exec sleep 1000",
+        dir = shell_quote(&dir.to_string_lossy()),
+        wrapper = shell_quote(&wrapper().to_string_lossy()),
+    );
+    let pane = new_pane(&zellij, "doomed", &command);
+    zellij.wait_for_screen("the wrapper's question", ANSWER, |s| {
+        s.contains("doomed asks") && s.contains("Which database?")
+    });
+    wait_for_title(&zellij, pane, &marked("doomed"));
+
+    // The agent is stopped (a hook killed on its timeout, Ctrl+C, the agent quitting).
+    let pid = std::fs::read_to_string(dir.join("pid")).expect("the wrapper's pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", pid.trim()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+
+    // The wrapper printed `aborted`, and nothing is left in the popup.
+    let rc = dir.join("rc");
+    let until = zellij.until(ANSWER);
+    while !rc.exists() {
+        assert!(Instant::now() < until, "the killed wrapper never ended");
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(std::fs::read_to_string(&rc).expect("rc").trim(), "1");
+    let out: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).expect("out.json"))
+            .expect("the wrapper printed JSON");
+    assert_eq!(out["details"]["error"], "aborted");
+    zellij.wait_for_screen("the question gone", ANSWER, |s| {
+        !s.contains("Which database?")
+    });
+    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+    // The pane's own name comes back, and the blocked pair is closed.
+    wait_for_title(&zellij, pane, "doomed");
+    let heard = wait_for_heard(&zellij, 6);
+    let blocked_events: Vec<&Value> = heard
+        .iter()
+        .filter(|(name, _)| name == "ask-popup:blocked")
+        .map(|(_, payload)| payload)
+        .collect();
+    assert_eq!(
+        blocked_events,
+        [
+            &blocked(true, pane, "doomed", 1),
+            &blocked(false, pane, "doomed", 0)
+        ]
+    );
+    let cancelled = heard
+        .iter()
+        .find(|(name, _)| name == "ask-popup:cancelled")
+        .map(|(_, payload)| payload["reason"].clone());
+    assert_eq!(cancelled, Some(json!("aborted")));
+}
+
+#[test]
+fn with_two_clients_the_question_shows_on_both_and_is_answered_once() {
+    let zellij = Zellij::start_with(Options::default().with_listener());
+    // The plugin runs before the second client comes: Zellij then starts an instance of it
+    // for that client too.
+    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+    zellij.attach_second_client();
+    assert!(heard(&zellij).is_empty());
+    let (pane, title) = caller_pane(&zellij);
+    let id = pane.to_string();
+    let call = zellij.pipe(
+        DB,
+        &[("agent", "claude"), ("pane_id", &id), ("id", "two-1")],
+    );
+    for client in [FIRST, SECOND] {
+        zellij.wait_for_screen_of(client, "the question", ANSWER, |s| {
+            s.contains("claude asks") && s.contains("Which database?") && !settling(s)
+        });
+    }
+    wait_for_title(&zellij, pane, &marked(&title));
+
+    // The user answers on the second client.
+    zellij.type_into(SECOND, &["Down"]);
+    zellij.wait_for_screen_of(SECOND, "the focus on SQLite", ANSWER, |s| {
+        s.contains("❯ 2. SQLite")
+    });
+    zellij.type_into(SECOND, &["Enter"]);
+    // One reply, exactly: a second would follow the first on the CLI's stdout.
+    assert_reply(
+        &call.wait(ANSWER),
+        &submitted(DB, &[(0, Answer::Option(1))], &[], Some("two-1")),
+    );
+    // The first client's dialog closes at once, the title comes back once, and the blocked
+    // pair opened and closed once.
+    zellij.wait_for_screen_of(FIRST, "the question gone", ANSWER, |s| {
+        !s.contains("Which database?")
+    });
+    wait_for_title(&zellij, pane, &title);
+    let heard = wait_for_heard(&zellij, 6);
+    let names: Vec<&str> = heard.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "ask-popup:prompt",
+            "ask-popup:blocked",
+            "herdr:blocked",
+            "ask-popup:blocked",
+            "herdr:blocked",
+            "ask-popup:answered",
+        ]
+    );
+    assert_eq!(heard[1].1, blocked(true, pane, "claude", 1));
+    assert_eq!(heard[3].1, blocked(false, pane, "claude", 0));
+    // Both instances still serve.
+    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+}
+
+#[test]
+fn keys_typed_as_the_popup_appears_do_not_answer_it() {
+    let zellij = Zellij::start();
+    // Loaded and idle, so the next question shows the moment it arrives.
+    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+    let pane = zellij.plugin_pane(AT_ONCE);
+    // The user was typing `1` and Enter for another pane: the keys reach the popup while its
+    // footer still says `…`. (Should the machine be too slow to send them within the guard,
+    // the question is withdrawn and asked again.)
+    let mut attempt = 0;
+    let call = loop {
+        attempt += 1;
+        assert!(attempt <= 5, "never managed to type within the key guard");
+        let id = format!("stray-{attempt}");
+        let call = zellij.pipe(DB, &[("agent", "claude"), ("id", &id)]);
+        let until = zellij.until(ANSWER);
+        let mut screen = zellij.screen();
+        while !screen.contains("Which database?") {
+            assert!(Instant::now() < until, "the question never showed");
+            thread::sleep(Duration::from_millis(10));
+            screen = zellij.screen();
+        }
+        let seen = Instant::now();
+        let typed = zellij.action(&["send-keys", "--pane-id", &pane, "Down", "Enter"]);
+        assert!(typed.status.success(), "send-keys: {typed:?}");
+        if settling(&screen) && seen.elapsed() < Duration::from_millis(150) {
+            break call;
+        }
+        let withdrawn = zellij
+            .pipe_to(
+                "ask-popup",
+                "cancel",
+                &[("agent", "claude"), ("id", &id)],
+                "x",
+            )
+            .wait(AT_ONCE);
+        assert!(withdrawn.status.success());
+        let _ = call.wait(ANSWER);
+    };
+    // Once keys count, the footer shows its hints: the stray keys neither moved the focus nor
+    // answered.
+    zellij.wait_until_keys_count();
+    let screen = zellij.screen();
+    assert!(
+        screen.contains("❯ 1. Postgres"),
+        "the focus moved:\n{screen}"
+    );
+    let mut call = call;
+    assert!(call.is_running(), "a stray Enter answered the question");
+    // Keys after the guard work.
+    zellij.send_keys(&["Enter"]);
+    let out = call.wait(ANSWER);
+    assert_eq!(details(&out)["answers"][0]["answer"], "Postgres");
+}
+
+#[test]
+fn a_request_that_would_hold_more_than_8_mib_is_busy() {
+    let zellij = Zellij::start_with(Options::default().with_deadline(Duration::from_secs(400)));
+    // Questionnaires with a large preview each, on stdin (one line each).
+    let preview = "p".repeat(900 * 1024);
+    let payload = |n: usize| {
+        let q = json!({"questions": [{"question": format!("Big {n}?"), "header": "Big", "options": [
+            {"label": "A", "description": "", "preview": preview},
+            {"label": "B", "description": ""}]}]});
+        format!("{q}\n")
+    };
+    let fits = MAX_PENDING_BYTES / payload(0).len();
+    let mut calls = Vec::new();
+    for n in 0..fits {
+        let id = format!("big-{n}");
+        calls.push(zellij.pipe_stdin(&payload(n), &[("id", &id), ("agent", "bulk")]));
+        let until = zellij.until(ANSWER);
+        loop {
+            let pending = status(&zellij)["pending"].as_array().map_or(0, Vec::len);
+            if pending == n + 1 {
+                break;
+            }
+            for call in calls.iter_mut() {
+                call.retry_if_dropped();
+            }
+            assert!(Instant::now() < until, "request {n} never arrived");
+            thread::sleep(Duration::from_millis(200));
+        }
+    }
+    let out = zellij
+        .pipe_stdin(&payload(fits), &[("id", "over"), ("agent", "bulk")])
+        .wait(ANSWER);
+    assert_eq!(details(&out)["error"], "busy", "{out:?}");
+    assert_eq!(details(&out)["requestId"], "over");
+    // Everyone already waiting is still served.
+    assert_eq!(
+        status(&zellij)["pending"].as_array().map(Vec::len),
+        Some(fits)
+    );
+    for (n, call) in calls.into_iter().enumerate() {
+        zellij.wait_for_screen("the next request", ANSWER, |s| {
+            s.contains(&format!("Big {n}?"))
+        });
+        zellij.send_keys(&["Esc"]);
+        let out = call.wait(ANSWER);
+        assert_eq!(details(&out)["cancelled"], true);
+        assert!(details(&out).get("error").is_none(), "{out:?}");
+    }
+}
