@@ -591,6 +591,8 @@ def one_request(world, plugin, kind, payload_template, nonce):
     t_frame, _ = ctl.wait_screen(f"request {nonce}", shown, pipe.t0, 60, tick)
     a = t_frame - pipe.t0
 
+    if plugin == OURS:
+        wait_keys_count(ctl)
     ctl.quiet()
     t_key = ctl.send_keys("Down")
     t_moved, _ = ctl.wait_screen(f"{nonce} after Down", moved, t_key, 30)
@@ -630,6 +632,21 @@ def one_request(world, plugin, kind, payload_template, nonce):
     return a, b, c
 
 
+def settling(screen):
+    """Whether the popup's footer says `…`: the question just appeared and keys do not count."""
+    for line in screen.splitlines():
+        for cell in line.split("│"):
+            cell = cell.strip()
+            if cell == "…" or cell.endswith("· …"):
+                return True
+    return False
+
+
+def wait_keys_count(ctl):
+    """Keys count 400 ms after a question first shows (its footer says `…` until then)."""
+    ctl.wait_screen("keys to count", lambda s: not settling(s), now(), 10)
+
+
 def check_envelope(reply, req_id, answer):
     try:
         env = json.loads(reply)
@@ -645,6 +662,7 @@ def check_envelope(reply, req_id, answer):
 
 def toggles(ctl, count, timeout=30):
     """Down/Up on the shown question's options `count` times; key -> frame of each, seconds."""
+    wait_keys_count(ctl)
     times = []
     for i in range(count):
         key, row = ("Down", "❯ 2.") if i % 2 == 0 else ("Up", "❯ 1.")
@@ -671,6 +689,7 @@ def answer_current(world, pipes, agent, waiting):
     """Answers the shown request (agent `aK` picks `Design K%4` on Q1) and checks its caller's
     envelope. Whether the caller got it (not if Zellij lost the call, see `LostCall`)."""
     ctl = world.ctl
+    wait_keys_count(ctl)
     keys = ["Down"] * (agent % 4) + ["Enter", "Left", "Left"]
     for key in keys:
         ctl.send_keys(key)

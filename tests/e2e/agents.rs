@@ -705,6 +705,16 @@ fn the_status_pipe_lists_the_pending_requests_at_once() {
     assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
 }
 
+/// `PATH=<the tested zellij's dir>:"$PATH" ` for a pane's command line, so that the wrapper
+/// runs the Zellij under test (empty when it is found on PATH anyway).
+pub(crate) fn zellij_on_path() -> String {
+    zellij_bin()
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(|d| format!("PATH={}:\"$PATH\" ", shell_quote(&d.to_string_lossy())))
+        .unwrap_or_default()
+}
+
 /// `examples/ask-popup.sh` of this crate.
 pub(crate) fn wrapper() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ask-popup.sh")
@@ -718,14 +728,7 @@ fn the_wrapper_asks_from_a_zellij_pane_and_prints_the_envelope() {
     let payload = serde_json::to_string_pretty(&serde_json::from_str::<Value>(DB).unwrap())
         .expect("pretty JSON");
     std::fs::write(dir.join("q.json"), &payload).expect("write the questionnaire");
-    let bin_dir = zellij_bin()
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .map(|d| d.to_string_lossy().into_owned());
-    let path = match bin_dir {
-        Some(d) => format!("PATH={}:\"$PATH\" ", shell_quote(&d)),
-        None => String::new(),
-    };
+    let path = zellij_on_path();
     // As an agent does on `no_reply` (exit 5), it asks again with the same id: Zellij 0.45.1
     // sometimes drops a CLI as it connects (`harness::dropped`). The rest waits in the pane.
     let command = format!(

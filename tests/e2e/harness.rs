@@ -753,20 +753,7 @@ impl Zellij {
         timeout: Duration,
         pred: impl Fn(&str) -> bool,
     ) -> String {
-        let until = self.until(timeout);
-        loop {
-            let screen = self.screen();
-            if pred(&screen) {
-                return screen;
-            }
-            if Instant::now() >= until {
-                panic!(
-                    "screen never showed {what} within {timeout:?}; last screen:\n{screen}\nlog tail:\n{}",
-                    self.log_tail(40)
-                );
-            }
-            thread::sleep(Duration::from_millis(100));
-        }
+        self.wait_for_screen_of(FIRST, what, timeout, pred)
     }
 
     /// The last `lines` lines of this world's Zellij log (plugin `eprintln!`s land there).

@@ -4,9 +4,9 @@
 
 use crate::agents::{
     blocked, caller_pane, heard, marked, new_pane, shell_quote, status, submitted, wait_for_heard,
-    wait_for_title, wrapper, DB,
+    wait_for_title, wrapper, zellij_on_path, DB,
 };
-use crate::harness::{settling, zellij_bin, Options, Zellij, FIRST, SECOND};
+use crate::harness::{settling, Options, Zellij, FIRST, SECOND};
 use crate::{assert_reply, details, ANSWER, AT_ONCE};
 use ask_popup::broker::MAX_PENDING_BYTES;
 use ask_popup::envelope::Answer;
@@ -21,11 +21,7 @@ fn a_killed_wrapper_withdraws_its_question() {
     assert!(heard(&zellij).is_empty());
     let dir = zellij.scratch();
     std::fs::write(dir.join("q.json"), DB).expect("write the questionnaire");
-    let bin_dir = zellij_bin()
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .map(|d| format!("PATH={}:\"$PATH\" ", shell_quote(&d.to_string_lossy())))
-        .unwrap_or_default();
+    let bin_dir = zellij_on_path();
     // The wrapper runs in the background of the pane's shell, which records its pid and, when
     // it ends, its exit status; the pane stays open.
     let command = format!(
