@@ -95,6 +95,10 @@ mod plugin {
     use std::str::FromStr;
     use zellij_tile::prelude::*;
 
+    /// How long a newly loaded instance listens for the other instances' hellos before it
+    /// answers the messages it held, in seconds.
+    const HELLO_WINDOW: f64 = 0.3;
+
     /// Whether the user granted the permissions yet.
     #[derive(Default, PartialEq, Eq)]
     enum Permission {
@@ -117,6 +121,8 @@ mod plugin {
         plugin_id: u32,
         /// The client this instance draws for.
         client_id: u16,
+        /// Permission granted, the other instances' hellos awaited: pipe messages wait.
+        awaiting_peers: bool,
         /// When the plugin loaded: the broker's clock counts from there.
         started: Option<std::time::Instant>,
         /// The screen's rows and columns, once Zellij has said.
@@ -188,24 +194,24 @@ mod plugin {
                         PermissionStatus::Denied => Permission::Denied,
                     };
                     rename_plugin_pane(self.plugin_id, "ask-popup");
+                    if self.permission == Permission::Denied {
+                        return self.release_held();
+                    }
                     // One instance runs per attached client: say hello to the others (this
-                    // needs the permission to message plugins).
+                    // needs the permission to message plugins), and hear theirs before
+                    // answering anything, so that instances loaded together (the first
+                    // question loads one per client at once) agree on which of them leads.
+                    // Zellij's client list is empty this early, so a short wait it is.
                     let hello = self.broker.join(self.client_id);
-                    let mut render = self.run(hello);
-                    let held = std::mem::take(&mut self.held);
-                    for arrival in held {
-                        let effects = match arrival {
-                            Arrival::Pipe(msg) => self.broker.replay_held(msg),
-                            Arrival::Unreadable { pipe, args, error } => {
-                                self.broker.pipe_unreadable(&pipe, &args, &error)
-                            }
-                        };
-                        render |= self.run(effects);
-                    }
-                    if self.broker.pending_count() == 0 && self.permission == Permission::Granted {
-                        hide_self();
-                    }
-                    return render;
+                    self.run(hello);
+                    self.awaiting_peers = true;
+                    set_timeout(HELLO_WINDOW);
+                    return false;
+                }
+                Event::Timer(_) if self.awaiting_peers => {
+                    let render = self.release_held();
+                    let effects = self.broker.timer();
+                    return self.run(effects) || render;
                 }
                 Event::Key(key) => self.broker.input(Input::Key(self.map_key(&key))),
                 Event::PastedText(text) => self.broker.input(Input::Paste(text)),
@@ -321,6 +327,25 @@ mod plugin {
             }
         }
 
+        /// Answers the pipe messages held until the permission answer and the hellos.
+        fn release_held(&mut self) -> bool {
+            self.awaiting_peers = false;
+            let mut render = true;
+            for arrival in std::mem::take(&mut self.held) {
+                let effects = match arrival {
+                    Arrival::Pipe(msg) => self.broker.replay_held(msg),
+                    Arrival::Unreadable { pipe, args, error } => {
+                        self.broker.pipe_unreadable(&pipe, &args, &error)
+                    }
+                };
+                render |= self.run(effects);
+            }
+            if self.broker.pending_count() == 0 && self.permission == Permission::Granted {
+                hide_self();
+            }
+            render
+        }
+
         /// Tells the broker what time it is.
         fn tell_time(&mut self) {
             if let Some(started) = self.started {
@@ -331,7 +356,12 @@ mod plugin {
 
         fn receive(&mut self, arrival: Arrival) -> bool {
             self.tell_time();
-            if self.permission == Permission::Asked {
+            // The other instances' hellos are never held: they decide who answers the rest.
+            let from_a_peer = matches!(
+                &arrival,
+                Arrival::Pipe(PipeIn { source: Source::Plugin, name, .. }) if name == PEER_PIPE
+            );
+            if (self.permission == Permission::Asked || self.awaiting_peers) && !from_a_peer {
                 // Answer once we may: hold the CLI open meanwhile.
                 let cli = match &arrival {
                     Arrival::Pipe(PipeIn {

@@ -84,10 +84,22 @@ fn a_killed_wrapper_withdraws_its_question() {
 
 #[test]
 fn with_two_clients_the_question_shows_on_both_and_is_answered_once() {
-    let zellij = Zellij::start_with(Options::default().with_listener());
     // The plugin runs before the second client comes: Zellij then starts an instance of it
     // for that client too.
-    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+    two_clients_answer_once(true);
+}
+
+#[test]
+fn with_two_clients_attached_before_the_first_question_it_is_answered_once() {
+    // The first question loads the plugin: Zellij starts an instance per client at once.
+    two_clients_answer_once(false);
+}
+
+fn two_clients_answer_once(plugin_first: bool) {
+    let zellij = Zellij::start_with(Options::default().with_listener());
+    if plugin_first {
+        assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+    }
     zellij.attach_second_client();
     assert!(heard(&zellij).is_empty());
     let (pane, title) = caller_pane(&zellij);
