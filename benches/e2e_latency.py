@@ -643,7 +643,10 @@ def settling(screen):
 
 
 def wait_keys_count(ctl):
-    """Keys count 400 ms after a question first shows (its footer says `…` until then)."""
+    """Keys count 400 ms after a question first shows (its footer says `…` until then). The
+    terminal is let settle first: a capture taken mid-repaint can show the new question above
+    the previous one's footer."""
+    ctl.quiet()
     ctl.wait_screen("keys to count", lambda s: not settling(s), now(), 10)
 
 

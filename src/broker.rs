@@ -656,7 +656,8 @@ impl Broker {
                 let Some(i) = self.pending.iter().position(|r| r.pipe == pipe) else {
                     return;
                 };
-                let request = self.remove(i, fx);
+                let request = self.take(i);
+                self.after_removal(fx);
                 self.remember(pipe);
                 let event = match (message["event"].as_str(), message.get("payload")) {
                     (Some(name), Some(payload)) => Some((name.to_owned(), payload.clone())),
@@ -969,16 +970,23 @@ impl Broker {
         if index >= self.pending.len() {
             return;
         }
-        let request = self.remove(index, fx);
+        let request = self.take(index);
+        // The caller first: the popup and the events can wait a moment, the agent should not.
         self.finish_request(request, outcome, decided, fx);
+        self.after_removal(fx);
     }
 
-    /// Takes request `index` out of the queue and out of the popup.
-    fn remove(&mut self, index: usize, fx: &mut Vec<Effect>) -> Request {
+    /// Takes request `index` out of the queue (`after_removal` updates the popup).
+    fn take(&mut self, index: usize) -> Request {
         let request = self.pending.remove(index);
         if self.current > index || self.current >= self.pending.len() {
             self.current = self.current.saturating_sub(1);
         }
+        request
+    }
+
+    /// The popup after a request left the queue: the next one, or hidden.
+    fn after_removal(&mut self, fx: &mut Vec<Effect>) {
         if self.pending.is_empty() {
             self.current = 0;
             self.visible = false;
@@ -989,7 +997,6 @@ impl Broker {
             fx.push(Effect::Render);
             self.on_screen_changed(fx);
         }
-        request
     }
 
     /// Replies to a request that is no longer in the queue, and says so to everyone.
@@ -1004,15 +1011,15 @@ impl Broker {
         let output = envelope::outcome(q, &outcome, request.request_id.as_deref());
         let event = self.outcome_event(&request, &outcome, &output);
         self.remember(&request.pipe);
-        // The caller first: the events can wait a moment, the agent should not.
         if decided == Decided::Here || self.leads() {
             fx.push(Effect::Reply {
                 pipe: request.pipe.clone(),
                 output,
             });
         }
-        if decided == Decided::Here {
-            // The other instances drop it; the leader says how it ended.
+        if decided == Decided::Here && self.peers.known.len() > 1 {
+            // The other instances drop it; the leader says how it ended. (Alone, this costs
+            // the caller nothing: Zellij would hand the message back before the reply.)
             let (name, payload) = &event;
             fx.push(Effect::Peer(peer_message(
                 self.peers.me.unwrap_or_default(),

@@ -689,12 +689,26 @@ impl Zellij {
 
     /// Waits while the popup's footer says `…`: the request on screen just appeared and keys
     /// typed now would be dropped as stray.
+    ///
+    /// Two captures a moment apart must agree: one taken while Zellij repaints can show a new
+    /// question above the previous one's footer.
     pub fn wait_until_keys_count(&self) {
-        self.wait_for_screen(
-            "keys to count (the footer's hints)",
-            Duration::from_secs(10),
-            |s| !settling(s),
-        );
+        let until = self.until(Duration::from_secs(10));
+        loop {
+            if !settling(&self.screen()) {
+                thread::sleep(Duration::from_millis(100));
+                if !settling(&self.screen()) {
+                    return;
+                }
+            }
+            if Instant::now() >= until {
+                panic!(
+                    "the footer never showed its hints; screen:\n{}",
+                    self.screen()
+                );
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// `send_keys` without waiting for keys to count.
