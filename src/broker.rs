@@ -50,6 +50,9 @@ const MAX_REMEMBERED: usize = 4096;
 pub const MAX_PENDING_BYTES: usize = 8 * 1024 * 1024;
 /// The countdown and clock tick.
 const TICK_MS: u64 = 1000;
+/// How long a newly granted instance listens for the other instances' hellos before it
+/// answers what it held (the first question loads one instance per client at once).
+pub const HELLO_WINDOW_MS: u64 = 300;
 
 /// What the plugin is configured to do (from `plugin.kdl`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,6 +126,8 @@ pub enum Effect {
     Render,
     /// The dialog may have grown (another tab, an editor opened): fit the popup to it.
     Fit,
+    /// Another request is shown: fit the popup to it afresh (it may shrink).
+    FitAnew,
 }
 
 /// Who asked: ids are scoped to it. The pane when the caller said which, else its agent name.
@@ -187,6 +192,30 @@ impl Peers {
     }
 }
 
+/// Whether pipe messages are answered yet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Gate {
+    /// Answered as they come.
+    #[default]
+    Open,
+    /// Held, their CLIs kept waiting, until the user answers Zellij's permission request.
+    Permission,
+    /// Held while the other instances' hellos come in (`HELLO_WINDOW_MS`).
+    Hellos,
+}
+
+/// A pipe message held behind the gate.
+#[derive(Debug)]
+enum Held {
+    Pipe(PipeIn),
+    /// A CLI message whose payload could not be taken in.
+    Unreadable {
+        pipe: String,
+        args: BTreeMap<String, String>,
+        error: RequestError,
+    },
+}
+
 /// How a request ended, as far as the other instances are concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Decided {
@@ -217,6 +246,8 @@ pub struct Broker {
     tick_due_ms: Option<u64>,
     marks: PaneMarks,
     peers: Peers,
+    gate: Gate,
+    held: Vec<Held>,
     last_frame: Option<Frame>,
 }
 
@@ -271,6 +302,59 @@ impl Broker {
         (self.answered.len(), self.partials.len())
     }
 
+    /// Zellij holds the plugin back until the user answers its permission request: hold every
+    /// pipe message until then (see `permission`).
+    pub fn await_permission(&mut self) {
+        self.gate = Gate::Permission;
+    }
+
+    /// The user answered the permission request. Granted, this instance (for client
+    /// `client`) says hello to the others and listens for theirs a moment before it answers
+    /// what it held; denied, it answers what it can at once.
+    pub fn permission(&mut self, granted: bool, client: u16) -> Vec<Effect> {
+        if !granted {
+            return self.release(false);
+        }
+        let mut fx = self.join(client);
+        self.gate = Gate::Hellos;
+        fx.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
+        fx
+    }
+
+    /// Answers the messages held behind the gate, as if they came now. `hide`: the popup
+    /// hides if nothing is left to ask (it showed itself for the permission request).
+    fn release(&mut self, hide: bool) -> Vec<Effect> {
+        self.gate = Gate::Open;
+        let mut fx = Vec::new();
+        for held in std::mem::take(&mut self.held) {
+            fx.extend(match held {
+                Held::Pipe(msg) => self.replay_held(msg),
+                Held::Unreadable { pipe, args, error } => {
+                    self.pipe_unreadable(&pipe, &args, &error)
+                }
+            });
+        }
+        if hide && self.pending.is_empty() {
+            fx.push(Effect::Hide);
+        }
+        fx.push(Effect::Render);
+        fx
+    }
+
+    /// Holds `held` behind the gate, keeping its CLI waiting.
+    fn hold(&mut self, held: Held) -> Vec<Effect> {
+        let cli = match &held {
+            Held::Pipe(PipeIn {
+                source: Source::Cli(id),
+                ..
+            }) => Some(id.clone()),
+            Held::Unreadable { pipe, .. } => Some(pipe.clone()),
+            Held::Pipe(_) => None,
+        };
+        self.held.push(held);
+        cli.map(Effect::Block).into_iter().collect()
+    }
+
     /// This instance serves client `client`: it says hello to the others.
     pub fn join(&mut self, client: u16) -> Vec<Effect> {
         self.peers.me = Some(client);
@@ -280,6 +364,11 @@ impl Broker {
 
     /// A pipe message arrived.
     pub fn pipe(&mut self, msg: PipeIn) -> Vec<Effect> {
+        // The other instances' hellos are never held: they decide who answers the rest.
+        let from_a_peer = msg.source == Source::Plugin && msg.name == PEER_PIPE;
+        if self.gate != Gate::Open && !from_a_peer {
+            return self.hold(Held::Pipe(msg));
+        }
         let mut fx = Vec::new();
         self.forget_old(&mut fx);
         let pipe = match msg.source {
@@ -417,6 +506,13 @@ impl Broker {
         args: &BTreeMap<String, String>,
         error: &RequestError,
     ) -> Vec<Effect> {
+        if self.gate != Gate::Open {
+            return self.hold(Held::Unreadable {
+                pipe: pipe.to_owned(),
+                args: args.clone(),
+                error: error.clone(),
+            });
+        }
         let mut fx = Vec::new();
         self.partials.remove(pipe);
         if !self.answered.contains_key(pipe) {
@@ -832,6 +928,9 @@ impl Broker {
     /// A timer fired (the clock was set before).
     pub fn timer(&mut self) -> Vec<Effect> {
         let mut fx = Vec::new();
+        if self.gate == Gate::Hellos {
+            fx.extend(self.release(true));
+        }
         let now = self.now_ms;
         // The tick, or another timer (the key guard's) that fired first.
         if self
@@ -891,6 +990,7 @@ impl Broker {
                         (self.current + n - 1) % n
                     };
                     fx.push(Effect::SetOwnTitle(self.own_title()));
+                    fx.push(Effect::FitAnew);
                     fx.push(Effect::Render);
                     self.on_screen_changed(&mut fx);
                 }
@@ -994,6 +1094,9 @@ impl Broker {
             fx.push(Effect::SetOwnTitle("ask-popup".to_owned()));
         } else {
             fx.push(Effect::SetOwnTitle(self.own_title()));
+            if self.visible {
+                fx.push(Effect::FitAnew);
+            }
             fx.push(Effect::Render);
             self.on_screen_changed(fx);
         }

@@ -6,6 +6,7 @@ pub mod dialog;
 pub mod envelope;
 pub mod intake;
 pub mod marks;
+pub mod popup;
 pub mod request;
 pub mod view;
 pub mod wire;

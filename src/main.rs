@@ -88,16 +88,13 @@ fn main() {
 mod plugin {
     use ask_popup::broker::{Broker, Config, Effect, PipeIn, Source, PEER_PIPE};
     use ask_popup::dialog::{Input, Key};
+    use ask_popup::popup::{popup_rect, PopupSize, Size};
     use ask_popup::request::RequestError;
     use ask_popup::view::{Color, Theme};
     use ask_popup::wire::{WireMessage, WirePayload, WireSource};
     use std::collections::BTreeMap;
     use std::str::FromStr;
     use zellij_tile::prelude::*;
-
-    /// How long a newly loaded instance listens for the other instances' hellos before it
-    /// answers the messages it held, in seconds.
-    const HELLO_WINDOW: f64 = 0.3;
 
     /// Whether the user granted the permissions yet.
     #[derive(Default, PartialEq, Eq)]
@@ -112,17 +109,12 @@ mod plugin {
     pub struct State {
         broker: Broker,
         permission: Permission,
-        /// Pipe messages that arrived before the permission answer.
-        held: Vec<Arrival>,
         hide_key: Option<KeyWithModifier>,
-        width: String,
-        height: String,
+        popup: PopupSize,
         theme: Theme,
         plugin_id: u32,
         /// The client this instance draws for.
         client_id: u16,
-        /// Permission granted, the other instances' hellos awaited: pipe messages wait.
-        awaiting_peers: bool,
         /// When the plugin loaded: the broker's clock counts from there.
         started: Option<std::time::Instant>,
         /// The screen's rows and columns, once Zellij has said.
@@ -154,12 +146,16 @@ mod plugin {
                 zjstatus: flag("zjstatus", false),
             };
             self.broker = Broker::new(config);
+            self.broker.await_permission();
             let ids = get_plugin_ids();
             self.plugin_id = ids.plugin_id;
             self.client_id = ids.client_id;
             self.started = Some(std::time::Instant::now());
-            self.width = get("popup_width").unwrap_or_else(|| "80%".to_owned());
-            self.height = get("popup_height").unwrap_or_else(|| "80%".to_owned());
+            let size = |k: &str| get(k).and_then(|v| Size::parse(&v)).unwrap_or_default();
+            self.popup = PopupSize {
+                width: size("popup_width"),
+                height: size("popup_height"),
+            };
             // The first question loads the plugin, and Zellij holds it back until the user
             // answers the permission request, which it draws in this pane: a pane that a pipe
             // opens hidden. Show it, so the user sees the request; it hides again once answered
@@ -194,24 +190,8 @@ mod plugin {
                         PermissionStatus::Denied => Permission::Denied,
                     };
                     rename_plugin_pane(self.plugin_id, "ask-popup");
-                    if self.permission == Permission::Denied {
-                        return self.release_held();
-                    }
-                    // One instance runs per attached client: say hello to the others (this
-                    // needs the permission to message plugins), and hear theirs before
-                    // answering anything, so that instances loaded together (the first
-                    // question loads one per client at once) agree on which of them leads.
-                    // Zellij's client list is empty this early, so a short wait it is.
-                    let hello = self.broker.join(self.client_id);
-                    self.run(hello);
-                    self.awaiting_peers = true;
-                    set_timeout(HELLO_WINDOW);
-                    return false;
-                }
-                Event::Timer(_) if self.awaiting_peers => {
-                    let render = self.release_held();
-                    let effects = self.broker.timer();
-                    return self.run(effects) || render;
+                    let granted = self.permission == Permission::Granted;
+                    self.broker.permission(granted, self.client_id)
                 }
                 Event::Key(key) => self.broker.input(Input::Key(self.map_key(&key))),
                 Event::PastedText(text) => self.broker.input(Input::Paste(text)),
@@ -252,7 +232,7 @@ mod plugin {
         }
 
         fn pipe(&mut self, msg: PipeMessage) -> bool {
-            self.receive(Arrival::Pipe(pipe_in(msg)))
+            self.receive(pipe_in(msg))
         }
 
         fn render(&mut self, rows: usize, cols: usize) {
@@ -270,17 +250,6 @@ mod plugin {
             let frame = self.broker.render(rows, cols);
             print!("{}", frame.to_ansi(&self.theme));
         }
-    }
-
-    /// A pipe message as it arrived, held while the permission answer is pending.
-    enum Arrival {
-        Pipe(PipeIn),
-        /// A CLI message whose payload was too large or not UTF-8.
-        Unreadable {
-            pipe: String,
-            args: BTreeMap<String, String>,
-            error: RequestError,
-        },
     }
 
     impl State {
@@ -306,12 +275,12 @@ mod plugin {
                     return self.unreadable(source, msg.args, RequestError::InvalidUtf8 { offset })
                 }
             };
-            self.receive(Arrival::Pipe(PipeIn {
+            self.receive(PipeIn {
                 source,
                 name: msg.name,
                 payload,
                 args: msg.args,
-            }))
+            })
         }
 
         fn unreadable(
@@ -321,29 +290,14 @@ mod plugin {
             error: RequestError,
         ) -> bool {
             match source {
-                Source::Cli(pipe) => self.receive(Arrival::Unreadable { pipe, args, error }),
+                Source::Cli(pipe) => {
+                    self.tell_time();
+                    let effects = self.broker.pipe_unreadable(&pipe, &args, &error);
+                    self.run(effects)
+                }
                 // Nobody waits for an answer to another plugin's broadcast.
                 Source::Plugin | Source::Keybind => false,
             }
-        }
-
-        /// Answers the pipe messages held until the permission answer and the hellos.
-        fn release_held(&mut self) -> bool {
-            self.awaiting_peers = false;
-            let mut render = true;
-            for arrival in std::mem::take(&mut self.held) {
-                let effects = match arrival {
-                    Arrival::Pipe(msg) => self.broker.replay_held(msg),
-                    Arrival::Unreadable { pipe, args, error } => {
-                        self.broker.pipe_unreadable(&pipe, &args, &error)
-                    }
-                };
-                render |= self.run(effects);
-            }
-            if self.broker.pending_count() == 0 && self.permission == Permission::Granted {
-                hide_self();
-            }
-            render
         }
 
         /// Tells the broker what time it is.
@@ -354,35 +308,9 @@ mod plugin {
             }
         }
 
-        fn receive(&mut self, arrival: Arrival) -> bool {
+        fn receive(&mut self, msg: PipeIn) -> bool {
             self.tell_time();
-            // The other instances' hellos are never held: they decide who answers the rest.
-            let from_a_peer = matches!(
-                &arrival,
-                Arrival::Pipe(PipeIn { source: Source::Plugin, name, .. }) if name == PEER_PIPE
-            );
-            if (self.permission == Permission::Asked || self.awaiting_peers) && !from_a_peer {
-                // Answer once we may: hold the CLI open meanwhile.
-                let cli = match &arrival {
-                    Arrival::Pipe(PipeIn {
-                        source: Source::Cli(id),
-                        ..
-                    }) => Some(id),
-                    Arrival::Unreadable { pipe, .. } => Some(pipe),
-                    Arrival::Pipe(_) => None,
-                };
-                if let Some(id) = cli {
-                    block_cli_pipe_input(id);
-                }
-                self.held.push(arrival);
-                return false;
-            }
-            let effects = match arrival {
-                Arrival::Pipe(msg) => self.broker.pipe(msg),
-                Arrival::Unreadable { pipe, args, error } => {
-                    self.broker.pipe_unreadable(&pipe, &args, &error)
-                }
-            };
+            let effects = self.broker.pipe(msg);
             self.run(effects)
         }
 
@@ -413,13 +341,8 @@ mod plugin {
                         ));
                     }
                     Effect::RenamePane { pane, title } => rename_terminal_pane(pane, title),
-                    Effect::SetOwnTitle(title) => {
-                        rename_plugin_pane(self.plugin_id, title);
-                        // Another request is shown: fit the popup to it.
-                        if self.broker.is_visible() && self.broker.pending_count() > 0 {
-                            resize = true;
-                        }
-                    }
+                    Effect::SetOwnTitle(title) => rename_plugin_pane(self.plugin_id, title),
+                    Effect::FitAnew => resize = true,
                     Effect::Show => {
                         show_self(true);
                         resize = true;
@@ -441,61 +364,42 @@ mod plugin {
             render
         }
 
-        /// Sizes the floating popup from the configuration, centred when given in percent.
-        /// The tallest the popup may be, in rows (needs the screen's size).
-        fn max_height(&self) -> usize {
-            self.screen.map_or(0, |(rows, _)| {
-                cells(&self.height, rows).clamp(1, rows.max(1))
-            })
-        }
-
-        /// Sizes the popup: the configured width, and the configured height at most but no
-        /// taller than the dialog needs, centred. Before Zellij has said how large the screen
-        /// is, just the configured size.
+        /// Sizes the popup (see `ask_popup::popup::popup_rect`). Before Zellij has said how
+        /// large the screen is, just the configured size.
         fn resize(&mut self) {
-            if let Some((rows, cols)) = self.screen {
-                let width = cells(&self.width, cols).clamp(1, cols.max(1));
-                let max_height = self.max_height();
-                // The pane's frame takes a row or column on each side.
-                let needed = self.broker.natural_height(width.saturating_sub(2)) + 2;
-                // While a request is shown the popup only grows, so it does not jump about.
-                let height = needed
-                    .max(self.fitted_height.unwrap_or(0))
-                    .clamp(8.min(max_height), max_height);
-                if self.fitted_height == Some(height) {
-                    return;
+            let Some(screen) = self.screen else {
+                if let Some(coordinates) = FloatingPaneCoordinates::new(
+                    self.popup.width.centring_offset(),
+                    self.popup.height.centring_offset(),
+                    Some(self.popup.width.to_coordinate()),
+                    Some(self.popup.height.to_coordinate()),
+                    None,
+                    None,
+                ) {
+                    change_floating_panes_coordinates(vec![(
+                        PaneId::Plugin(self.plugin_id),
+                        coordinates,
+                    )]);
                 }
-                self.fitted_height = Some(height);
-                let coordinates = FloatingPaneCoordinates::default()
-                    .with_x_fixed((cols - width) / 2)
-                    .with_y_fixed((rows - height) / 2)
-                    .with_width_fixed(width)
-                    .with_height_fixed(height);
-                change_floating_panes_coordinates(vec![(
-                    PaneId::Plugin(self.plugin_id),
-                    coordinates,
-                )]);
+                return;
+            };
+            let broker = &mut self.broker;
+            let rect = popup_rect(
+                self.popup,
+                screen,
+                |cols| broker.natural_height(cols),
+                self.fitted_height,
+            );
+            if self.fitted_height == Some(rect.height) {
                 return;
             }
-            let centre = |size: &str| {
-                size.strip_suffix('%')
-                    .and_then(|p| p.trim().parse::<u32>().ok())
-                    .filter(|p| *p <= 100)
-                    .map(|p| format!("{}%", (100 - p) / 2))
-            };
-            if let Some(coordinates) = FloatingPaneCoordinates::new(
-                centre(&self.width),
-                centre(&self.height),
-                Some(self.width.clone()),
-                Some(self.height.clone()),
-                None,
-                None,
-            ) {
-                change_floating_panes_coordinates(vec![(
-                    PaneId::Plugin(self.plugin_id),
-                    coordinates,
-                )]);
-            }
+            self.fitted_height = Some(rect.height);
+            let coordinates = FloatingPaneCoordinates::default()
+                .with_x_fixed(rect.x)
+                .with_y_fixed(rect.y)
+                .with_width_fixed(rect.width)
+                .with_height_fixed(rect.height);
+            change_floating_panes_coordinates(vec![(PaneId::Plugin(self.plugin_id), coordinates)]);
         }
 
         fn map_key(&self, key: &KeyWithModifier) -> Key {
@@ -572,18 +476,6 @@ mod plugin {
         if out.write_all(&line).and_then(|()| out.flush()).is_ok() {
             // Safety: the host call takes no arguments; it reads the command just written.
             unsafe { host_run_plugin_command() };
-        }
-    }
-
-    /// A configured size (`80%` or `30`) in cells of a screen dimension of `total` cells.
-    fn cells(size: &str, total: usize) -> usize {
-        let size = size.trim();
-        match size.strip_suffix('%') {
-            Some(pct) => pct
-                .trim()
-                .parse::<usize>()
-                .map_or(total * 4 / 5, |p| total * p.min(100) / 100),
-            None => size.parse::<usize>().unwrap_or(total * 4 / 5),
         }
     }
 

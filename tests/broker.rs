@@ -157,6 +157,10 @@ fn requests_queue_and_brackets_switch_between_them() {
     b.input(Input::Key(Key::Down));
     let fx = b.input(Input::Key(Key::Char(']')));
     assert!(fx.contains(&Effect::SetOwnTitle("ask-popup · codex · 2 of 2".into())));
+    assert!(
+        fx.contains(&Effect::FitAnew),
+        "another request shown: fit afresh"
+    );
     assert_eq!(
         b.current_dialog().unwrap().questionnaire().questions[0].question,
         "Two?"
@@ -165,11 +169,18 @@ fn requests_queue_and_brackets_switch_between_them() {
     assert!(b.input(Input::Key(Key::Enter)).is_empty());
     settle(&mut b);
     b.input(Input::Key(Key::Char('[')));
-    let r = replies(&b.input(Input::Key(Key::Enter)));
+    let fx = b.input(Input::Key(Key::Enter));
+    assert!(
+        fx.contains(&Effect::FitAnew),
+        "the next request shown: fit afresh"
+    );
+    let r = replies(&fx);
     assert_eq!(r[0].0, "p1");
     assert_eq!(r[0].1["details"]["answers"][0]["answer"], "B");
     // The second one is shown next (it has been on screen before).
-    let r = replies(&b.input(Input::Key(Key::Enter)));
+    let fx = b.input(Input::Key(Key::Enter));
+    assert!(!fx.contains(&Effect::FitAnew), "nothing left to fit");
+    let r = replies(&fx);
     assert_eq!(r[0].0, "p2");
     assert_eq!(r[0].1["details"]["answers"][0]["answer"], "A");
 }

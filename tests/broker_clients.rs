@@ -200,3 +200,46 @@ fn a_timeout_is_decided_by_the_leader_and_the_other_drops_the_request() {
     assert_eq!(replied, 1);
     assert_eq!((one.pending_count(), two.pending_count()), (0, 0));
 }
+
+#[test]
+fn messages_wait_for_the_permission_and_the_hellos_and_their_clis_with_them() {
+    let mut b = Broker::new(Config::default());
+    b.await_permission();
+    let fx = b.pipe(cli("p1", Some(&question("Q?")), &[("id", "a")]));
+    assert_eq!(fx, [Effect::Block("p1".into())]);
+    let fx = b.pipe(named("s", "status", Some(""), &[]));
+    assert_eq!(fx, [Effect::Block("s".into())]);
+    assert_eq!(b.pending_count(), 0);
+
+    // Granted: hello, and a moment to hear the others'.
+    let fx = b.permission(true, 2);
+    assert_eq!(peer_messages(&fx).len(), 1);
+    assert!(fx.contains(&Effect::SetTimer(0.3)));
+    assert!(replies(&fx).is_empty());
+    // Client 1's instance answers meanwhile (a hello is never held): it leads.
+    let mut one = Broker::new(Config::default());
+    let hello = one.join(1);
+    for msg in peer_messages(&hello) {
+        b.pipe(msg);
+    }
+    assert!(!b.leads());
+    // The window ends: the question is asked, and the status reply is the leader's to give.
+    let fx = tick(&mut b, 300);
+    assert!(fx.contains(&Effect::Block("p1".into())));
+    assert!(replies(&fx).is_empty());
+    assert_eq!(b.pending_count(), 1);
+}
+
+#[test]
+fn a_denied_permission_answers_what_it_can_at_once() {
+    let mut b = Broker::new(Config::default());
+    b.await_permission();
+    b.pipe(cli("bad", Some("nope"), &[]));
+    let fx = b.permission(false, 1);
+    assert!(peer_messages(&fx).is_empty());
+    assert_eq!(replies(&fx).len(), 1);
+    assert!(
+        !fx.contains(&Effect::Hide),
+        "the popup shows why nothing works"
+    );
+}
