@@ -14,22 +14,18 @@
 
 use crate::dialog::{Dialog, Input, Key, Mode, Response};
 use crate::envelope::{self, Outcome, Responses};
+use crate::events::{
+    to_json, Blocked, Ended, PeerKind, PeerMessage, Prompt, Status, StatusEntry, Withdrawn,
+    BLOCKED_EVENT, HERDR_BLOCKED_EVENT, PROMPT_EVENT, WAITING_LABEL,
+};
 use crate::intake::{Assembly, Intake};
 use crate::marks::PaneMarks;
 pub use crate::marks::TITLE_MARK;
 use crate::request::{self, ErrorCode, Questionnaire, RequestError};
 use crate::view::{render, Chrome, Frame, ViewCache};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// The label herdr and status bars show while an agent waits.
-pub const WAITING_LABEL: &str = "Waiting for user response";
-/// Broadcast names.
-pub const BLOCKED_EVENT: &str = "ask-popup:blocked";
-pub const HERDR_BLOCKED_EVENT: &str = "herdr:blocked";
-pub const PROMPT_EVENT: &str = "ask-popup:prompt";
-pub const ANSWERED_EVENT: &str = "ask-popup:answered";
-pub const CANCELLED_EVENT: &str = "ask-popup:cancelled";
 /// Rows an open editor may still grow by (it shows up to six lines).
 const EDITOR_GROWTH: usize = 5;
 /// Pipe names with a meaning of their own; every other CLI pipe is a question.
@@ -359,7 +355,7 @@ impl Broker {
     pub fn join(&mut self, client: u16) -> Vec<Effect> {
         self.peers.me = Some(client);
         self.peers.known.insert(client);
-        vec![Effect::Peer(peer_message(client, "hello", json!({})))]
+        vec![self.peer_message(PeerKind::Hello)]
     }
 
     /// A pipe message arrived.
@@ -384,7 +380,7 @@ impl Broker {
         };
         match msg.name.as_str() {
             STATUS_PIPE => {
-                let output = format!("{}\n", self.status_json());
+                let output = format!("{}\n", to_json(&self.status()));
                 self.reply_once(&pipe, msg.payload.is_some(), output, &mut fx);
             }
             SHOW_PIPE => {
@@ -394,7 +390,7 @@ impl Broker {
             CANCEL_PIPE => {
                 if !self.answered.contains_key(&pipe) {
                     let withdrawn = self.withdraw(&msg.args, &mut fx);
-                    let output = format!("{}\n", json!({ "withdrawn": withdrawn }));
+                    let output = format!("{}\n", to_json(&Withdrawn { withdrawn }));
                     self.reply_once(&pipe, true, output, &mut fx);
                 } else if msg.payload.is_none() {
                     self.answered.remove(&pipe);
@@ -683,9 +679,15 @@ impl Broker {
         };
         if let Some(request) = self.pending.get(index) {
             if self.config.indicator {
+                let prompt = Prompt::new(
+                    request.dialog.questionnaire(),
+                    request.pane,
+                    request.agent.as_deref(),
+                    request.request_id.as_deref(),
+                );
                 fx.push(Effect::Broadcast {
                     name: PROMPT_EVENT.to_owned(),
-                    payload: prompt_payload(request).to_string(),
+                    payload: to_json(&prompt),
                 });
                 self.push_blocked(request, true, fx);
             }
@@ -731,63 +733,74 @@ impl Broker {
 
     /// A message from another instance of this plugin.
     fn peer(&mut self, payload: &str, fx: &mut Vec<Effect>) {
-        let Ok(message) = serde_json::from_str::<Value>(payload) else {
+        let Ok(message) = serde_json::from_str::<PeerMessage>(payload) else {
             return;
         };
-        let Some(from) = message["from"].as_u64().and_then(|c| u16::try_from(c).ok()) else {
-            return;
-        };
-        if Some(from) == self.peers.me {
+        if Some(message.from) == self.peers.me {
             return;
         }
-        let pipe = message["pipe"].as_str().unwrap_or_default();
-        match message["kind"].as_str() {
-            Some("hello") if self.peers.known.insert(from) => {
-                // A newcomer: tell it we are here too.
-                if let Some(me) = self.peers.me {
-                    fx.push(Effect::Peer(peer_message(me, "hello", json!({}))));
+        match message.kind {
+            PeerKind::Hello => {
+                if self.peers.known.insert(message.from) && self.peers.me.is_some() {
+                    // A newcomer: tell it we are here too.
+                    fx.push(self.peer_message(PeerKind::Hello));
                 }
             }
-            Some("settled") => {
+            PeerKind::Settled { pipe, event } => {
                 let Some(i) = self.pending.iter().position(|r| r.pipe == pipe) else {
                     return;
                 };
                 let request = self.take(i);
                 self.after_removal(fx);
-                self.remember(pipe);
-                let event = match (message["event"].as_str(), message.get("payload")) {
-                    (Some(name), Some(payload)) => Some((name.to_owned(), payload.clone())),
-                    _ => None,
-                };
-                self.after_request(&request, event, fx);
+                self.remember(&pipe);
+                self.after_request(&request, Some(event), fx);
             }
-            Some("touched") => {
+            PeerKind::Touched { pipe } => {
                 if let Some(r) = self.pending.iter_mut().find(|r| r.pipe == pipe) {
                     r.dialog.stop_countdown();
                 }
             }
-            _ => {}
         }
     }
 
+    /// A message for the other instances.
+    fn peer_message(&self, kind: PeerKind) -> Effect {
+        Effect::Peer(to_json(&PeerMessage {
+            from: self.peers.me.unwrap_or_default(),
+            kind,
+        }))
+    }
+
     /// Every current status: the waiting requests, for scripts.
-    pub fn status_json(&self) -> Value {
-        let pending: Vec<Value> = self
+    pub fn status(&self) -> Status<'_> {
+        let pending = self
             .pending
             .iter()
             .enumerate()
-            .map(|(i, r)| {
-                json!({
-                    "agent": self.agent_name(r),
-                    "paneId": r.pane,
-                    "requestId": r.request_id,
-                    "headers": r.dialog.questionnaire().questions.iter().map(|q| q.header.as_str()).collect::<Vec<_>>(),
-                    "ageSeconds": self.now_ms.saturating_sub(r.arrived_ms) / 1000,
-                    "shown": i == self.current && self.visible,
-                })
+            .map(|(i, r)| StatusEntry {
+                agent: self.agent_name(r),
+                pane_id: r.pane,
+                request_id: r.request_id.as_deref(),
+                headers: r
+                    .dialog
+                    .questionnaire()
+                    .questions
+                    .iter()
+                    .map(|q| q.header.as_str())
+                    .collect(),
+                age_seconds: self.now_ms.saturating_sub(r.arrived_ms) / 1000,
+                shown: i == self.current && self.visible,
             })
             .collect();
-        json!({ "pending": pending, "visible": self.visible })
+        Status {
+            pending,
+            visible: self.visible,
+        }
+    }
+
+    /// `status` as JSON.
+    pub fn status_json(&self) -> Value {
+        serde_json::to_value(self.status()).unwrap_or_default()
     }
 
     fn agent_name(&self, r: &Request) -> String {
@@ -811,14 +824,13 @@ impl Broker {
     /// The `ask-popup:blocked` and `herdr:blocked` broadcasts for `r`; `pending` counts the
     /// requests waiting once this one has started or ended.
     fn push_blocked(&self, r: &Request, active: bool, fx: &mut Vec<Effect>) {
-        let payload = json!({
-            "active": active,
-            "label": WAITING_LABEL,
-            "paneId": r.pane,
-            "agent": self.agent_name(r),
-            "pending": self.pending.len(),
-        })
-        .to_string();
+        let payload = to_json(&Blocked {
+            active,
+            label: WAITING_LABEL,
+            pane_id: r.pane,
+            agent: &self.agent_name(r),
+            pending: self.pending.len(),
+        });
         fx.push(Effect::Broadcast {
             name: BLOCKED_EVENT.to_owned(),
             payload: payload.clone(),
@@ -1000,14 +1012,12 @@ impl Broker {
         let counting = request.dialog.countdown().is_some();
         let before = (request.dialog.tab(), request.dialog.mode());
         let response = request.dialog.handle(input);
-        if counting && request.dialog.countdown().is_none() && !leads {
-            // The user is here: the leader's countdown stops too.
-            fx.push(Effect::Peer(peer_message(
-                self.peers.me.unwrap_or_default(),
-                "touched",
-                json!({ "pipe": request.pipe }),
-            )));
-        }
+        // The user is here: the leader's countdown stops too.
+        let touched = (counting && request.dialog.countdown().is_none() && !leads).then(|| {
+            PeerKind::Touched {
+                pipe: request.pipe.clone(),
+            }
+        });
         match response {
             Response::Unchanged => {}
             Response::Render => {
@@ -1025,6 +1035,9 @@ impl Broker {
                 let i = self.current;
                 self.resolve(i, outcome, Decided::Here, &mut fx);
             }
+        }
+        if let Some(touched) = touched {
+            fx.push(self.peer_message(touched));
         }
         self.done(fx)
     }
@@ -1112,7 +1125,7 @@ impl Broker {
     ) {
         let q = request.dialog.questionnaire();
         let output = envelope::outcome(q, &outcome, request.request_id.as_deref());
-        let event = self.outcome_event(&request, &outcome, &output);
+        let event = self.ended(&request, &outcome);
         self.remember(&request.pipe);
         if decided == Decided::Here || self.leads() {
             fx.push(Effect::Reply {
@@ -1123,31 +1136,24 @@ impl Broker {
         if decided == Decided::Here && self.peers.known.len() > 1 {
             // The other instances drop it; the leader says how it ended. (Alone, this costs
             // the caller nothing: Zellij would hand the message back before the reply.)
-            let (name, payload) = &event;
-            fx.push(Effect::Peer(peer_message(
-                self.peers.me.unwrap_or_default(),
-                "settled",
-                json!({ "pipe": request.pipe, "event": name, "payload": payload }),
-            )));
+            let settled = PeerKind::Settled {
+                pipe: request.pipe.clone(),
+                event: event.clone(),
+            };
+            fx.push(self.peer_message(settled));
         }
-        let (name, payload) = event;
-        self.after_request(&request, Some((name.to_owned(), payload)), fx);
+        self.after_request(&request, Some(event), fx);
     }
 
     /// What follows a request's end: the blocked pair closes, the outcome event, the caller's
     /// title back, the status line.
-    fn after_request(
-        &mut self,
-        request: &Request,
-        event: Option<(String, Value)>,
-        fx: &mut Vec<Effect>,
-    ) {
+    fn after_request(&mut self, request: &Request, event: Option<Ended>, fx: &mut Vec<Effect>) {
         if self.config.indicator {
             self.push_blocked(request, false, fx);
-            if let Some((name, payload)) = event {
+            if let Some(event) = event {
                 fx.push(Effect::Broadcast {
-                    name,
-                    payload: payload.to_string(),
+                    name: event.name().to_owned(),
+                    payload: to_json(&event),
                 });
             }
             if let Some(pane) = request.pane {
@@ -1159,45 +1165,22 @@ impl Broker {
         self.status_line(fx);
     }
 
-    fn outcome_event(&self, r: &Request, outcome: &Outcome, output: &str) -> (&'static str, Value) {
-        let q = r.dialog.questionnaire();
-        let (answered, reason) = match outcome {
-            Outcome::Submitted(responses) if !submitted_nothing(responses) => (true, "answered"),
-            Outcome::Submitted(_) | Outcome::Declined(_) => (false, "declined"),
-            Outcome::ChatRequested { .. } => (false, "chat"),
-            Outcome::TimedOut(_) => (false, "timed_out"),
-            Outcome::Host { code, .. } => (false, code.as_str()),
-        };
-        let mut payload = json!({
-            "paneId": r.pane,
-            "agent": self.agent_name(r),
-            "requestId": r.request_id,
-            "questions": q.questions.len(),
-        });
-        if answered {
-            let count = match outcome {
-                Outcome::Submitted(responses) => {
-                    responses.answers.iter().filter(|a| a.is_some()).count()
-                }
-                _ => 0,
-            };
-            payload["answered"] = json!(count);
-        } else {
-            payload["reason"] = json!(reason);
+    /// The `ask-popup:answered` / `ask-popup:cancelled` event for `r` ending as `outcome`.
+    fn ended(&self, r: &Request, outcome: &Outcome) -> Ended {
+        let ending = envelope::ending(outcome);
+        let result = self
+            .config
+            .full_events
+            .then(|| envelope::details(r.dialog.questionnaire(), outcome, r.request_id.as_deref()));
+        Ended {
+            pane_id: r.pane,
+            agent: self.agent_name(r),
+            request_id: r.request_id.clone(),
+            questions: r.dialog.questionnaire().questions.len(),
+            answered: ending.answered,
+            reason: ending.reason.map(str::to_owned),
+            result,
         }
-        if self.config.full_events {
-            if let Ok(envelope) = serde_json::from_str::<Value>(output) {
-                payload["result"] = envelope["details"].clone();
-            }
-        }
-        (
-            if answered {
-                ANSWERED_EVENT
-            } else {
-                CANCELLED_EVENT
-            },
-            payload,
-        )
     }
 
     fn status_line(&self, fx: &mut Vec<Effect>) {
@@ -1295,25 +1278,12 @@ impl Broker {
     }
 }
 
-fn submitted_nothing(r: &Responses) -> bool {
-    r.is_empty()
-}
-
 /// The error for a payload with nothing in it.
 fn empty_payload() -> RequestError {
     RequestError::Missing {
         path: "questions".to_owned(),
         hint: "the payload was empty; send one JSON object with a \"questions\" array",
     }
-}
-
-/// A message to the other instances: `{"from": client, "kind": kind, …fields}`.
-fn peer_message(from: u16, kind: &str, fields: Value) -> String {
-    let mut message = json!({ "from": from, "kind": kind });
-    if let (Some(message), Value::Object(fields)) = (message.as_object_mut(), fields) {
-        message.extend(fields);
-    }
-    message.to_string()
 }
 
 /// The `agent` argument, as the dialog may show it.
@@ -1327,32 +1297,4 @@ fn agent_arg(args: &BTreeMap<String, String>) -> Option<String> {
 fn parse_pane_id(s: &str) -> Option<u32> {
     let s = s.trim();
     s.strip_prefix("terminal_").unwrap_or(s).parse().ok()
-}
-
-/// The prompt event: the questions without preview bodies.
-fn prompt_payload(r: &Request) -> Value {
-    let questions: Vec<Value> = r
-        .dialog
-        .questionnaire()
-        .questions
-        .iter()
-        .map(|q| {
-            json!({
-                "question": q.question,
-                "header": q.header,
-                "multiSelect": q.multi_select,
-                "options": q.options.iter().map(|o| json!({
-                    "label": o.label,
-                    "description": o.description,
-                    "hasPreview": o.preview.is_some(),
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    json!({
-        "questions": questions,
-        "paneId": r.pane,
-        "agent": r.agent,
-        "requestId": r.request_id,
-    })
 }

@@ -158,40 +158,49 @@ pub fn rejection(error: &RequestError, request_id: Option<&str>) -> String {
     to_line(&envelope)
 }
 
+/// How a request ended, in short: what the answered/cancelled events say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ending {
+    /// Answered: how many questions got an answer.
+    pub answered: Option<usize>,
+    /// Not answered: why (`declined`, `chat`, `timed_out`, or a host error code).
+    pub reason: Option<&'static str>,
+}
+
+/// How `outcome` ended. A submission with nothing given at all reads as a decline: one clear
+/// signal, here and in the envelope's text.
+pub fn ending(outcome: &Outcome) -> Ending {
+    let reason = match outcome {
+        Outcome::Submitted(responses) if !responses.is_empty() => {
+            let answered = responses.answers.iter().filter(|a| a.is_some()).count();
+            return Ending {
+                answered: Some(answered),
+                reason: None,
+            };
+        }
+        Outcome::Submitted(_) | Outcome::Declined(_) => "declined",
+        Outcome::ChatRequested { .. } => "chat",
+        Outcome::TimedOut(_) => "timed_out",
+        Outcome::Host { code, .. } => code.as_str(),
+    };
+    Ending {
+        answered: None,
+        reason: Some(reason),
+    }
+}
+
 /// The envelope of a request that was shown. Ends with a newline.
 pub fn outcome(
     questionnaire: &Questionnaire,
     outcome: &Outcome,
     request_id: Option<&str>,
 ) -> String {
-    let (responses, mut cancelled, error, chat) = match outcome {
-        Outcome::Submitted(r) => (r, false, None, None),
-        Outcome::Declined(r) => (r, true, None, None),
-        Outcome::ChatRequested {
-            question,
-            responses,
-        } => (responses, true, None, Some(*question)),
-        Outcome::TimedOut(r) => (r, true, Some(ErrorCode::TimedOut), None),
-        Outcome::Host { code, responses } => (responses, true, Some(*code), None),
-    };
-    let answers = answer_details(questionnaire, responses);
-    let unanswered_notes = unanswered_notes(questionnaire, responses);
-    let global_note = non_empty(&responses.global_note);
-    let chat_requested = chat.map(|i| ChatRequested {
-        question_index: i,
-        question: question_text(questionnaire, i),
-    });
-
+    let responses = responses_of(outcome);
     let text = match outcome {
+        Outcome::Submitted(_) if ending(outcome).answered.is_none() => DECLINED_TEXT.to_owned(),
         Outcome::Submitted(_) => {
             let segments = segments(questionnaire, responses);
-            if segments.is_empty() {
-                // Nothing given at all: one clear signal.
-                cancelled = true;
-                DECLINED_TEXT.to_owned()
-            } else {
-                format!("{ANSWERED_PREFIX} {} {ANSWERED_SUFFIX}", segments.join(" "))
-            }
+            format!("{ANSWERED_PREFIX} {} {ANSWERED_SUFFIX}", segments.join(" "))
         }
         Outcome::Declined(_) => DECLINED_TEXT.to_owned(),
         Outcome::ChatRequested { question, .. } => {
@@ -209,20 +218,53 @@ pub fn outcome(
         Outcome::TimedOut(_) => TIMED_OUT_TEXT.to_owned(),
         Outcome::Host { code, .. } => host_text(*code).to_owned(),
     };
-
     let envelope = Envelope {
         content: [text_content(text)],
-        details: Details {
-            answers,
-            cancelled,
-            global_note,
-            unanswered_notes,
-            chat_requested,
-            error: error.map(ErrorCode::as_str),
-            request_id,
-        },
+        details: details_of(questionnaire, outcome, request_id),
     };
     to_line(&envelope)
+}
+
+/// The envelope's `details` of a request that was shown, as JSON (for the full events).
+pub fn details(
+    questionnaire: &Questionnaire,
+    outcome: &Outcome,
+    request_id: Option<&str>,
+) -> serde_json::Value {
+    serde_json::to_value(details_of(questionnaire, outcome, request_id)).unwrap_or_default()
+}
+
+fn responses_of(outcome: &Outcome) -> &Responses {
+    match outcome {
+        Outcome::Submitted(r) | Outcome::Declined(r) | Outcome::TimedOut(r) => r,
+        Outcome::ChatRequested { responses, .. } | Outcome::Host { responses, .. } => responses,
+    }
+}
+
+fn details_of<'a>(
+    questionnaire: &'a Questionnaire,
+    outcome: &'a Outcome,
+    request_id: Option<&'a str>,
+) -> Details<'a> {
+    let responses = responses_of(outcome);
+    let (error, chat) = match outcome {
+        Outcome::ChatRequested { question, .. } => (None, Some(*question)),
+        Outcome::TimedOut(_) => (Some(ErrorCode::TimedOut), None),
+        Outcome::Host { code, .. } => (Some(*code), None),
+        Outcome::Submitted(_) | Outcome::Declined(_) => (None, None),
+    };
+    Details {
+        answers: answer_details(questionnaire, responses),
+        cancelled: ending(outcome).answered.is_none(),
+        global_note: non_empty(&responses.global_note),
+        unanswered_notes: unanswered_notes(questionnaire, responses),
+        chat_requested: chat.map(|i| ChatRequested {
+            question_index: i,
+            question: question_text(questionnaire, i),
+        }),
+        error: error.map(ErrorCode::as_str),
+        request_id,
+    }
 }
 
 /// The envelope of a host-side ending for a request that was never shown (its questionnaire

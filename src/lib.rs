@@ -4,6 +4,7 @@
 pub mod broker;
 pub mod dialog;
 pub mod envelope;
+pub mod events;
 pub mod intake;
 pub mod marks;
 pub mod popup;
