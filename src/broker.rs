@@ -13,7 +13,7 @@
 //! request (`settled`).
 
 use crate::dialog::{Dialog, Input, Key, Mode, Response};
-use crate::envelope::{self, Outcome, Responses};
+use crate::envelope::{self, ErrorCode, Outcome, Responses};
 use crate::events::{
     to_json, Blocked, Ended, PeerKind, PeerMessage, Prompt, Status, StatusEntry, Withdrawn,
     BLOCKED_EVENT, HERDR_BLOCKED_EVENT, PROMPT_EVENT, WAITING_LABEL,
@@ -21,7 +21,7 @@ use crate::events::{
 use crate::intake::{Assembly, Intake};
 use crate::marks::PaneMarks;
 pub use crate::marks::TITLE_MARK;
-use crate::request::{self, ErrorCode, Questionnaire, RequestError};
+use crate::request::{self, Questionnaire, RequestError};
 use crate::view::{render, Chrome, Frame, ViewCache};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -1054,10 +1054,9 @@ impl Broker {
         }
     }
 
-    /// The mouse wheel, at a cell when the host says where: negative lines scroll up.
-    pub fn wheel(&mut self, at: Option<(usize, usize)>, lines: i32) -> Vec<Effect> {
-        let target = at.and_then(|(line, col)| self.last_frame.as_ref()?.target_at(line, col));
-        self.input(Input::Wheel { target, lines })
+    /// The mouse wheel: negative lines scroll up.
+    pub fn wheel(&mut self, lines: i32) -> Vec<Effect> {
+        self.input(Input::Wheel { lines })
     }
 
     /// The popup pane is closing: answer everyone, nobody may be left hanging.

@@ -4,7 +4,7 @@
 //! agent prompt written for the Pi and Claude Code tools reads ours the same way. Every
 //! model-facing outcome text lives here; rejection texts live on `RequestError`.
 
-use crate::request::{ErrorCode, Questionnaire, RequestError};
+use crate::request::{Questionnaire, RequestError};
 use serde::Serialize;
 
 pub const ANSWERED_PREFIX: &str = "User has answered your questions:";
@@ -16,7 +16,53 @@ pub const DISMISSED_TEXT: &str = "The question popup was closed before the user 
 pub const SUPERSEDED_TEXT: &str = "This request was replaced by a newer request with the same id; the newer call receives the user's answers. Ignore this result.";
 pub const ABORTED_TEXT: &str = "The question was withdrawn by the agent before the user answered.";
 pub const BUSY_TEXT: &str = "Too many questions are waiting in the popup right now, so this one was not shown. The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry later.";
-pub const SHUTDOWN_TEXT: &str = "The ask-popup plugin stopped before the user answered (Zellij closed or reloaded it). The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry.";
+
+/// Every `error` code an envelope can carry: validation, the timer and the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    InvalidPayload,
+    PayloadTooLarge,
+    NoQuestions,
+    TooManyQuestions,
+    DuplicateQuestion,
+    EmptyOptions,
+    TooManyOptions,
+    ReservedLabel,
+    DuplicateOptionLabel,
+    HeaderTooLong,
+    LabelTooLong,
+    InvalidTimeout,
+    TimedOut,
+    Dismissed,
+    Superseded,
+    Aborted,
+    Busy,
+}
+
+impl ErrorCode {
+    pub const fn as_str(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            InvalidPayload => "invalid_payload",
+            PayloadTooLarge => "payload_too_large",
+            NoQuestions => "no_questions",
+            TooManyQuestions => "too_many_questions",
+            DuplicateQuestion => "duplicate_question",
+            EmptyOptions => "empty_options",
+            TooManyOptions => "too_many_options",
+            ReservedLabel => "reserved_label",
+            DuplicateOptionLabel => "duplicate_option_label",
+            HeaderTooLong => "header_too_long",
+            LabelTooLong => "label_too_long",
+            InvalidTimeout => "invalid_timeout",
+            TimedOut => "timed_out",
+            Dismissed => "dismissed",
+            Superseded => "superseded",
+            Aborted => "aborted",
+            Busy => "busy",
+        }
+    }
+}
 
 /// How one question was answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -288,7 +334,6 @@ pub fn host_error(code: ErrorCode, request_id: Option<&str>) -> String {
 pub fn host_text(code: ErrorCode) -> &'static str {
     match code {
         ErrorCode::Superseded => SUPERSEDED_TEXT,
-        ErrorCode::Shutdown => SHUTDOWN_TEXT,
         ErrorCode::Aborted => ABORTED_TEXT,
         ErrorCode::Busy => BUSY_TEXT,
         ErrorCode::TimedOut => TIMED_OUT_TEXT,

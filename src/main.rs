@@ -199,8 +199,8 @@ mod plugin {
                     Mouse::LeftClick(line, col) => {
                         self.broker.click(usize::try_from(line).unwrap_or(0), col)
                     }
-                    Mouse::ScrollUp(n) => self.broker.wheel(None, -(n.min(50) as i32)),
-                    Mouse::ScrollDown(n) => self.broker.wheel(None, n.min(50) as i32),
+                    Mouse::ScrollUp(n) => self.broker.wheel(-(n.min(50) as i32)),
+                    Mouse::ScrollDown(n) => self.broker.wheel(n.min(50) as i32),
                     _ => Vec::new(),
                 },
                 Event::Timer(_) => self.broker.timer(),
@@ -229,10 +229,6 @@ mod plugin {
                 _ => Vec::new(),
             };
             self.run(effects)
-        }
-
-        fn pipe(&mut self, msg: PipeMessage) -> bool {
-            self.receive(pipe_in(msg))
         }
 
         fn render(&mut self, rows: usize, cols: usize) {
@@ -476,20 +472,6 @@ mod plugin {
         if out.write_all(&line).and_then(|()| out.flush()).is_ok() {
             // Safety: the host call takes no arguments; it reads the command just written.
             unsafe { host_run_plugin_command() };
-        }
-    }
-
-    fn pipe_in(msg: PipeMessage) -> PipeIn {
-        let source = match msg.source {
-            PipeSource::Cli(id) => Source::Cli(id),
-            PipeSource::Plugin(_) => Source::Plugin,
-            PipeSource::Keybind => Source::Keybind,
-        };
-        PipeIn {
-            source,
-            name: msg.name,
-            payload: msg.payload,
-            args: msg.args,
         }
     }
 

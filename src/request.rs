@@ -5,6 +5,7 @@
 //! for other ask tools use. Every alias is normalised first; then the checks run in the order the
 //! SPEC gives, so a payload with several faults is always rejected for the same one.
 
+use crate::envelope::ErrorCode;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
@@ -134,55 +135,6 @@ impl RequestError {
             HeaderTooLong { .. } => ErrorCode::HeaderTooLong,
             LabelTooLong { .. } => ErrorCode::LabelTooLong,
             InvalidTimeout { .. } => ErrorCode::InvalidTimeout,
-        }
-    }
-}
-
-/// Every `error` code an envelope can carry: validation, the timer and the host.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    InvalidPayload,
-    PayloadTooLarge,
-    NoQuestions,
-    TooManyQuestions,
-    DuplicateQuestion,
-    EmptyOptions,
-    TooManyOptions,
-    ReservedLabel,
-    DuplicateOptionLabel,
-    HeaderTooLong,
-    LabelTooLong,
-    InvalidTimeout,
-    TimedOut,
-    Dismissed,
-    Superseded,
-    Shutdown,
-    Aborted,
-    Busy,
-}
-
-impl ErrorCode {
-    pub const fn as_str(self) -> &'static str {
-        use ErrorCode::*;
-        match self {
-            InvalidPayload => "invalid_payload",
-            PayloadTooLarge => "payload_too_large",
-            NoQuestions => "no_questions",
-            TooManyQuestions => "too_many_questions",
-            DuplicateQuestion => "duplicate_question",
-            EmptyOptions => "empty_options",
-            TooManyOptions => "too_many_options",
-            ReservedLabel => "reserved_label",
-            DuplicateOptionLabel => "duplicate_option_label",
-            HeaderTooLong => "header_too_long",
-            LabelTooLong => "label_too_long",
-            InvalidTimeout => "invalid_timeout",
-            TimedOut => "timed_out",
-            Dismissed => "dismissed",
-            Superseded => "superseded",
-            Shutdown => "shutdown",
-            Aborted => "aborted",
-            Busy => "busy",
         }
     }
 }

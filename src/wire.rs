@@ -9,7 +9,8 @@
 //! size, so the caller still gets a clear `payload_too_large`.
 //!
 //! The message (zellij-utils `plugin_api/pipe_message.proto`): 1 source (enum), 2 cli_source_id,
-//! 3 plugin_source_id, 4 name, 5 payload, 6 args (repeated {1 key, 2 value}), 7 is_private.
+//! 3 plugin_source_id, 4 name, 5 payload, 6 args (repeated {1 key, 2 value}), 7 is_private
+//! (not read: every message to this plugin is answered alike).
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -42,7 +43,6 @@ pub struct WireMessage {
     pub name: String,
     pub payload: WirePayload,
     pub args: BTreeMap<String, String>,
-    pub is_private: bool,
 }
 
 /// Where the decoder's bytes come from.
@@ -239,7 +239,6 @@ pub fn read_message(input: impl Read, max_payload: usize) -> Result<WireMessage,
         name: String::new(),
         payload: WirePayload::Absent,
         args: BTreeMap::new(),
-        is_private: false,
     };
     let result = (|| loop {
         let Some(tag) = d.tag()? else {
@@ -281,7 +280,6 @@ pub fn read_message(input: impl Read, max_payload: usize) -> Result<WireMessage,
                     msg.args.insert(k, v);
                 }
             }
-            (7, 0) => msg.is_private = d.varint()? != 0,
             (_, t) => d.skip(t)?,
         }
     })();
@@ -336,7 +334,6 @@ mod tests {
         assert_eq!(msg.name, "ask");
         assert_eq!(msg.payload, WirePayload::Text("{\"q\": 1}".into()));
         assert_eq!(msg.args.get("id").map(String::as_str), Some("r7"));
-        assert!(msg.is_private);
     }
 
     #[test]
@@ -363,8 +360,18 @@ mod tests {
 
     #[test]
     fn a_truncated_message_is_an_error_not_a_panic() {
+        // Field 5 (the payload) says 200 bytes follow, and none do.
         assert!(read_message("[42,200]\n".as_bytes(), 1024).is_err());
-        assert!(read_message("garbage".as_bytes(), 1024).is_ok());
-        assert!(read_message("".as_bytes(), 1024).is_ok());
+    }
+
+    #[test]
+    fn input_that_is_no_byte_list_reads_as_an_empty_message() {
+        // No digits: no bytes, so no fields; nothing to answer, and nothing panics.
+        for input in ["garbage", ""] {
+            let msg = read_message(input.as_bytes(), 1024).unwrap();
+            assert_eq!(msg.name, "");
+            assert_eq!(msg.payload, WirePayload::Absent);
+            assert_eq!(msg.cli_source_id, None);
+        }
     }
 }

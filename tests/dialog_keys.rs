@@ -396,10 +396,7 @@ fn page_keys_and_wheel_scroll_the_preview() {
     let mut d = Dialog::new(long_preview());
     keys(&mut d, &[Key::PageDown, Key::PageDown]);
     assert_eq!(d.tab_state(0).unwrap().preview_scroll, 16);
-    d.handle(Input::Wheel {
-        target: Some(Target::Preview),
-        lines: -3,
-    });
+    d.handle(Input::Wheel { lines: -3 });
     assert_eq!(d.tab_state(0).unwrap().preview_scroll, 13);
     let text = frame(&d, 120, 30);
     assert!(text.contains("▲ 13 more"), "{text}");

@@ -78,7 +78,7 @@ fn input() -> impl Strategy<Value = Input> {
         1 => (0usize..8).prop_map(|i| Input::Click(Target::Row(i))),
         1 => (0usize..6).prop_map(|i| Input::Click(Target::Tab(i))),
         1 => (0usize..3).prop_map(|i| Input::Click(Target::SubmitChoice(i))),
-        1 => (-5i32..5).prop_map(|lines| Input::Wheel { target: Some(Target::Preview), lines }),
+        1 => (-5i32..5).prop_map(|lines| Input::Wheel { lines }),
     ]
 }
 

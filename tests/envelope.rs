@@ -1,7 +1,8 @@
 //! The result envelope, byte for byte, for every way a request can end.
 
+use ask_popup::envelope::ErrorCode;
 use ask_popup::envelope::{self, Answer, Outcome, Responses};
-use ask_popup::request::{parse, ErrorCode, Questionnaire, RequestError};
+use ask_popup::request::{parse, Questionnaire, RequestError};
 use serde_json::json;
 
 fn pick() -> Questionnaire {
@@ -242,7 +243,6 @@ fn host_outcomes_have_their_codes_and_texts() {
         (ErrorCode::Superseded, "superseded", "This request was replaced by a newer request with the same id; the newer call receives the user's answers. Ignore this result."),
         (ErrorCode::Aborted, "aborted", "The question was withdrawn by the agent before the user answered."),
         (ErrorCode::Busy, "busy", "Too many questions are waiting in the popup right now, so this one was not shown. The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry later."),
-        (ErrorCode::Shutdown, "shutdown", "The ask-popup plugin stopped before the user answered (Zellij closed or reloaded it). The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry."),
     ];
     for (code, name, text) in cases {
         let got = envelope::outcome(

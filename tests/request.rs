@@ -1,6 +1,7 @@
 //! The request parser: the canonical shape, the aliases, and every rejection in the SPEC's order.
 
-use ask_popup::request::{parse, parse_bytes, ErrorCode, RequestError};
+use ask_popup::envelope::ErrorCode;
+use ask_popup::request::{parse, parse_bytes, RequestError};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

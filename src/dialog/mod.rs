@@ -68,11 +68,9 @@ pub enum Input {
     /// Text pasted into the terminal, inserted whole into the open editor.
     Paste(String),
     Click(Target),
-    /// The mouse wheel: negative lines scroll up.
-    Wheel {
-        target: Option<Target>,
-        lines: i32,
-    },
+    /// The mouse wheel (Zellij does not say where the pointer is): it scrolls the preview;
+    /// negative lines scroll up.
+    Wheel { lines: i32 },
 }
 
 /// What an input did.
@@ -331,7 +329,7 @@ impl Dialog {
                 self.esc_armed = false;
                 self.click(target)
             }
-            Input::Wheel { target, lines } => self.wheel(target, lines),
+            Input::Wheel { lines } => self.wheel(lines),
         };
         if stopped && response == Response::Unchanged {
             Response::Render
@@ -728,18 +726,11 @@ impl Dialog {
         }
     }
 
-    fn wheel(&mut self, target: Option<Target>, lines: i32) -> Response {
+    fn wheel(&mut self, lines: i32) -> Response {
         if self.on_submit_tab() {
             return Response::Unchanged;
         }
-        match target {
-            Some(Target::Row(_)) => {
-                // The wheel over the options moves the focus, like the arrows.
-                let key = if lines < 0 { Key::Up } else { Key::Down };
-                self.question_key(key)
-            }
-            _ => self.scroll_preview(lines as isize),
-        }
+        self.scroll_preview(lines as isize)
     }
 }
 

@@ -8,8 +8,9 @@
 
 use crate::harness::{zellij_bin, Options, PipeCall, Zellij, LISTENER};
 use crate::{assert_reply, details, ANSWER, AT_ONCE};
+use ask_popup::envelope::ErrorCode;
 use ask_popup::envelope::{self, Answer, Outcome, Responses};
-use ask_popup::request::{self, ErrorCode};
+use ask_popup::request;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Stdio};

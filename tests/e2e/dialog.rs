@@ -7,8 +7,9 @@
 
 use crate::harness::{PipeCall, Zellij};
 use crate::{assert_reply, details, rejected, ANSWER, AT_ONCE, ONE_QUESTION};
+use ask_popup::envelope::ErrorCode;
 use ask_popup::envelope::{self, Answer, Outcome, Responses};
-use ask_popup::request::{self, ErrorCode, MAX_PAYLOAD_BYTES};
+use ask_popup::request::{self, MAX_PAYLOAD_BYTES};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::process::Output;
