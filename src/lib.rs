@@ -2,6 +2,7 @@
 //! rendering, and the broker that turns host events into effects. Pure Rust with no Zellij
 //! types, so everything here is tested on the host.
 pub mod broker;
+pub mod config;
 pub mod dialog;
 pub mod envelope;
 pub mod events;

@@ -86,9 +86,10 @@ fn main() {
 
 #[cfg(target_family = "wasm")]
 mod plugin {
-    use ask_popup::broker::{Broker, Config, Effect, PipeIn, Source, PEER_PIPE};
+    use ask_popup::broker::{Broker, Effect, PipeIn, Source, PEER_PIPE};
+    use ask_popup::config::{key_label, Settings, DEFAULT_HIDE_KEY};
     use ask_popup::dialog::{Input, Key};
-    use ask_popup::popup::{popup_rect, PopupSize, Size};
+    use ask_popup::popup::{popup_rect, PopupSize};
     use ask_popup::request::RequestError;
     use ask_popup::view::{Color, Theme};
     use ask_popup::wire::{WireMessage, WirePayload, WireSource};
@@ -111,6 +112,8 @@ mod plugin {
         permission: Permission,
         hide_key: Option<KeyWithModifier>,
         popup: PopupSize,
+        /// What the configuration got wrong, shown while nothing is asked.
+        config_errors: Vec<String>,
         theme: Theme,
         plugin_id: u32,
         /// The client this instance draws for.
@@ -125,37 +128,32 @@ mod plugin {
 
     impl ZellijPlugin for State {
         fn load(&mut self, configuration: BTreeMap<String, String>) {
-            let get = |k: &str| configuration.get(k).map(|v| v.trim().to_owned());
-            let hide = get("hide_key").unwrap_or_else(|| "Ctrl ]".to_owned());
-            self.hide_key = match hide.to_ascii_lowercase().as_str() {
-                "off" | "none" | "disabled" | "" => None,
-                _ => KeyWithModifier::from_str(&hide).ok(),
+            let (mut settings, mut errors) = Settings::from_map(&configuration);
+            self.hide_key = match settings.hide_key.as_deref().map(KeyWithModifier::from_str) {
+                None => None,
+                Some(Ok(key)) => Some(key),
+                Some(Err(_)) => {
+                    settings.reject_hide_key(&mut errors);
+                    KeyWithModifier::from_str(DEFAULT_HIDE_KEY).ok()
+                }
             };
-            let flag = |k: &str, default: bool| {
-                get(k).map_or(default, |v| {
-                    matches!(v.as_str(), "true" | "on" | "yes" | "1")
-                })
-            };
-            let config = Config {
-                hide_key_label: self.hide_key.as_ref().map(key_label),
-                default_timeout_ms: get("default_timeout")
-                    .and_then(|t| t.parse::<u64>().ok())
-                    .filter(|t| *t >= ask_popup::request::MIN_TIMEOUT_MS),
-                indicator: flag("indicator", true),
-                full_events: flag("full_events", false),
-                zjstatus: flag("zjstatus", false),
-            };
+            // The footer names the key as Zellij writes it.
+            settings.broker.hide_key_label = self
+                .hide_key
+                .as_ref()
+                .map(|key| key_label(&key.to_string()));
+            for error in &errors {
+                eprintln!("{error}");
+            }
+            self.config_errors = errors.iter().map(ToString::to_string).collect();
+            let config = settings.broker;
+            self.popup = settings.popup;
             self.broker = Broker::new(config);
             self.broker.await_permission();
             let ids = get_plugin_ids();
             self.plugin_id = ids.plugin_id;
             self.client_id = ids.client_id;
             self.started = Some(std::time::Instant::now());
-            let size = |k: &str| get(k).and_then(|v| Size::parse(&v)).unwrap_or_default();
-            self.popup = PopupSize {
-                width: size("popup_width"),
-                height: size("popup_height"),
-            };
             // The first question loads the plugin, and Zellij holds it back until the user
             // answers the permission request, which it draws in this pane: a pane that a pipe
             // opens hidden. Show it, so the user sees the request; it hides again once answered
@@ -241,6 +239,9 @@ mod plugin {
             }
             if self.broker.pending_count() == 0 {
                 println!("ask-popup: no questions waiting.");
+                for error in &self.config_errors {
+                    println!("{error}");
+                }
                 return;
             }
             let frame = self.broker.render(rows, cols);
@@ -489,11 +490,6 @@ mod plugin {
             },
             _ => key.clone(),
         }
-    }
-
-    /// `Ctrl ]` → `Ctrl+]`, as the footer shows it.
-    fn key_label(key: &KeyWithModifier) -> String {
-        key.to_string().replace(' ', "+")
     }
 
     fn color(c: PaletteColor) -> Color {
