@@ -5,7 +5,7 @@
 mod worst_case;
 
 use ask_popup::dialog::{Dialog, Input, Key};
-use ask_popup::request::{parse, Choice, Question, Questionnaire};
+use ask_popup::request::{parse, Question, QuestionOption, Questionnaire};
 use ask_popup::view::{render, Chrome, Theme, ViewCache};
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
 
@@ -31,7 +31,7 @@ fn with_previews(bytes: usize) -> Questionnaire {
             question: "Which design?".into(),
             header: "Design".into(),
             options: (0..4)
-                .map(|o| Choice {
+                .map(|o| QuestionOption {
                     label: format!("Design {o}"),
                     description: "A description.".into(),
                     preview: Some(worst_case::markdown(bytes, o)),

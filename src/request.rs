@@ -21,8 +21,16 @@ pub const MAX_HEADER_CHARS: usize = 16;
 pub const MAX_LABEL_CHARS: usize = 60;
 /// The shortest timeout, in milliseconds.
 pub const MIN_TIMEOUT_MS: u64 = 1000;
-/// Labels the dialog uses for its own rows (and `Other`, which models reach for).
-pub const RESERVED_LABELS: [&str; 4] = ["Other", "Type something.", "Chat about this", "Next"];
+/// The rows the dialog adds to every question, whose labels no option may take.
+pub const FREEFORM_LABEL: &str = "Type something.";
+pub const CHAT_LABEL: &str = "Chat about this";
+/// A multi-select question's last row (`Submit` on the last question).
+pub const NEXT_LABEL: &str = "Next";
+/// What other tools call the free-form row; reserved so that agents written for them do not
+/// offer it twice.
+pub const OTHER_LABEL: &str = "Other";
+/// Labels the dialog uses for its own rows, and `Other`, which models reach for.
+pub const RESERVED_LABELS: [&str; 4] = [OTHER_LABEL, FREEFORM_LABEL, CHAT_LABEL, NEXT_LABEL];
 
 /// A validated questionnaire: 1-4 questions, ready to show.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,7 +45,7 @@ pub struct Questionnaire {
 pub struct Question {
     pub question: String,
     pub header: String,
-    pub options: Vec<Choice>,
+    pub options: Vec<QuestionOption>,
     pub multi_select: bool,
     /// Markdown shown above the options (the `context` alias).
     pub context: Option<String>,
@@ -45,7 +53,7 @@ pub struct Question {
 
 /// One option the user can pick.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Choice {
+pub struct QuestionOption {
     pub label: String,
     pub description: String,
     /// Markdown shown beside the options while this one is focused.
@@ -335,7 +343,7 @@ fn normalise_question(
 /// Keys that name an option's label in the shapes other ask tools accept, in order of preference.
 const LABEL_KEYS: [&str; 6] = ["label", "title", "text", "value", "name", "option"];
 
-fn normalise_option(path: &str, item: &Value) -> Result<Choice, RequestError> {
+fn normalise_option(path: &str, item: &Value) -> Result<QuestionOption, RequestError> {
     let map = match item {
         Value::String(s) if s.trim().is_empty() => {
             return Err(RequestError::Empty {
@@ -343,7 +351,7 @@ fn normalise_option(path: &str, item: &Value) -> Result<Choice, RequestError> {
             })
         }
         Value::String(s) => {
-            return Ok(Choice {
+            return Ok(QuestionOption {
                 label: normalise_newlines(s),
                 description: String::new(),
                 preview: None,
@@ -373,7 +381,7 @@ fn normalise_option(path: &str, item: &Value) -> Result<Choice, RequestError> {
             })
         }
     };
-    Ok(Choice {
+    Ok(QuestionOption {
         label,
         description: optional_string(map, path, "description")?.unwrap_or_default(),
         preview: optional_string(map, path, "preview")?.filter(|p| !p.trim().is_empty()),
