@@ -1,8 +1,7 @@
 //! Invariants of the terminal text utilities on arbitrary input.
 
-use ask_popup::view::text::{
-    pad, sanitize, sanitize_line, truncate, truncate_ellipsis, width, wrap,
-};
+use ask_popup::view::text::{pad, sanitize, sanitize_line, truncate, truncate_ellipsis, width};
+use ask_popup::view::wrap::wrap;
 use proptest::prelude::*;
 
 fn is_forbidden(c: char) -> bool {

@@ -70,7 +70,9 @@ pub enum Input {
     Click(Target),
     /// The mouse wheel (Zellij does not say where the pointer is): it scrolls the preview;
     /// negative lines scroll up.
-    Wheel { lines: i32 },
+    Wheel {
+        lines: i32,
+    },
 }
 
 /// What an input did.

@@ -5,6 +5,7 @@ pub mod render;
 pub mod style;
 pub mod text;
 pub mod theme;
+pub mod wrap;
 
 pub use frame::{Frame, Hit};
 pub use render::{render, Chrome, ViewCache};

@@ -1,5 +1,8 @@
-//! Styled text for frames: what a piece of text is (its role) and how it is emphasised.
-//! The theme turns roles into colours; nothing here knows about the terminal.
+//! Styled text for frames: what a piece of text is (its role), how it is emphasised, and the
+//! edits layout makes to a line (padding, clipping, merging spans). The theme turns roles into
+//! colours; nothing here knows about the terminal.
+
+use crate::view::text;
 
 /// What a piece of text is, in the dialog's words. The theme maps each role to a colour.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -118,14 +121,86 @@ impl Line {
 
     /// The width of the line in terminal cells.
     pub fn width(&self) -> usize {
-        self.spans
-            .iter()
-            .map(|s| crate::view::text::width(&s.text))
-            .sum()
+        self.spans.iter().map(|s| text::width(&s.text)).sum()
     }
 
     /// The text of the line without styles.
     pub fn plain(&self) -> String {
         self.spans.iter().map(|s| s.text.as_str()).collect()
+    }
+
+    /// Appends text, into the last span when it has the same style: fewer spans mean fewer
+    /// escape sequences in the frame.
+    pub fn push_merged(&mut self, text: &str, style: Style) {
+        match self.spans.last_mut() {
+            Some(last) if last.style == style => last.text.push_str(text),
+            _ => self.push(text, style),
+        }
+    }
+
+    /// Appends every span of `other`, each merged as by [`Line::push_merged`].
+    pub fn extend_merged(&mut self, other: Line) {
+        for span in other.spans {
+            match self.spans.last_mut() {
+                Some(last) if last.style == span.style => last.text.push_str(&span.text),
+                _ => self.spans.push(span),
+            }
+        }
+    }
+
+    /// Appends `n` spaces in the default style.
+    pub fn push_spaces(&mut self, n: usize) {
+        if n > 0 {
+            match self.spans.last_mut() {
+                Some(last) if last.style == Style::default() => {
+                    last.text.extend(std::iter::repeat_n(' ', n));
+                }
+                _ => self.push(" ".repeat(n), Style::default()),
+            }
+        }
+    }
+
+    /// Drops trailing spaces.
+    pub fn trim_end(&mut self) {
+        while let Some(last) = self.spans.last_mut() {
+            let trimmed = last.text.trim_end_matches(' ').len();
+            last.text.truncate(trimmed);
+            if !last.text.is_empty() {
+                break;
+            }
+            self.spans.pop();
+        }
+    }
+
+    /// Cuts the line to at most `max` cells, in place, and says how wide it is then. Text
+    /// after the cut is dropped even where a narrower character would still fit, so the
+    /// line never skips over part of its text.
+    pub fn clip(&mut self, max: usize) -> usize {
+        let mut used = 0usize;
+        let mut keep = 0usize;
+        for span in &mut self.spans {
+            let w = text::width(&span.text);
+            if used + w <= max {
+                used += w;
+                keep += 1;
+                continue;
+            }
+            let head = text::truncate(&span.text, max - used);
+            used += text::width(head);
+            let head_len = head.len();
+            span.text.truncate(head_len);
+            if !span.text.is_empty() {
+                keep += 1;
+            }
+            break;
+        }
+        self.spans.truncate(keep);
+        used
+    }
+
+    /// Pads the line with spaces to exactly `width` cells, cutting it first if it is wider.
+    pub fn pad(&mut self, width: usize) {
+        let used = self.clip(width);
+        self.push_spaces(width - used);
     }
 }

@@ -1,0 +1,145 @@
+//! The payload's text laid out per width and kept for the life of a request, so a frame costs
+//! in proportion to the cells it shows, whatever the size of the payload.
+
+use crate::dialog::Dialog;
+use crate::view::markdown;
+use crate::view::style::{Line, Role, Style};
+use crate::view::text::{sanitize, truncate_ellipsis};
+use crate::view::wrap::wrap;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Description lines shown per option.
+const MAX_DESCRIPTION_LINES: usize = 4;
+
+/// A part of the payload that is laid out for a width: question and option indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum PayloadText {
+    Question(usize),
+    Context(usize),
+    Label(usize, usize),
+    Description(usize, usize),
+    Preview(usize, usize),
+}
+
+/// Laid-out payload text, per request and width.
+#[derive(Debug, Default)]
+pub struct ViewCache {
+    laid_out: HashMap<(PayloadText, usize), Rc<LaidOut>>,
+    pane_width: usize,
+}
+
+impl ViewCache {
+    pub fn new() -> Self {
+        ViewCache::default()
+    }
+
+    /// Forgets layouts made for another pane width, so a resized pane does not keep them all.
+    pub(super) fn prepare(&mut self, pane_width: usize) {
+        if self.pane_width != pane_width {
+            self.laid_out.clear();
+            self.pane_width = pane_width;
+        }
+    }
+
+    pub(super) fn get(&mut self, dialog: &Dialog, text: PayloadText, width: usize) -> Rc<LaidOut> {
+        self.laid_out
+            .entry((text, width))
+            .or_insert_with(|| Rc::new(LaidOut::new(lay_out(dialog, text, width))))
+            .clone()
+    }
+}
+
+/// Laid-out lines with their widths, each measured the first time it is shown: a long preview
+/// is laid out once, but only the lines on screen are ever measured.
+#[derive(Debug)]
+pub(super) struct LaidOut {
+    lines: Vec<Line>,
+    widths: Vec<Cell<Option<usize>>>,
+}
+
+impl LaidOut {
+    pub(super) fn new(lines: Vec<Line>) -> Self {
+        let widths = vec![Cell::new(None); lines.len()];
+        LaidOut { lines, widths }
+    }
+    pub(super) fn len(&self) -> usize {
+        self.lines.len()
+    }
+    fn width(&self, index: usize) -> usize {
+        let Some(measured) = self.widths.get(index) else {
+            return 0;
+        };
+        measured.get().unwrap_or_else(|| {
+            let width = self.lines.get(index).map_or(0, Line::width);
+            measured.set(Some(width));
+            width
+        })
+    }
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&Line, usize)> {
+        self.rows(0, self.len())
+    }
+    /// Up to `count` lines from `start`, measuring only those.
+    pub(super) fn rows(&self, start: usize, count: usize) -> impl Iterator<Item = (&Line, usize)> {
+        let end = start.saturating_add(count).min(self.len());
+        let start = start.min(end);
+        (start..end).filter_map(move |i| Some((self.lines.get(i)?, self.width(i))))
+    }
+    pub(super) fn max_width(&self) -> usize {
+        (0..self.len()).map(|i| self.width(i)).max().unwrap_or(0)
+    }
+}
+
+fn plain_lines(s: &str, width: usize, style: Style) -> Vec<Line> {
+    wrap(&sanitize(s), width)
+        .into_iter()
+        .map(|l| Line::styled(l, style))
+        .collect()
+}
+
+fn lay_out(dialog: &Dialog, text: PayloadText, width: usize) -> Vec<Line> {
+    let questions = &dialog.questionnaire().questions;
+    let option = |question_index: usize, option_index: usize| {
+        questions
+            .get(question_index)
+            .and_then(|question| question.options.get(option_index))
+    };
+    match text {
+        PayloadText::Question(question_index) => questions
+            .get(question_index)
+            .map_or_else(Vec::new, |question| {
+                plain_lines(&question.question, width, Style::new(Role::Text).bold())
+            }),
+        PayloadText::Context(question_index) => questions
+            .get(question_index)
+            .and_then(|question| question.context.as_deref())
+            .map_or_else(Vec::new, |context| markdown::render(context, width)),
+        PayloadText::Label(question_index, option_index) => option(question_index, option_index)
+            .map_or_else(Vec::new, |option| {
+                plain_lines(&option.label, width, Style::new(Role::Text))
+            }),
+        PayloadText::Description(question_index, option_index) => {
+            option(question_index, option_index).map_or_else(Vec::new, |option| {
+                let mut lines = plain_lines(&option.description, width, Style::new(Role::Muted));
+                if option.description.trim().is_empty() {
+                    lines.clear();
+                }
+                if lines.len() > MAX_DESCRIPTION_LINES {
+                    lines.truncate(MAX_DESCRIPTION_LINES);
+                    if let Some(last) = lines.last_mut() {
+                        let text = format!("{}…", last.plain());
+                        *last = Line::styled(
+                            truncate_ellipsis(&text, width).into_owned(),
+                            Style::new(Role::Muted),
+                        );
+                    }
+                }
+                lines
+            })
+        }
+        PayloadText::Preview(question_index, option_index) => option(question_index, option_index)
+            .and_then(|option| option.preview.as_deref())
+            .map_or_else(Vec::new, |preview| markdown::render(preview, width)),
+    }
+}

@@ -1,0 +1,415 @@
+//! A question's tab: the question and its context, the option rows, the focused option's
+//! preview (beside the options in a wide pane, below them otherwise) and the note.
+
+use super::block::{beside, Block, Focus};
+use super::cache::{LaidOut, PayloadText, ViewCache};
+use super::editor::{editor_lines, note_lines};
+use crate::dialog::{row_number, Choice, Dialog, Mode, Row, Target};
+use crate::request::{CHAT_LABEL, FREEFORM_LABEL, NEXT_LABEL};
+use crate::view::frame::Hit;
+use crate::view::style::{Line, Role, Style};
+use crate::view::text::{self, sanitize_line, truncate_ellipsis};
+use std::rc::Rc;
+
+/// From this width on, previews sit beside the options.
+pub const SIDE_BY_SIDE_WIDTH: usize = 100;
+
+/// The rows of a question tab: options, `Type something.`, `Next`, a rule and `Chat about this`.
+pub(super) fn question_tab(
+    dialog: &Dialog,
+    cache: &mut ViewCache,
+    width: usize,
+    avail: usize,
+    preview_max_scroll: &mut Option<usize>,
+) -> Block {
+    let question_index = dialog.tab();
+    let Some(question) = dialog.questionnaire().questions.get(question_index) else {
+        return Block::default();
+    };
+    let Some(state) = dialog.tab_state(question_index) else {
+        return Block::default();
+    };
+    let typing = dialog.mode() == Mode::Typing;
+    let has_preview = !question.multi_select && question.has_preview() && !typing;
+    let side_by_side = has_preview && width >= SIDE_BY_SIDE_WIDTH;
+    let rows = dialog.rows(question_index);
+
+    let list_width = if side_by_side {
+        let longest = (0..question.options.len())
+            .map(|option_index| {
+                cache
+                    .get(
+                        dialog,
+                        PayloadText::Label(question_index, option_index),
+                        usize::MAX / 4,
+                    )
+                    .max_width()
+            })
+            .max()
+            .unwrap_or(0);
+        (longest + 7).clamp(30, width / 2)
+    } else {
+        width
+    };
+
+    // Above the options: the question and its context.
+    let mut pre = Block::default();
+    for (line, line_width) in cache
+        .get(dialog, PayloadText::Question(question_index), width)
+        .iter()
+    {
+        pre.push_measured(line.clone(), line_width);
+    }
+    let options = option_rows(dialog, cache, &rows, list_width);
+
+    // Below the options: the note.
+    let mut post = Block::default();
+    note_lines(dialog, &state.note, width, "Notes", &mut post);
+
+    if question.context.is_some() {
+        let context = cache.get(dialog, PayloadText::Context(question_index), width);
+        let fits = pre.len() + context.len() + 2 + options.len() + post.len() <= avail;
+        let expanded = fits != dialog.context_expanded();
+        if expanded && fits {
+            for (line, line_width) in context.iter() {
+                pre.push_measured(line.clone(), line_width);
+            }
+        } else if expanded {
+            // A context taller than the pane gets the room the options leave, and scrolls
+            // with PgUp/PgDn when the question has no preview to scroll.
+            let room = avail
+                .saturating_sub(pre.len() + 2 + options.len() + post.len() + 1)
+                .max(3);
+            let max_scroll = context.len().saturating_sub(room);
+            let scroll = if question.has_preview() && !question.multi_select {
+                0
+            } else {
+                *preview_max_scroll = Some(max_scroll);
+                state.preview_scroll.min(max_scroll)
+            };
+            for (line, line_width) in context.rows(scroll, room) {
+                pre.push_measured(line.clone(), line_width);
+            }
+            let below = context.len().saturating_sub(scroll + room);
+            let text = format!("▾ ▲ {scroll} ▼ {below} more · PgUp/PgDn scroll · Ctrl+E collapse");
+            pre.push(Line::styled(
+                truncate_ellipsis(&text, width).into_owned(),
+                Role::Dim,
+            ));
+        } else {
+            let text = format!("▸ Context ({} lines) · Ctrl+E to expand", context.len());
+            pre.push(Line::styled(
+                truncate_ellipsis(&text, width).into_owned(),
+                Role::Muted,
+            ));
+        }
+    }
+    pre.blank();
+
+    let body_avail = avail.saturating_sub(pre.len() + post.len()).max(3);
+    let focused_option = match dialog.focused_row() {
+        Some(Row::Option(option_index)) => Some(option_index),
+        _ => None,
+    };
+    let body = if side_by_side {
+        let box_width = width.saturating_sub(list_width + 2);
+        let preview = preview_box(
+            dialog,
+            cache,
+            focused_option,
+            box_width,
+            body_avail.max(options.len().min(body_avail)),
+            preview_max_scroll,
+        );
+        beside(options, list_width, preview)
+    } else if has_preview {
+        let mut body = options;
+        body.blank();
+        let room = body_avail.saturating_sub(body.len()).max(5);
+        let preview = preview_box(
+            dialog,
+            cache,
+            focused_option,
+            width,
+            room,
+            preview_max_scroll,
+        );
+        body.append(preview);
+        body
+    } else {
+        options
+    };
+
+    let mut out = pre;
+    out.append(body);
+    out.append(post);
+    out
+}
+
+fn option_rows(dialog: &Dialog, cache: &mut ViewCache, rows: &[Row], width: usize) -> Block {
+    let question_index = dialog.tab();
+    let mut out = Block::default();
+    let Some(question) = dialog.questionnaire().questions.get(question_index) else {
+        return out;
+    };
+    let Some(state) = dialog.tab_state(question_index) else {
+        return out;
+    };
+    let multi = question.multi_select;
+    let numbers = rows.iter().filter(|row| **row != Row::Next).count();
+    let num_width = numbers.to_string().len();
+    let last_question = question_index + 1 == dialog.question_count();
+
+    for (row_index, row) in rows.iter().enumerate() {
+        let focused = state.focus == row_index;
+        let start = out.len();
+        let pointer = if focused { "❯ " } else { "  " };
+        let number = row_number(rows, row_index)
+            .map(|n| format!("{n:>num_width$}. "))
+            .unwrap_or_default();
+        let mut head = format!("{pointer}{number}");
+        let accent = Style::new(Role::Accent).bold();
+        match row {
+            Row::Option(option_index) => {
+                let option_index = *option_index;
+                let ticked = state.ticks.get(option_index).copied().unwrap_or(false);
+                let chosen = !multi && state.choice == Some(Choice::Option(option_index));
+                let head_line = row_head(&mut head, focused, multi.then_some(ticked));
+                let indent = text::width(&head);
+                let label_width = width.saturating_sub(indent + 2).max(1);
+                let label = cache.get(
+                    dialog,
+                    PayloadText::Label(question_index, option_index),
+                    label_width,
+                );
+                let label_style = if focused {
+                    accent
+                } else if chosen {
+                    Style::new(Role::Success)
+                } else {
+                    Style::new(Role::Text)
+                };
+                for (label_index, (label_line, _)) in label.iter().enumerate() {
+                    let mut line = if label_index == 0 {
+                        head_line.clone()
+                    } else {
+                        Line::styled(" ".repeat(indent), Style::default())
+                    };
+                    line.push(label_line.plain(), label_style);
+                    if chosen && label_index + 1 == label.len() {
+                        line.push(" ✔", Role::Success);
+                    }
+                    out.push(line);
+                }
+                let description = cache.get(
+                    dialog,
+                    PayloadText::Description(question_index, option_index),
+                    label_width,
+                );
+                for (description_line, line_width) in description.iter() {
+                    let mut line = Line::styled(" ".repeat(indent), Style::default());
+                    line.spans.extend(description_line.spans.iter().cloned());
+                    out.push_measured(line, indent + line_width);
+                }
+            }
+            Row::Freeform => {
+                let draft = &state.draft;
+                let chosen = !multi && state.choice == Some(Choice::Freeform);
+                let mut head_line = row_head(&mut head, focused, multi.then(|| !draft.is_blank()));
+                let indent = text::width(&head);
+                let room = width.saturating_sub(indent + 2).max(1);
+                if focused && dialog.mode() == Mode::Typing {
+                    let lines = editor_lines(draft, room, Some(FREEFORM_LABEL));
+                    for (line_index, editor_line) in lines.into_iter().enumerate() {
+                        let mut line = if line_index == 0 {
+                            head_line.clone()
+                        } else {
+                            Line::styled(" ".repeat(indent), Style::default())
+                        };
+                        line.extend(editor_line);
+                        out.push(line);
+                    }
+                } else if draft.is_blank() {
+                    head_line.push(
+                        FREEFORM_LABEL,
+                        if focused { accent } else { Role::Muted.into() },
+                    );
+                    out.push(head_line);
+                } else {
+                    let first = sanitize_line(draft.text().trim());
+                    head_line.push(
+                        truncate_ellipsis(&first, room).into_owned(),
+                        if focused {
+                            accent
+                        } else if chosen {
+                            Role::Success.into()
+                        } else {
+                            Role::Text.into()
+                        },
+                    );
+                    if chosen {
+                        head_line.push(" ✔", Role::Success);
+                    }
+                    out.push(head_line);
+                }
+            }
+            Row::Next => {
+                let label = if last_question { "Submit" } else { NEXT_LABEL };
+                out.push(Line::styled(
+                    format!("{pointer}{label}"),
+                    if focused { accent } else { Role::Text.into() },
+                ));
+            }
+            Row::Chat => {
+                out.push(Line::styled("─".repeat(width.min(48)), Role::Dim));
+                let mut line = Line::styled(
+                    head.clone(),
+                    if focused { accent } else { Role::Text.into() },
+                );
+                line.push(
+                    CHAT_LABEL,
+                    if focused { accent } else { Role::Muted.into() },
+                );
+                out.push(line);
+                // The rule is not part of the row.
+                let end = out.len();
+                out.hits.push(Hit {
+                    line: end - 1,
+                    cols: 0..width,
+                    target: Target::Row(row_index),
+                });
+                if focused {
+                    out.focus = Some(Focus::rows(end - 1, end));
+                }
+                continue;
+            }
+        }
+        let end = out.len();
+        for line in start..end {
+            out.hits.push(Hit {
+                line,
+                cols: 0..width,
+                target: Target::Row(row_index),
+            });
+        }
+        if focused {
+            out.focus = Some(Focus::rows(start, end));
+        }
+    }
+    out
+}
+
+/// The start of a row: the pointer and number in `head`, and on a multi-select question the
+/// box (`ticked` is Some), which `head` then includes so continuation lines indent past it.
+fn row_head(head: &mut String, focused: bool, ticked: Option<bool>) -> Line {
+    let accent = Style::new(Role::Accent).bold();
+    let mut line = Line::styled(
+        head.clone(),
+        if focused { accent } else { Role::Text.into() },
+    );
+    if let Some(ticked) = ticked {
+        let boxed = if ticked { "[✔] " } else { "[ ] " };
+        line.push(
+            boxed,
+            if ticked || focused {
+                Style::new(Role::Success)
+            } else {
+                Style::new(Role::Muted)
+            },
+        );
+        head.push_str(boxed);
+    }
+    line
+}
+
+/// The focused option's preview in a bordered box of `width` × at most `height` cells.
+fn preview_box(
+    dialog: &Dialog,
+    cache: &mut ViewCache,
+    option: Option<usize>,
+    width: usize,
+    height: usize,
+    max_scroll_out: &mut Option<usize>,
+) -> Block {
+    let mut out = Block::default();
+    if width < 8 || height < 3 {
+        return out;
+    }
+    let inner = width - 4;
+    let question_index = dialog.tab();
+    let has_preview = option
+        .and_then(|option_index| {
+            dialog
+                .questionnaire()
+                .questions
+                .get(question_index)?
+                .options
+                .get(option_index)
+        })
+        .is_some_and(|option| option.preview.is_some());
+    let content = match option {
+        Some(option_index) if has_preview => cache.get(
+            dialog,
+            PayloadText::Preview(question_index, option_index),
+            inner,
+        ),
+        _ => Rc::new(LaidOut::new(vec![Line::styled(
+            "No preview available",
+            Role::Dim,
+        )])),
+    };
+    let visible = (height - 2).min(content.len()).max(1);
+    let max_scroll = content.len().saturating_sub(visible);
+    *max_scroll_out = Some(max_scroll);
+    let scroll = dialog
+        .tab_state(question_index)
+        .map_or(0, |tab| tab.preview_scroll)
+        .min(max_scroll);
+    let below = content.len().saturating_sub(scroll + visible);
+
+    out.push(border(
+        '┌',
+        '┐',
+        width,
+        (scroll > 0).then(|| format!("▲ {scroll} more")),
+    ));
+    for (content_line, line_width) in content.rows(scroll, visible) {
+        let mut line = Line {
+            spans: Vec::with_capacity(content_line.spans.len() + 3),
+        };
+        line.push("│ ", Role::Accent);
+        // Cached lines already fit the inner width (markdown wraps to it).
+        line.spans.extend(content_line.spans.iter().cloned());
+        line.push_spaces(inner.saturating_sub(line_width));
+        line.push(" │", Role::Accent);
+        out.push_measured(line, 4 + line_width.max(inner));
+        out.hit(Target::Preview, 0..width);
+    }
+    out.push(border(
+        '└',
+        '┘',
+        width,
+        (below > 0).then(|| format!("▼ {below} more")),
+    ));
+    out
+}
+
+/// A border of the preview box, with a scroll marker in it when there is room.
+fn border(left: char, right: char, width: usize, marker: Option<String>) -> Line {
+    let mut line = Line::styled(left.to_string(), Role::Accent);
+    let inner = width.saturating_sub(2);
+    match marker {
+        Some(marker) if text::width(&marker) + 4 <= inner => {
+            line.push("─ ", Role::Accent);
+            let marker_width = text::width(&marker);
+            line.push(marker, Role::Dim);
+            line.push(
+                format!(" {}", "─".repeat(inner - marker_width - 3)),
+                Role::Accent,
+            );
+        }
+        _ => line.push("─".repeat(inner), Role::Accent),
+    }
+    line.push(right.to_string(), Role::Accent);
+    line
+}
