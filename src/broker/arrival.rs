@@ -1,0 +1,177 @@
+//! Questions arriving: payloads reassembled line by line, rejected, forgotten when their
+//! caller went away, or refused as `busy` when too much is held.
+
+use super::*;
+
+/// A payload still arriving line by line.
+#[derive(Debug)]
+pub(super) struct Partial {
+    pub(super) intake: Intake,
+    pub(super) last_line_ms: u64,
+    pub(super) request_id: Option<String>,
+}
+
+/// The error for a payload with nothing in it.
+pub(super) fn empty_payload() -> RequestError {
+    RequestError::Missing {
+        path: "questions".to_owned(),
+        hint: "the payload was empty; send one JSON object with a \"questions\" array",
+    }
+}
+
+impl Broker {
+    /// One message of a question's pipe: a piece of its payload, or the end of its input.
+    pub(super) fn question_piece(
+        &mut self,
+        pipe: String,
+        payload: Option<String>,
+        args: &BTreeMap<String, String>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let request_id = args.get("id").map(String::as_str);
+        let Some(payload) = payload else {
+            // The end of the CLI's input.
+            if self.answered.remove(&pipe).is_some() {
+                return;
+            }
+            if let Some(partial) = self.partials.remove(&pipe) {
+                // The input ended before a whole questionnaire arrived.
+                let error = if partial.intake.is_blank() {
+                    empty_payload()
+                } else {
+                    match request::parse(partial.intake.text()) {
+                        Err(e) => e,
+                        Ok(_) => RequestError::NotJson {
+                            detail: "it ends too early".to_owned(),
+                        },
+                    }
+                };
+                self.reject(&pipe, &error, request_id, fx);
+            }
+            return;
+        };
+        if self.answered.contains_key(&pipe) || self.pending.iter().any(|r| r.pipe == pipe) {
+            // More input after the questionnaire (trailing lines): nothing to say.
+            return;
+        }
+        // A stdin line ends with its line break; a piece without one is the whole input (the
+        // pipe's argument, or stdin's last line): nothing more will come for it.
+        let last_piece = !payload.ends_with('\n');
+        let held = self.held_bytes();
+        let now = self.now_ms;
+        let partial = self
+            .partials
+            .entry(pipe.clone())
+            .or_insert_with(|| Partial {
+                intake: Intake::new(),
+                last_line_ms: now,
+                request_id: request_id.map(str::to_owned),
+            });
+        partial.last_line_ms = now;
+        let assembly = partial.intake.feed(&payload);
+        if held.saturating_add(payload.len()) > MAX_PENDING_BYTES {
+            // Holding more could exhaust the plugin's memory and strand every waiting agent.
+            self.partials.remove(&pipe);
+            let output = envelope::host_error(ErrorCode::Busy, request_id);
+            self.reply_shared(&pipe, output, fx);
+            return;
+        }
+        match assembly {
+            Assembly::Incomplete if !last_piece => {
+                // Blank lines before the questionnaire, or more lines of it: wait.
+            }
+            Assembly::Incomplete | Assembly::Complete | Assembly::Broken => {
+                let intake = self
+                    .partials
+                    .remove(&pipe)
+                    .map(|p| p.intake)
+                    .unwrap_or_default();
+                let parsed = if intake.too_large() {
+                    Err(RequestError::PayloadTooLarge {
+                        bytes: intake.size(),
+                    })
+                } else if intake.is_blank() {
+                    Err(empty_payload())
+                } else {
+                    request::parse(intake.text())
+                };
+                match parsed {
+                    Ok(q) => self.accept(pipe, q, intake.size(), args, fx),
+                    Err(e) => self.reject(&pipe, &e, request_id, fx),
+                }
+            }
+        }
+    }
+
+    /// A CLI pipe message whose payload could not be taken in (over the size limit, or not
+    /// UTF-8): the caller is answered at once, and any earlier lines of it are dropped.
+    pub fn pipe_unreadable(
+        &mut self,
+        pipe: &str,
+        args: &BTreeMap<String, String>,
+        error: &RequestError,
+    ) -> Vec<Effect> {
+        if self.gate != Gate::Open {
+            return self.hold(Held::Unreadable {
+                pipe: pipe.to_owned(),
+                args: args.clone(),
+                error: error.clone(),
+            });
+        }
+        let mut fx = Vec::new();
+        self.partials.remove(pipe);
+        if !self.answered.contains_key(pipe) {
+            self.reject(pipe, error, args.get("id").map(String::as_str), &mut fx);
+        }
+        self.done(fx)
+    }
+
+    pub(super) fn reject(
+        &mut self,
+        pipe: &str,
+        error: &RequestError,
+        request_id: Option<&str>,
+        fx: &mut Vec<Effect>,
+    ) {
+        self.reply_shared(pipe, envelope::rejection(error, request_id), fx);
+    }
+
+    /// Drops what is remembered too long: answered pipes, withdrawals, and partial payloads
+    /// whose caller stopped sending (answered, in case it still listens).
+    pub(super) fn forget_old(&mut self, fx: &mut Vec<Effect>) {
+        let now = self.now_ms;
+        let fresh = |at: &u64| now.saturating_sub(*at) < FORGET_AFTER_MS;
+        self.answered.retain(|_, at| fresh(at));
+        self.withdrawn.retain(|_, at| fresh(at));
+        let stale: Vec<String> = self
+            .partials
+            .iter()
+            .filter(|(_, p)| !fresh(&p.last_line_ms))
+            .map(|(pipe, _)| pipe.clone())
+            .collect();
+        for pipe in stale {
+            let Some(partial) = self.partials.remove(&pipe) else {
+                continue;
+            };
+            let error = RequestError::NotJson {
+                detail: "its lines stopped arriving before it was complete".to_owned(),
+            };
+            self.reject(&pipe, &error, partial.request_id.as_deref(), fx);
+        }
+    }
+
+    /// Payload bytes held: pending requests and partial payloads.
+    pub fn held_bytes(&self) -> usize {
+        self.pending.iter().map(|r| r.bytes).sum::<usize>()
+            + self
+                .partials
+                .values()
+                .map(|p| p.intake.size())
+                .sum::<usize>()
+    }
+
+    /// Pipes remembered as answered, and partial payloads held (for the memory bounds).
+    pub fn remembered(&self) -> (usize, usize) {
+        (self.answered.len(), self.partials.len())
+    }
+}

@@ -1,0 +1,349 @@
+//! The broker: every caller's pending request, and what the plugin must do about each event.
+//!
+//! Host events go in (a pipe message, a key, a timer, the pane closing); effects come out
+//! (block, reply, broadcast, rename, show, hide, set a timer). `main.rs` only executes them.
+//! Every request is answered through `resolve`, which removes it: that is how each request
+//! gets exactly one reply, its own, whatever happens.
+//!
+//! Zellij runs one plugin instance per attached client, and each gets every pipe message. The
+//! instances know each other (they say hello on load) and the one with the lowest client id
+//! leads: it alone answers what every instance decides alike (rejections, `status`, `cancel`,
+//! a superseded or dismissed request, a timeout), marks titles and broadcasts. What the user
+//! does in one instance is answered by that instance, which tells the others to drop the
+//! request (`settled`).
+
+use crate::dialog::{Dialog, Input, Key, Mode, Response};
+use crate::envelope::{self, ErrorCode, Outcome, Responses};
+use crate::events::{
+    to_json, Blocked, Ended, PeerKind, PeerMessage, Prompt, Status, StatusEntry, Withdrawn,
+    BLOCKED_EVENT, HERDR_BLOCKED_EVENT, PROMPT_EVENT, WAITING_LABEL,
+};
+use crate::intake::{Assembly, Intake};
+use crate::marks::PaneMarks;
+pub use crate::marks::TITLE_MARK;
+use crate::request::{self, Questionnaire, RequestError};
+use crate::view::{render, Chrome, Frame, ViewCache};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+mod arrival;
+mod gate;
+mod peers;
+mod queue;
+mod screen;
+
+use arrival::Partial;
+use gate::{Gate, Held};
+use peers::Peers;
+
+/// Rows an open editor may still grow by (it shows up to six lines).
+const EDITOR_GROWTH: usize = 5;
+/// Pipe names with a meaning of their own; every other CLI pipe is a question.
+pub const STATUS_PIPE: &str = "status";
+pub const SHOW_PIPE: &str = "show";
+pub const CANCEL_PIPE: &str = "cancel";
+/// Messages between this plugin's instances (one per attached client).
+pub const PEER_PIPE: &str = "ask-popup-peer";
+/// Keys that arrive this soon after a request first shows never answer it: the user may have
+/// been typing into another pane when the popup took the focus.
+pub const KEY_GUARD_MS: u64 = 400;
+/// How long a pipe is remembered after its reply (its CLI may still send trailing lines and
+/// its end-of-input message), and how long a partial stdin payload waits for its next line.
+pub const FORGET_AFTER_MS: u64 = 60_000;
+/// Answered pipes remembered at most, however fast they come.
+const MAX_REMEMBERED: usize = 4096;
+/// The most payload bytes held at once, pending requests and partial payloads together.
+pub const MAX_PENDING_BYTES: usize = 8 * 1024 * 1024;
+/// The countdown and clock tick.
+const TICK_MS: u64 = 1000;
+/// How long a newly granted instance listens for the other instances' hellos before it
+/// answers what it held (the first question loads one instance per client at once).
+pub const HELLO_WINDOW_MS: u64 = 300;
+
+/// What the plugin is configured to do (from `plugin.kdl`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// The hide key's name for the footer, None when hiding is off.
+    pub hide_key_label: Option<String>,
+    /// Applied to requests that carry no timeout of their own.
+    pub default_timeout_ms: Option<u64>,
+    /// Mark the caller's pane and broadcast the blocked events.
+    pub indicator: bool,
+    /// Put the answers in the answered/cancelled events.
+    pub full_events: bool,
+    /// Send a `zjstatus::pipe::pipe_ask::…` line for a status bar.
+    pub zjstatus: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            hide_key_label: Some("Ctrl+]".to_owned()),
+            default_timeout_ms: None,
+            indicator: true,
+            full_events: false,
+            zjstatus: false,
+        }
+    }
+}
+
+/// Where a pipe message came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// `zellij pipe`, with its pipe id: the only source that waits for a reply.
+    Cli(String),
+    /// Another plugin (including our own broadcasts coming back).
+    Plugin,
+    /// A keybinding's `MessagePlugin`.
+    Keybind,
+}
+
+/// One pipe message, as the host delivers it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipeIn {
+    pub source: Source,
+    pub name: String,
+    pub payload: Option<String>,
+    pub args: BTreeMap<String, String>,
+}
+
+/// What the plugin must do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// Hold the CLI pipe open.
+    Block(String),
+    /// Write `output` to the CLI pipe's stdout, then release it.
+    Reply { pipe: String, output: String },
+    /// A message to every plugin.
+    Broadcast { name: String, payload: String },
+    /// A message to this plugin's other instances (`PEER_PIPE`).
+    Peer(String),
+    /// Set a terminal pane's title (an empty title clears the name the plugin gave it).
+    RenamePane { pane: u32, title: String },
+    /// Set the popup's own pane title.
+    SetOwnTitle(String),
+    /// Show the popup (focused, floating).
+    Show,
+    /// Hide the popup.
+    Hide,
+    /// Ask for a timer event after this many seconds.
+    SetTimer(f64),
+    /// Draw a new frame.
+    Render,
+    /// The dialog may have grown (another tab, an editor opened): fit the popup to it.
+    Fit,
+    /// Another request is shown: fit the popup to it afresh (it may shrink).
+    FitAnew,
+}
+
+/// Who asked: ids are scoped to it. The pane when the caller said which, else its agent name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Caller {
+    Pane(u32),
+    Agent(Option<String>),
+}
+
+impl Caller {
+    fn of(args: &BTreeMap<String, String>) -> Caller {
+        match args.get("pane_id").and_then(|p| parse_pane_id(p)) {
+            Some(pane) => Caller::Pane(pane),
+            None => Caller::Agent(agent_arg(args)),
+        }
+    }
+}
+
+/// A question being asked.
+#[derive(Debug)]
+struct Request {
+    pipe: String,
+    pane: Option<u32>,
+    agent: Option<String>,
+    caller: Caller,
+    request_id: Option<String>,
+    dialog: Dialog,
+    cache: ViewCache,
+    arrived_ms: u64,
+    /// The payload's size, counted against `MAX_PENDING_BYTES`.
+    bytes: usize,
+    /// When it first showed in this instance: keys before `KEY_GUARD_MS` after are stray.
+    first_shown_ms: Option<u64>,
+    /// Whether its frame shows that keys count (the footer's hints instead of `…`).
+    drawn_ready: bool,
+    /// While on screen: the time up to which its countdown has been charged.
+    counted_to_ms: Option<u64>,
+}
+
+/// How a request ended, as far as the other instances are concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Decided {
+    /// By this instance alone (the user's input here, or the leader's countdown): it replies
+    /// and tells the others.
+    Here,
+    /// Alike in every instance (a host event they all saw): the leader replies.
+    Everywhere,
+}
+
+/// The pending requests of every caller, and the host state the decisions need.
+#[derive(Debug, Default)]
+pub struct Broker {
+    config: Config,
+    pending: Vec<Request>,
+    current: usize,
+    partials: HashMap<String, Partial>,
+    /// Pipes already answered, with when: their CLI may still send trailing lines and its
+    /// end-of-input message. Forgotten after `FORGET_AFTER_MS`.
+    answered: HashMap<String, u64>,
+    /// Requests withdrawn before they arrived (the withdrawal overtook the question), with
+    /// when: such a question is answered `aborted` at once.
+    withdrawn: HashMap<(Caller, String), u64>,
+    visible: bool,
+    /// The host's clock, in milliseconds.
+    now_ms: u64,
+    /// When the one-second tick is due, while it runs.
+    tick_due_ms: Option<u64>,
+    marks: PaneMarks,
+    peers: Peers,
+    gate: Gate,
+    held: Vec<Held>,
+    last_frame: Option<Frame>,
+}
+
+impl Broker {
+    pub fn new(config: Config) -> Self {
+        Broker {
+            config,
+            ..Broker::default()
+        }
+    }
+
+    /// How many requests wait for the user.
+    pub fn pending_count(&self) -> usize {
+        self.pending.len()
+    }
+
+    pub fn is_visible(&self) -> bool {
+        self.visible
+    }
+
+    /// The dialog being shown, if any.
+    pub fn current_dialog(&self) -> Option<&Dialog> {
+        self.pending.get(self.current).map(|r| &r.dialog)
+    }
+
+    /// Whether this instance leads (see the module's doc).
+    pub fn leads(&self) -> bool {
+        self.peers.leads()
+    }
+
+    /// The host's clock moved on to `now_ms` (it never goes back).
+    pub fn set_clock(&mut self, now_ms: u64) {
+        self.now_ms = self.now_ms.max(now_ms);
+    }
+
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    /// A pipe message arrived.
+    pub fn pipe(&mut self, msg: PipeIn) -> Vec<Effect> {
+        // The other instances' hellos are never held: they decide who answers the rest.
+        let from_a_peer = msg.source == Source::Plugin && msg.name == PEER_PIPE;
+        if self.gate != Gate::Open && !from_a_peer {
+            return self.hold(Held::Pipe(msg));
+        }
+        let mut fx = Vec::new();
+        self.forget_old(&mut fx);
+        let pipe = match msg.source {
+            Source::Cli(id) => id,
+            Source::Keybind | Source::Plugin => {
+                match msg.name.as_str() {
+                    SHOW_PIPE => self.show(&mut fx),
+                    PEER_PIPE => self.peer(msg.payload.as_deref().unwrap_or(""), &mut fx),
+                    _ => {}
+                }
+                return self.done(fx);
+            }
+        };
+        match msg.name.as_str() {
+            STATUS_PIPE => {
+                let output = format!("{}\n", to_json(&self.status()));
+                self.reply_once(&pipe, msg.payload.is_some(), output, &mut fx);
+            }
+            SHOW_PIPE => {
+                self.show(&mut fx);
+                self.reply_once(&pipe, msg.payload.is_some(), String::new(), &mut fx);
+            }
+            CANCEL_PIPE => {
+                if !self.answered.contains_key(&pipe) {
+                    let withdrawn = self.withdraw(&msg.args, &mut fx);
+                    let output = format!("{}\n", to_json(&Withdrawn { withdrawn }));
+                    self.reply_once(&pipe, true, output, &mut fx);
+                } else if msg.payload.is_none() {
+                    self.answered.remove(&pipe);
+                }
+            }
+            _ => self.question_piece(pipe, msg.payload, &msg.args, &mut fx),
+        }
+        self.done(fx)
+    }
+
+    /// A pipe that answers at once (`status`, `show`, `cancel`): answered on its first
+    /// message, and its end-of-input message is let go.
+    fn reply_once(&mut self, pipe: &str, has_payload: bool, output: String, fx: &mut Vec<Effect>) {
+        if has_payload || !self.answered.contains_key(pipe) {
+            self.reply_shared(pipe, output, fx);
+        } else {
+            self.answered.remove(pipe);
+        }
+    }
+
+    /// Answers `pipe` with what every instance decided alike: the leader replies.
+    fn reply_shared(&mut self, pipe: &str, output: String, fx: &mut Vec<Effect>) {
+        self.remember(pipe);
+        if self.leads() {
+            fx.push(Effect::Reply {
+                pipe: pipe.to_owned(),
+                output,
+            });
+        }
+    }
+
+    fn remember(&mut self, pipe: &str) {
+        if self.answered.len() >= MAX_REMEMBERED {
+            if let Some(oldest) = self
+                .answered
+                .iter()
+                .min_by_key(|(_, at)| **at)
+                .map(|(p, _)| p.clone())
+            {
+                self.answered.remove(&oldest);
+            }
+        }
+        self.answered.insert(pipe.to_owned(), self.now_ms);
+    }
+}
+
+impl Broker {
+    /// The effects of one event, as this instance executes them: only the leader marks titles
+    /// and broadcasts.
+    fn done(&mut self, mut fx: Vec<Effect>) -> Vec<Effect> {
+        if !self.leads() {
+            fx.retain(|e| !matches!(e, Effect::Broadcast { .. } | Effect::RenamePane { .. }));
+        }
+        self.arm_tick(&mut fx);
+        fx
+    }
+}
+
+/// The `agent` argument, as the dialog may show it.
+fn agent_arg(args: &BTreeMap<String, String>) -> Option<String> {
+    args.get("agent")
+        .map(|a| crate::view::text::sanitize_line(a.trim()))
+        .filter(|a| !a.is_empty())
+}
+
+/// `$ZELLIJ_PANE_ID` is a bare number; `terminal_3` is accepted too.
+fn parse_pane_id(s: &str) -> Option<u32> {
+    let s = s.trim();
+    s.strip_prefix("terminal_").unwrap_or(s).parse().ok()
+}

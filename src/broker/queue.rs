@@ -1,0 +1,387 @@
+//! The queue of pending requests: accepting, superseding, withdrawing and ending them, each
+//! with exactly one reply, and what everyone else is told about it.
+
+use super::*;
+
+impl Broker {
+    pub(super) fn accept(
+        &mut self,
+        pipe: String,
+        mut q: Questionnaire,
+        bytes: usize,
+        args: &BTreeMap<String, String>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let caller = Caller::of(args);
+        let request_id = args.get("id").cloned().filter(|id| !id.is_empty());
+        if let Some(id) = &request_id {
+            if self
+                .withdrawn
+                .remove(&(caller.clone(), id.clone()))
+                .is_some()
+            {
+                // Its withdrawal overtook it.
+                let output = envelope::host_error(ErrorCode::Aborted, Some(id));
+                self.reply_shared(&pipe, output, fx);
+                return;
+            }
+        }
+        fx.push(Effect::Block(pipe.clone()));
+        if q.timeout_ms.is_none() {
+            q.timeout_ms = self.config.default_timeout_ms;
+        }
+        let pane = args.get("pane_id").and_then(|p| parse_pane_id(p));
+        let agent = agent_arg(args);
+
+        // The same caller asking again with the same id replaces its earlier request in its
+        // place in the queue; what the user already gave carries over when the questions are
+        // the same. Another caller's id is another request.
+        let earlier = request_id.as_ref().and_then(|id| {
+            self.pending
+                .iter()
+                .position(|r| r.caller == caller && r.request_id.as_ref() == Some(id))
+        });
+        let dialog = match earlier.and_then(|i| self.pending.get(i)) {
+            Some(r) if r.dialog.questionnaire() == &q => r.dialog.clone(),
+            _ => Dialog::new(q),
+        };
+        let request = Request {
+            pipe,
+            pane,
+            agent,
+            caller,
+            request_id,
+            dialog,
+            cache: ViewCache::new(),
+            arrived_ms: self.now_ms,
+            bytes,
+            first_shown_ms: None,
+            drawn_ready: false,
+            counted_to_ms: None,
+        };
+        let index = match earlier {
+            Some(i) => {
+                let old = std::mem::replace(&mut self.pending[i], request);
+                if let Some(r) = self.pending.get_mut(i) {
+                    // The user has seen it already.
+                    r.first_shown_ms = old.first_shown_ms;
+                    r.drawn_ready = old.drawn_ready;
+                }
+                let outcome = Outcome::Host {
+                    code: ErrorCode::Superseded,
+                    responses: Responses::default(),
+                };
+                self.finish_request(old, outcome, Decided::Everywhere, fx);
+                i
+            }
+            None => {
+                self.pending.push(request);
+                self.pending.len() - 1
+            }
+        };
+        if let Some(request) = self.pending.get(index) {
+            if self.config.indicator {
+                let prompt = Prompt::new(
+                    request.dialog.questionnaire(),
+                    request.pane,
+                    request.agent.as_deref(),
+                    request.request_id.as_deref(),
+                );
+                fx.push(Effect::Broadcast {
+                    name: PROMPT_EVENT.to_owned(),
+                    payload: to_json(&prompt),
+                });
+                self.push_blocked(request, true, fx);
+            }
+            if let Some(pane) = request.pane {
+                if self.config.indicator {
+                    self.marks.mark(pane, fx);
+                }
+            }
+        }
+        self.status_line(fx);
+        if earlier.is_none() && self.pending.len() == 1 {
+            self.current = 0;
+        }
+        self.show(fx);
+    }
+
+    /// The `cancel` pipe: withdraws the caller's pending requests with the given id. How many.
+    pub(super) fn withdraw(
+        &mut self,
+        args: &BTreeMap<String, String>,
+        fx: &mut Vec<Effect>,
+    ) -> usize {
+        let Some(id) = args.get("id").filter(|id| !id.is_empty()) else {
+            return 0;
+        };
+        let caller = Caller::of(args);
+        let mut withdrawn = 0;
+        while let Some(i) = self
+            .pending
+            .iter()
+            .position(|r| r.caller == caller && r.request_id.as_ref() == Some(id))
+        {
+            let responses = self.pending[i].dialog.responses();
+            let outcome = Outcome::Host {
+                code: ErrorCode::Aborted,
+                responses,
+            };
+            self.resolve(i, outcome, Decided::Everywhere, fx);
+            withdrawn += 1;
+        }
+        if withdrawn == 0 {
+            // The question may still be on its way: answer it `aborted` when it comes.
+            self.withdrawn.insert((caller, id.clone()), self.now_ms);
+        }
+        withdrawn
+    }
+
+    /// Answers request `index` and removes it.
+    pub(super) fn resolve(
+        &mut self,
+        index: usize,
+        outcome: Outcome,
+        decided: Decided,
+        fx: &mut Vec<Effect>,
+    ) {
+        if index >= self.pending.len() {
+            return;
+        }
+        let request = self.take(index);
+        // The caller first: the popup and the events can wait a moment, the agent should not.
+        self.finish_request(request, outcome, decided, fx);
+        self.after_removal(fx);
+    }
+
+    /// Takes request `index` out of the queue (`after_removal` updates the popup).
+    pub(super) fn take(&mut self, index: usize) -> Request {
+        let request = self.pending.remove(index);
+        if self.current > index || self.current >= self.pending.len() {
+            self.current = self.current.saturating_sub(1);
+        }
+        request
+    }
+
+    /// The popup after a request left the queue: the next one, or hidden.
+    pub(super) fn after_removal(&mut self, fx: &mut Vec<Effect>) {
+        if self.pending.is_empty() {
+            self.current = 0;
+            self.visible = false;
+            fx.push(Effect::Hide);
+            fx.push(Effect::SetOwnTitle("ask-popup".to_owned()));
+        } else {
+            fx.push(Effect::SetOwnTitle(self.own_title()));
+            if self.visible {
+                fx.push(Effect::FitAnew);
+            }
+            fx.push(Effect::Render);
+            self.on_screen_changed(fx);
+        }
+    }
+
+    /// Replies to a request that is no longer in the queue, and says so to everyone.
+    pub(super) fn finish_request(
+        &mut self,
+        request: Request,
+        outcome: Outcome,
+        decided: Decided,
+        fx: &mut Vec<Effect>,
+    ) {
+        let q = request.dialog.questionnaire();
+        let output = envelope::outcome(q, &outcome, request.request_id.as_deref());
+        let event = self.ended(&request, &outcome);
+        self.remember(&request.pipe);
+        if decided == Decided::Here || self.leads() {
+            fx.push(Effect::Reply {
+                pipe: request.pipe.clone(),
+                output,
+            });
+        }
+        if decided == Decided::Here && self.peers.known.len() > 1 {
+            // The other instances drop it; the leader says how it ended. (Alone, this costs
+            // the caller nothing: Zellij would hand the message back before the reply.)
+            let settled = PeerKind::Settled {
+                pipe: request.pipe.clone(),
+                event: event.clone(),
+            };
+            fx.push(self.peer_message(settled));
+        }
+        self.after_request(&request, Some(event), fx);
+    }
+
+    /// What follows a request's end: the blocked pair closes, the outcome event, the caller's
+    /// title back, the status line.
+    pub(super) fn after_request(
+        &mut self,
+        request: &Request,
+        event: Option<Ended>,
+        fx: &mut Vec<Effect>,
+    ) {
+        if self.config.indicator {
+            self.push_blocked(request, false, fx);
+            if let Some(event) = event {
+                fx.push(Effect::Broadcast {
+                    name: event.name().to_owned(),
+                    payload: to_json(&event),
+                });
+            }
+            if let Some(pane) = request.pane {
+                if !self.pending.iter().any(|r| r.pane == Some(pane)) {
+                    self.marks.unmark(pane, fx);
+                }
+            }
+        }
+        self.status_line(fx);
+    }
+
+    /// The `ask-popup:answered` / `ask-popup:cancelled` event for `r` ending as `outcome`.
+    pub(super) fn ended(&self, r: &Request, outcome: &Outcome) -> Ended {
+        let ending = envelope::ending(outcome);
+        let result = self
+            .config
+            .full_events
+            .then(|| envelope::details(r.dialog.questionnaire(), outcome, r.request_id.as_deref()));
+        Ended {
+            pane_id: r.pane,
+            agent: self.agent_name(r),
+            request_id: r.request_id.clone(),
+            questions: r.dialog.questionnaire().questions.len(),
+            answered: ending.answered,
+            reason: ending.reason.map(str::to_owned),
+            result,
+        }
+    }
+
+    /// A terminal pane went away: its requests have no one to answer to.
+    pub fn pane_closed(&mut self, pane: u32) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        self.marks.forget(pane);
+        while let Some(i) = self.pending.iter().position(|r| r.pane == Some(pane)) {
+            let responses = self.pending[i].dialog.responses();
+            let outcome = Outcome::Host {
+                code: ErrorCode::Dismissed,
+                responses,
+            };
+            self.resolve(i, outcome, Decided::Everywhere, &mut fx);
+        }
+        self.done(fx)
+    }
+
+    /// The popup pane is closing: answer everyone, nobody may be left hanging.
+    pub fn before_close(&mut self) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        while !self.pending.is_empty() {
+            let responses = self.pending[0].dialog.responses();
+            let outcome = Outcome::Host {
+                code: ErrorCode::Dismissed,
+                responses,
+            };
+            self.resolve(0, outcome, Decided::Everywhere, &mut fx);
+        }
+        for (pipe, partial) in std::mem::take(&mut self.partials) {
+            let output = envelope::host_error(ErrorCode::Dismissed, partial.request_id.as_deref());
+            self.reply_shared(&pipe, output, &mut fx);
+        }
+        self.done(fx)
+    }
+
+    /// Every current status: the waiting requests, for scripts.
+    pub fn status(&self) -> Status<'_> {
+        let pending = self
+            .pending
+            .iter()
+            .enumerate()
+            .map(|(i, r)| StatusEntry {
+                agent: self.agent_name(r),
+                pane_id: r.pane,
+                request_id: r.request_id.as_deref(),
+                headers: r
+                    .dialog
+                    .questionnaire()
+                    .questions
+                    .iter()
+                    .map(|q| q.header.as_str())
+                    .collect(),
+                age_seconds: self.now_ms.saturating_sub(r.arrived_ms) / 1000,
+                shown: i == self.current && self.visible,
+            })
+            .collect();
+        Status {
+            pending,
+            visible: self.visible,
+        }
+    }
+
+    /// `status` as JSON.
+    pub fn status_json(&self) -> Value {
+        serde_json::to_value(self.status()).unwrap_or_default()
+    }
+
+    pub(super) fn agent_name(&self, r: &Request) -> String {
+        if let Some(agent) = &r.agent {
+            return agent.clone();
+        }
+        if let Some(pane) = r.pane {
+            let title = self
+                .marks
+                .title(pane)
+                .map(str::trim)
+                .filter(|t| !t.is_empty());
+            return match title {
+                Some(t) => crate::view::text::sanitize_line(t),
+                None => format!("pane {pane}"),
+            };
+        }
+        "an agent".to_owned()
+    }
+
+    /// The `ask-popup:blocked` and `herdr:blocked` broadcasts for `r`; `pending` counts the
+    /// requests waiting once this one has started or ended.
+    pub(super) fn push_blocked(&self, r: &Request, active: bool, fx: &mut Vec<Effect>) {
+        let payload = to_json(&Blocked {
+            active,
+            label: WAITING_LABEL,
+            pane_id: r.pane,
+            agent: &self.agent_name(r),
+            pending: self.pending.len(),
+        });
+        fx.push(Effect::Broadcast {
+            name: BLOCKED_EVENT.to_owned(),
+            payload: payload.clone(),
+        });
+        fx.push(Effect::Broadcast {
+            name: HERDR_BLOCKED_EVENT.to_owned(),
+            payload,
+        });
+    }
+
+    pub(super) fn status_line(&self, fx: &mut Vec<Effect>) {
+        if !self.config.zjstatus {
+            return;
+        }
+        let text = match self.pending.len() {
+            0 => String::new(),
+            n => format!("⏳ {n} waiting"),
+        };
+        fx.push(Effect::Broadcast {
+            name: "zjstatus".to_owned(),
+            payload: format!("zjstatus::pipe::pipe_ask::{text}"),
+        });
+    }
+
+    /// The host told us the titles of the terminal panes.
+    pub fn pane_titles(&mut self, titles: impl IntoIterator<Item = (u32, String)>) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        for (pane, title) in titles {
+            self.marks.update(pane, &title, &mut fx);
+        }
+        if self.config.indicator {
+            let waiting: Vec<u32> = self.pending.iter().filter_map(|r| r.pane).collect();
+            for pane in waiting {
+                self.marks.mark(pane, &mut fx);
+            }
+        }
+        self.done(fx)
+    }
+}

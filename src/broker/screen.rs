@@ -1,0 +1,264 @@
+//! The popup on screen: which request shows, its countdown and key guard, input, and the
+//! frames drawn for it.
+
+use super::*;
+
+impl Broker {
+    pub(super) fn show(&mut self, fx: &mut Vec<Effect>) {
+        if self.pending.is_empty() {
+            return;
+        }
+        self.visible = true;
+        fx.push(Effect::SetOwnTitle(self.own_title()));
+        fx.push(Effect::Show);
+        fx.push(Effect::Render);
+        self.on_screen_changed(fx);
+    }
+
+    /// The request on screen may have changed (shown, hidden, switched, resolved): only the
+    /// one on screen counts down, from when it came on screen, and a request showing for the
+    /// first time ignores keys for a moment.
+    pub(super) fn on_screen_changed(&mut self, fx: &mut Vec<Effect>) {
+        let now = self.now_ms;
+        let (current, visible) = (self.current, self.visible);
+        let mut guard = false;
+        for (i, r) in self.pending.iter_mut().enumerate() {
+            if i == current && visible {
+                if r.first_shown_ms.is_none() {
+                    r.first_shown_ms = Some(now);
+                    guard = true;
+                }
+                r.counted_to_ms.get_or_insert(now);
+            } else {
+                r.counted_to_ms = None;
+            }
+        }
+        if guard {
+            // Wake up when keys count, to draw the footer's hints.
+            fx.push(Effect::SetTimer(KEY_GUARD_MS as f64 / 1000.0));
+        }
+        self.arm_tick(fx);
+    }
+
+    /// Whether keys reach the request on screen (see `KEY_GUARD_MS`).
+    pub(super) fn keys_count(&self) -> bool {
+        self.pending
+            .get(self.current)
+            .and_then(|r| r.first_shown_ms)
+            .is_none_or(|shown| self.now_ms >= shown.saturating_add(KEY_GUARD_MS))
+    }
+
+    pub(super) fn own_title(&self) -> String {
+        match self.pending.get(self.current) {
+            Some(r) => format!(
+                "ask-popup · {} · {} of {}",
+                self.agent_name(r),
+                self.current + 1,
+                self.pending.len()
+            ),
+            None => "ask-popup".to_owned(),
+        }
+    }
+
+    /// A one-second tick runs while anything is pending: it drives the countdowns and the
+    /// status line's clock. (What is remembered too long is forgotten on any event: memory
+    /// only grows when messages come.)
+    pub(super) fn arm_tick(&mut self, fx: &mut Vec<Effect>) {
+        if self.tick_due_ms.is_none() && !self.pending.is_empty() {
+            self.tick_due_ms = Some(self.now_ms.saturating_add(TICK_MS));
+            fx.push(Effect::SetTimer(TICK_MS as f64 / 1000.0));
+        }
+    }
+
+    /// A timer fired (the clock was set before).
+    pub fn timer(&mut self) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        if self.gate == Gate::Hellos {
+            fx.extend(self.release(true));
+        }
+        let now = self.now_ms;
+        // The tick, or another timer (the key guard's) that fired first.
+        if self
+            .tick_due_ms
+            .is_some_and(|due| now.saturating_add(50) >= due)
+        {
+            self.tick_due_ms = None;
+        }
+        self.forget_old(&mut fx);
+        let leads = self.leads();
+        if let Some(r) = self.pending.get_mut(self.current) {
+            if let Some(from) = r.counted_to_ms {
+                r.counted_to_ms = Some(now);
+                match r.dialog.tick(now.saturating_sub(from)) {
+                    // The leader decides timeouts; the others only show the countdown.
+                    Response::Finished(outcome) if leads => {
+                        let i = self.current;
+                        self.resolve(i, outcome, Decided::Here, &mut fx);
+                    }
+                    Response::Finished(_) | Response::Render => fx.push(Effect::Render),
+                    _ => {}
+                }
+            }
+        }
+        let keys_count = self.keys_count();
+        if let Some(r) = self.pending.get_mut(self.current) {
+            if keys_count && r.first_shown_ms.is_some() && !r.drawn_ready {
+                // The footer's hints replace its `…`.
+                r.drawn_ready = true;
+                fx.push(Effect::Render);
+            }
+        }
+        self.arm_tick(&mut fx);
+        self.done(fx)
+    }
+
+    /// User input in the popup.
+    pub fn input(&mut self, input: Input) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        let keys_count = self.keys_count();
+        let leads = self.leads();
+        let Some(request) = self.pending.get_mut(self.current) else {
+            return fx;
+        };
+        if !keys_count && input != Input::Key(Key::Hide) {
+            // A stray key, typed for another pane as the popup appeared.
+            return fx;
+        }
+        let browsing = request.dialog.mode() == Mode::Browse;
+        if let Input::Key(Key::Char(c @ ('[' | ']'))) = input {
+            if browsing {
+                let n = self.pending.len();
+                if n > 1 {
+                    self.current = if c == ']' {
+                        (self.current + 1) % n
+                    } else {
+                        (self.current + n - 1) % n
+                    };
+                    fx.push(Effect::SetOwnTitle(self.own_title()));
+                    fx.push(Effect::FitAnew);
+                    fx.push(Effect::Render);
+                    self.on_screen_changed(&mut fx);
+                }
+                return self.done(fx);
+            }
+        }
+        let counting = request.dialog.countdown().is_some();
+        let before = (request.dialog.tab(), request.dialog.mode());
+        let response = request.dialog.handle(input);
+        // The user is here: the leader's countdown stops too.
+        let touched = (counting && request.dialog.countdown().is_none() && !leads).then(|| {
+            PeerKind::Touched {
+                pipe: request.pipe.clone(),
+            }
+        });
+        match response {
+            Response::Unchanged => {}
+            Response::Render => {
+                fx.push(Effect::Render);
+                if (request.dialog.tab(), request.dialog.mode()) != before {
+                    fx.push(Effect::Fit);
+                }
+            }
+            Response::Hide => {
+                self.visible = false;
+                fx.push(Effect::Hide);
+                self.on_screen_changed(&mut fx);
+            }
+            Response::Finished(outcome) => {
+                let i = self.current;
+                self.resolve(i, outcome, Decided::Here, &mut fx);
+            }
+        }
+        if let Some(touched) = touched {
+            fx.push(self.peer_message(touched));
+        }
+        self.done(fx)
+    }
+
+    /// A click at a cell of the popup.
+    pub fn click(&mut self, line: usize, col: usize) -> Vec<Effect> {
+        match self
+            .last_frame
+            .as_ref()
+            .and_then(|f| f.target_at(line, col))
+        {
+            Some(target) => self.input(Input::Click(target)),
+            None => Vec::new(),
+        }
+    }
+
+    /// The mouse wheel: negative lines scroll up.
+    pub fn wheel(&mut self, lines: i32) -> Vec<Effect> {
+        self.input(Input::Wheel { lines })
+    }
+
+    /// How many rows the current dialog needs at `cols` columns to show all of its tallest tab
+    /// (0 when nothing is pending), so the popup can be no taller than that.
+    pub fn natural_height(&mut self, cols: usize) -> usize {
+        /// Tall enough for any dialog; a longer preview is cut at the popup's maximum anyway.
+        const UNLIMITED: usize = 500;
+        let chrome = self.chrome();
+        let Some(r) = self.pending.get_mut(self.current) else {
+            return 0;
+        };
+        let tallest = (0..r.dialog.tab_count())
+            .map(|tab| {
+                render(
+                    &r.dialog.on_tab(tab),
+                    &mut r.cache,
+                    &chrome,
+                    cols,
+                    UNLIMITED,
+                )
+                .lines
+                .len()
+            })
+            .max()
+            .unwrap_or(0)
+            // The current tab as it is, with its editor open if one is.
+            .max(
+                render(&r.dialog, &mut r.cache, &chrome, cols, UNLIMITED)
+                    .lines
+                    .len(),
+            );
+        // An open editor grows as the user types: leave it room.
+        let editing = r.dialog.mode() != Mode::Browse;
+        tallest + if editing { EDITOR_GROWTH } else { 0 }
+    }
+
+    /// Draws the current dialog in `rows` × `cols` cells. The frame is kept to find what a
+    /// click lands on.
+    pub fn render(&mut self, rows: usize, cols: usize) -> &Frame {
+        let chrome = self.chrome();
+        let frame = match self.pending.get_mut(self.current) {
+            Some(r) => {
+                let frame = render(&r.dialog, &mut r.cache, &chrome, cols, rows);
+                r.dialog
+                    .clamp_preview_scroll(frame.preview_max_scroll.unwrap_or(0));
+                frame
+            }
+            None => Frame::default(),
+        };
+        self.last_frame.insert(frame)
+    }
+
+    pub(super) fn chrome(&self) -> Chrome {
+        Chrome {
+            banner: self.banner(),
+            hide_key: self.config.hide_key_label.clone(),
+            settling: !self.keys_count(),
+        }
+    }
+
+    pub(super) fn banner(&self) -> Option<String> {
+        let r = self.pending.get(self.current)?;
+        let agent = self.agent_name(r);
+        Some(match self.pending.len() {
+            1 => format!("{agent} asks"),
+            n => format!(
+                "{agent} asks · {} of {n} waiting · [ ] switch",
+                self.current + 1
+            ),
+        })
+    }
+}
