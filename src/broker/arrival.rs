@@ -26,7 +26,7 @@ impl Broker {
         pipe: String,
         payload: Option<String>,
         args: &BTreeMap<String, String>,
-        fx: &mut Vec<Effect>,
+        effects: &mut Vec<Effect>,
     ) {
         let request_id = args.get("id").map(String::as_str);
         let Some(payload) = payload else {
@@ -46,7 +46,7 @@ impl Broker {
                         },
                     }
                 };
-                self.reject(&pipe, &error, request_id, fx);
+                self.reject(&pipe, &error, request_id, effects);
             }
             return;
         };
@@ -73,7 +73,7 @@ impl Broker {
             // Holding more could exhaust the plugin's memory and strand every waiting agent.
             self.partials.remove(&pipe);
             let output = envelope::host_error(ErrorCode::Busy, request_id);
-            self.reply_shared(&pipe, output, fx);
+            self.reply_shared(&pipe, output, effects);
             return;
         }
         match assembly {
@@ -96,8 +96,10 @@ impl Broker {
                     request::parse(intake.text())
                 };
                 match parsed {
-                    Ok(q) => self.accept(pipe, q, intake.size(), args, fx),
-                    Err(e) => self.reject(&pipe, &e, request_id, fx),
+                    Ok(questionnaire) => {
+                        self.accept(pipe, questionnaire, intake.size(), args, effects)
+                    }
+                    Err(e) => self.reject(&pipe, &e, request_id, effects),
                 }
             }
         }
@@ -118,12 +120,17 @@ impl Broker {
                 error: error.clone(),
             });
         }
-        let mut fx = Vec::new();
+        let mut effects = Vec::new();
         self.partials.remove(pipe);
         if !self.answered.contains_key(pipe) {
-            self.reject(pipe, error, args.get("id").map(String::as_str), &mut fx);
+            self.reject(
+                pipe,
+                error,
+                args.get("id").map(String::as_str),
+                &mut effects,
+            );
         }
-        self.done(fx)
+        self.done(effects)
     }
 
     pub(super) fn reject(
@@ -131,14 +138,14 @@ impl Broker {
         pipe: &str,
         error: &RequestError,
         request_id: Option<&str>,
-        fx: &mut Vec<Effect>,
+        effects: &mut Vec<Effect>,
     ) {
-        self.reply_shared(pipe, envelope::rejection(error, request_id), fx);
+        self.reply_shared(pipe, envelope::rejection(error, request_id), effects);
     }
 
     /// Drops what is remembered too long: answered pipes, withdrawals, and partial payloads
     /// whose caller stopped sending (answered, in case it still listens).
-    pub(super) fn forget_old(&mut self, fx: &mut Vec<Effect>) {
+    pub(super) fn forget_old(&mut self, effects: &mut Vec<Effect>) {
         let now = self.now_ms;
         let fresh = |at: &u64| now.saturating_sub(*at) < FORGET_AFTER_MS;
         self.answered.retain(|_, at| fresh(at));
@@ -156,7 +163,7 @@ impl Broker {
             let error = RequestError::NotJson {
                 detail: "its lines stopped arriving before it was complete".to_owned(),
             };
-            self.reject(&pipe, &error, partial.request_id.as_deref(), fx);
+            self.reject(&pipe, &error, partial.request_id.as_deref(), effects);
         }
     }
 

@@ -42,19 +42,19 @@ impl Broker {
         if !granted {
             return self.release(false);
         }
-        let mut fx = self.join(client);
+        let mut effects = self.join(client);
         self.gate = Gate::Hellos;
-        fx.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
-        fx
+        effects.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
+        effects
     }
 
     /// Answers the messages held behind the gate, as if they came now. `hide`: the popup
     /// hides if nothing is left to ask (it showed itself for the permission request).
     pub(super) fn release(&mut self, hide: bool) -> Vec<Effect> {
         self.gate = Gate::Open;
-        let mut fx = Vec::new();
+        let mut effects = Vec::new();
         for held in std::mem::take(&mut self.held) {
-            fx.extend(match held {
+            effects.extend(match held {
                 Held::Pipe(msg) => self.replay_held(msg),
                 Held::Unreadable { pipe, args, error } => {
                     self.pipe_unreadable(&pipe, &args, &error)
@@ -62,10 +62,10 @@ impl Broker {
             });
         }
         if hide && self.pending.is_empty() {
-            fx.push(Effect::Hide);
+            effects.push(Effect::Hide);
         }
-        fx.push(Effect::Render);
-        fx
+        effects.push(Effect::Render);
+        effects
     }
 
     /// Holds `held` behind the gate, keeping its CLI waiting.
@@ -91,18 +91,18 @@ impl Broker {
             Source::Cli(id) => Some(id.clone()),
             Source::Plugin | Source::Keybind => None,
         };
-        let mut fx = self.pipe(msg);
+        let mut effects = self.pipe(msg);
         if let Some(id) = cli {
-            let handled = fx
+            let handled = effects
                 .iter()
                 .any(|e| matches!(e, Effect::Block(p) | Effect::Reply { pipe: p, .. } if *p == id));
             if !handled && self.leads() {
-                fx.push(Effect::Reply {
+                effects.push(Effect::Reply {
                     pipe: id,
                     output: String::new(),
                 });
             }
         }
-        fx
+        effects
     }
 }

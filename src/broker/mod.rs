@@ -22,7 +22,7 @@ use crate::intake::{Assembly, Intake};
 use crate::marks::PaneMarks;
 pub use crate::marks::TITLE_MARK;
 use crate::request::{self, Questionnaire, RequestError};
-use crate::view::{render, Chrome, Frame, ViewCache};
+use crate::view::{natural_height, render, Chrome, Frame, ViewCache};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -36,8 +36,6 @@ use arrival::Partial;
 use gate::{Gate, Held};
 use peers::Peers;
 
-/// Rows an open editor may still grow by (it shows up to six lines).
-const EDITOR_GROWTH: usize = 5;
 /// Pipe names with a meaning of their own; every other CLI pipe is a question.
 pub const STATUS_PIPE: &str = "status";
 pub const SHOW_PIPE: &str = "show";
@@ -251,57 +249,63 @@ impl Broker {
         if self.gate != Gate::Open && !from_a_peer {
             return self.hold(Held::Pipe(msg));
         }
-        let mut fx = Vec::new();
-        self.forget_old(&mut fx);
+        let mut effects = Vec::new();
+        self.forget_old(&mut effects);
         let pipe = match msg.source {
             Source::Cli(id) => id,
             Source::Keybind | Source::Plugin => {
                 match msg.name.as_str() {
-                    SHOW_PIPE => self.show(&mut fx),
-                    PEER_PIPE => self.peer(msg.payload.as_deref().unwrap_or(""), &mut fx),
+                    SHOW_PIPE => self.show(&mut effects),
+                    PEER_PIPE => self.peer(msg.payload.as_deref().unwrap_or(""), &mut effects),
                     _ => {}
                 }
-                return self.done(fx);
+                return self.done(effects);
             }
         };
         match msg.name.as_str() {
             STATUS_PIPE => {
                 let output = format!("{}\n", to_json(&self.status()));
-                self.reply_once(&pipe, msg.payload.is_some(), output, &mut fx);
+                self.reply_once(&pipe, msg.payload.is_some(), output, &mut effects);
             }
             SHOW_PIPE => {
-                self.show(&mut fx);
-                self.reply_once(&pipe, msg.payload.is_some(), String::new(), &mut fx);
+                self.show(&mut effects);
+                self.reply_once(&pipe, msg.payload.is_some(), String::new(), &mut effects);
             }
             CANCEL_PIPE => {
                 if !self.answered.contains_key(&pipe) {
-                    let withdrawn = self.withdraw(&msg.args, &mut fx);
+                    let withdrawn = self.withdraw(&msg.args, &mut effects);
                     let output = format!("{}\n", to_json(&Withdrawn { withdrawn }));
-                    self.reply_once(&pipe, true, output, &mut fx);
+                    self.reply_once(&pipe, true, output, &mut effects);
                 } else if msg.payload.is_none() {
                     self.answered.remove(&pipe);
                 }
             }
-            _ => self.question_piece(pipe, msg.payload, &msg.args, &mut fx),
+            _ => self.question_piece(pipe, msg.payload, &msg.args, &mut effects),
         }
-        self.done(fx)
+        self.done(effects)
     }
 
     /// A pipe that answers at once (`status`, `show`, `cancel`): answered on its first
     /// message, and its end-of-input message is let go.
-    fn reply_once(&mut self, pipe: &str, has_payload: bool, output: String, fx: &mut Vec<Effect>) {
+    fn reply_once(
+        &mut self,
+        pipe: &str,
+        has_payload: bool,
+        output: String,
+        effects: &mut Vec<Effect>,
+    ) {
         if has_payload || !self.answered.contains_key(pipe) {
-            self.reply_shared(pipe, output, fx);
+            self.reply_shared(pipe, output, effects);
         } else {
             self.answered.remove(pipe);
         }
     }
 
     /// Answers `pipe` with what every instance decided alike: the leader replies.
-    fn reply_shared(&mut self, pipe: &str, output: String, fx: &mut Vec<Effect>) {
+    fn reply_shared(&mut self, pipe: &str, output: String, effects: &mut Vec<Effect>) {
         self.remember(pipe);
         if self.leads() {
-            fx.push(Effect::Reply {
+            effects.push(Effect::Reply {
                 pipe: pipe.to_owned(),
                 output,
             });
@@ -326,12 +330,12 @@ impl Broker {
 impl Broker {
     /// The effects of one event, as this instance executes them: only the leader marks titles
     /// and broadcasts.
-    fn done(&mut self, mut fx: Vec<Effect>) -> Vec<Effect> {
+    fn done(&mut self, mut effects: Vec<Effect>) -> Vec<Effect> {
         if !self.leads() {
-            fx.retain(|e| !matches!(e, Effect::Broadcast { .. } | Effect::RenamePane { .. }));
+            effects.retain(|e| !matches!(e, Effect::Broadcast { .. } | Effect::RenamePane { .. }));
         }
-        self.arm_tick(&mut fx);
-        fx
+        self.arm_tick(&mut effects);
+        effects
     }
 }
 

@@ -29,7 +29,7 @@ impl Broker {
     }
 
     /// A message from another instance of this plugin.
-    pub(super) fn peer(&mut self, payload: &str, fx: &mut Vec<Effect>) {
+    pub(super) fn peer(&mut self, payload: &str, effects: &mut Vec<Effect>) {
         let Ok(message) = serde_json::from_str::<PeerMessage>(payload) else {
             return;
         };
@@ -40,7 +40,7 @@ impl Broker {
             PeerKind::Hello => {
                 if self.peers.known.insert(message.from) && self.peers.me.is_some() {
                     // A newcomer: tell it we are here too.
-                    fx.push(self.peer_message(PeerKind::Hello));
+                    effects.push(self.peer_message(PeerKind::Hello));
                 }
             }
             PeerKind::Settled { pipe, event } => {
@@ -48,9 +48,9 @@ impl Broker {
                     return;
                 };
                 let request = self.take(i);
-                self.after_removal(fx);
+                self.after_removal(effects);
                 self.remember(&pipe);
-                self.after_request(&request, Some(event), fx);
+                self.after_request(&request, Some(event), effects);
             }
             PeerKind::Touched { pipe } => {
                 if let Some(r) = self.pending.iter_mut().find(|r| r.pipe == pipe) {

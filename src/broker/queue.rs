@@ -7,10 +7,10 @@ impl Broker {
     pub(super) fn accept(
         &mut self,
         pipe: String,
-        mut q: Questionnaire,
+        mut questionnaire: Questionnaire,
         bytes: usize,
         args: &BTreeMap<String, String>,
-        fx: &mut Vec<Effect>,
+        effects: &mut Vec<Effect>,
     ) {
         let caller = Caller::of(args);
         let request_id = args.get("id").cloned().filter(|id| !id.is_empty());
@@ -22,13 +22,13 @@ impl Broker {
             {
                 // Its withdrawal overtook it.
                 let output = envelope::host_error(ErrorCode::Aborted, Some(id));
-                self.reply_shared(&pipe, output, fx);
+                self.reply_shared(&pipe, output, effects);
                 return;
             }
         }
-        fx.push(Effect::Block(pipe.clone()));
-        if q.timeout_ms.is_none() {
-            q.timeout_ms = self.config.default_timeout_ms;
+        effects.push(Effect::Block(pipe.clone()));
+        if questionnaire.timeout_ms.is_none() {
+            questionnaire.timeout_ms = self.config.default_timeout_ms;
         }
         let pane = args.get("pane_id").and_then(|p| parse_pane_id(p));
         let agent = agent_arg(args);
@@ -42,8 +42,8 @@ impl Broker {
                 .position(|r| r.caller == caller && r.request_id.as_ref() == Some(id))
         });
         let dialog = match earlier.and_then(|i| self.pending.get(i)) {
-            Some(r) if r.dialog.questionnaire() == &q => r.dialog.clone(),
-            _ => Dialog::new(q),
+            Some(r) if r.dialog.questionnaire() == &questionnaire => r.dialog.clone(),
+            _ => Dialog::new(questionnaire),
         };
         let request = Request {
             pipe,
@@ -71,7 +71,7 @@ impl Broker {
                     code: ErrorCode::Superseded,
                     responses: Responses::default(),
                 };
-                self.finish_request(old, outcome, Decided::Everywhere, fx);
+                self.finish_request(old, outcome, Decided::Everywhere, effects);
                 i
             }
             None => {
@@ -87,30 +87,30 @@ impl Broker {
                     request.agent.as_deref(),
                     request.request_id.as_deref(),
                 );
-                fx.push(Effect::Broadcast {
+                effects.push(Effect::Broadcast {
                     name: PROMPT_EVENT.to_owned(),
                     payload: to_json(&prompt),
                 });
-                self.push_blocked(request, true, fx);
+                self.push_blocked(request, true, effects);
             }
             if let Some(pane) = request.pane {
                 if self.config.indicator {
-                    self.marks.mark(pane, fx);
+                    self.marks.mark(pane, effects);
                 }
             }
         }
-        self.status_line(fx);
+        self.status_line(effects);
         if earlier.is_none() && self.pending.len() == 1 {
             self.current = 0;
         }
-        self.show(fx);
+        self.show(effects);
     }
 
     /// The `cancel` pipe: withdraws the caller's pending requests with the given id. How many.
     pub(super) fn withdraw(
         &mut self,
         args: &BTreeMap<String, String>,
-        fx: &mut Vec<Effect>,
+        effects: &mut Vec<Effect>,
     ) -> usize {
         let Some(id) = args.get("id").filter(|id| !id.is_empty()) else {
             return 0;
@@ -127,7 +127,7 @@ impl Broker {
                 code: ErrorCode::Aborted,
                 responses,
             };
-            self.resolve(i, outcome, Decided::Everywhere, fx);
+            self.resolve(i, outcome, Decided::Everywhere, effects);
             withdrawn += 1;
         }
         if withdrawn == 0 {
@@ -143,15 +143,15 @@ impl Broker {
         index: usize,
         outcome: Outcome,
         decided: Decided,
-        fx: &mut Vec<Effect>,
+        effects: &mut Vec<Effect>,
     ) {
         if index >= self.pending.len() {
             return;
         }
         let request = self.take(index);
         // The caller first: the popup and the events can wait a moment, the agent should not.
-        self.finish_request(request, outcome, decided, fx);
-        self.after_removal(fx);
+        self.finish_request(request, outcome, decided, effects);
+        self.after_removal(effects);
     }
 
     /// Takes request `index` out of the queue (`after_removal` updates the popup).
@@ -164,19 +164,19 @@ impl Broker {
     }
 
     /// The popup after a request left the queue: the next one, or hidden.
-    pub(super) fn after_removal(&mut self, fx: &mut Vec<Effect>) {
+    pub(super) fn after_removal(&mut self, effects: &mut Vec<Effect>) {
         if self.pending.is_empty() {
             self.current = 0;
             self.visible = false;
-            fx.push(Effect::Hide);
-            fx.push(Effect::SetOwnTitle("ask-popup".to_owned()));
+            effects.push(Effect::Hide);
+            effects.push(Effect::SetOwnTitle("ask-popup".to_owned()));
         } else {
-            fx.push(Effect::SetOwnTitle(self.own_title()));
+            effects.push(Effect::SetOwnTitle(self.own_title()));
             if self.visible {
-                fx.push(Effect::FitAnew);
+                effects.push(Effect::FitAnew);
             }
-            fx.push(Effect::Render);
-            self.on_screen_changed(fx);
+            effects.push(Effect::Render);
+            self.on_screen_changed(effects);
         }
     }
 
@@ -186,14 +186,14 @@ impl Broker {
         request: Request,
         outcome: Outcome,
         decided: Decided,
-        fx: &mut Vec<Effect>,
+        effects: &mut Vec<Effect>,
     ) {
-        let q = request.dialog.questionnaire();
-        let output = envelope::outcome(q, &outcome, request.request_id.as_deref());
+        let questionnaire = request.dialog.questionnaire();
+        let output = envelope::outcome(questionnaire, &outcome, request.request_id.as_deref());
         let event = self.ended(&request, &outcome);
         self.remember(&request.pipe);
         if decided == Decided::Here || self.leads() {
-            fx.push(Effect::Reply {
+            effects.push(Effect::Reply {
                 pipe: request.pipe.clone(),
                 output,
             });
@@ -205,9 +205,9 @@ impl Broker {
                 pipe: request.pipe.clone(),
                 event: event.clone(),
             };
-            fx.push(self.peer_message(settled));
+            effects.push(self.peer_message(settled));
         }
-        self.after_request(&request, Some(event), fx);
+        self.after_request(&request, Some(event), effects);
     }
 
     /// What follows a request's end: the blocked pair closes, the outcome event, the caller's
@@ -216,23 +216,23 @@ impl Broker {
         &mut self,
         request: &Request,
         event: Option<Ended>,
-        fx: &mut Vec<Effect>,
+        effects: &mut Vec<Effect>,
     ) {
         if self.config.indicator {
-            self.push_blocked(request, false, fx);
+            self.push_blocked(request, false, effects);
             if let Some(event) = event {
-                fx.push(Effect::Broadcast {
+                effects.push(Effect::Broadcast {
                     name: event.name().to_owned(),
                     payload: to_json(&event),
                 });
             }
             if let Some(pane) = request.pane {
                 if !self.pending.iter().any(|r| r.pane == Some(pane)) {
-                    self.marks.unmark(pane, fx);
+                    self.marks.unmark(pane, effects);
                 }
             }
         }
-        self.status_line(fx);
+        self.status_line(effects);
     }
 
     /// The `ask-popup:answered` / `ask-popup:cancelled` event for `r` ending as `outcome`.
@@ -255,7 +255,7 @@ impl Broker {
 
     /// A terminal pane went away: its requests have no one to answer to.
     pub fn pane_closed(&mut self, pane: u32) -> Vec<Effect> {
-        let mut fx = Vec::new();
+        let mut effects = Vec::new();
         self.marks.forget(pane);
         while let Some(i) = self.pending.iter().position(|r| r.pane == Some(pane)) {
             let responses = self.pending[i].dialog.responses();
@@ -263,27 +263,27 @@ impl Broker {
                 code: ErrorCode::Dismissed,
                 responses,
             };
-            self.resolve(i, outcome, Decided::Everywhere, &mut fx);
+            self.resolve(i, outcome, Decided::Everywhere, &mut effects);
         }
-        self.done(fx)
+        self.done(effects)
     }
 
     /// The popup pane is closing: answer everyone, nobody may be left hanging.
     pub fn before_close(&mut self) -> Vec<Effect> {
-        let mut fx = Vec::new();
+        let mut effects = Vec::new();
         while !self.pending.is_empty() {
             let responses = self.pending[0].dialog.responses();
             let outcome = Outcome::Host {
                 code: ErrorCode::Dismissed,
                 responses,
             };
-            self.resolve(0, outcome, Decided::Everywhere, &mut fx);
+            self.resolve(0, outcome, Decided::Everywhere, &mut effects);
         }
         for (pipe, partial) in std::mem::take(&mut self.partials) {
             let output = envelope::host_error(ErrorCode::Dismissed, partial.request_id.as_deref());
-            self.reply_shared(&pipe, output, &mut fx);
+            self.reply_shared(&pipe, output, &mut effects);
         }
-        self.done(fx)
+        self.done(effects)
     }
 
     /// Every current status: the waiting requests, for scripts.
@@ -301,7 +301,7 @@ impl Broker {
                     .questionnaire()
                     .questions
                     .iter()
-                    .map(|q| q.header.as_str())
+                    .map(|question| question.header.as_str())
                     .collect(),
                 age_seconds: self.now_ms.saturating_sub(r.arrived_ms) / 1000,
                 shown: i == self.current && self.visible,
@@ -338,7 +338,7 @@ impl Broker {
 
     /// The `ask-popup:blocked` and `herdr:blocked` broadcasts for `r`; `pending` counts the
     /// requests waiting once this one has started or ended.
-    pub(super) fn push_blocked(&self, r: &Request, active: bool, fx: &mut Vec<Effect>) {
+    pub(super) fn push_blocked(&self, r: &Request, active: bool, effects: &mut Vec<Effect>) {
         let payload = to_json(&Blocked {
             active,
             label: WAITING_LABEL,
@@ -346,17 +346,17 @@ impl Broker {
             agent: &self.agent_name(r),
             pending: self.pending.len(),
         });
-        fx.push(Effect::Broadcast {
+        effects.push(Effect::Broadcast {
             name: BLOCKED_EVENT.to_owned(),
             payload: payload.clone(),
         });
-        fx.push(Effect::Broadcast {
+        effects.push(Effect::Broadcast {
             name: HERDR_BLOCKED_EVENT.to_owned(),
             payload,
         });
     }
 
-    pub(super) fn status_line(&self, fx: &mut Vec<Effect>) {
+    pub(super) fn status_line(&self, effects: &mut Vec<Effect>) {
         if !self.config.zjstatus {
             return;
         }
@@ -364,7 +364,7 @@ impl Broker {
             0 => String::new(),
             n => format!("⏳ {n} waiting"),
         };
-        fx.push(Effect::Broadcast {
+        effects.push(Effect::Broadcast {
             name: "zjstatus".to_owned(),
             payload: format!("zjstatus::pipe::pipe_ask::{text}"),
         });
@@ -372,16 +372,16 @@ impl Broker {
 
     /// The host told us the titles of the terminal panes.
     pub fn pane_titles(&mut self, titles: impl IntoIterator<Item = (u32, String)>) -> Vec<Effect> {
-        let mut fx = Vec::new();
+        let mut effects = Vec::new();
         for (pane, title) in titles {
-            self.marks.update(pane, &title, &mut fx);
+            self.marks.update(pane, &title, &mut effects);
         }
         if self.config.indicator {
             let waiting: Vec<u32> = self.pending.iter().filter_map(|r| r.pane).collect();
             for pane in waiting {
-                self.marks.mark(pane, &mut fx);
+                self.marks.mark(pane, &mut effects);
             }
         }
-        self.done(fx)
+        self.done(effects)
     }
 }

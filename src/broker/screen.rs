@@ -4,21 +4,21 @@
 use super::*;
 
 impl Broker {
-    pub(super) fn show(&mut self, fx: &mut Vec<Effect>) {
+    pub(super) fn show(&mut self, effects: &mut Vec<Effect>) {
         if self.pending.is_empty() {
             return;
         }
         self.visible = true;
-        fx.push(Effect::SetOwnTitle(self.own_title()));
-        fx.push(Effect::Show);
-        fx.push(Effect::Render);
-        self.on_screen_changed(fx);
+        effects.push(Effect::SetOwnTitle(self.own_title()));
+        effects.push(Effect::Show);
+        effects.push(Effect::Render);
+        self.on_screen_changed(effects);
     }
 
     /// The request on screen may have changed (shown, hidden, switched, resolved): only the
     /// one on screen counts down, from when it came on screen, and a request showing for the
     /// first time ignores keys for a moment.
-    pub(super) fn on_screen_changed(&mut self, fx: &mut Vec<Effect>) {
+    pub(super) fn on_screen_changed(&mut self, effects: &mut Vec<Effect>) {
         let now = self.now_ms;
         let (current, visible) = (self.current, self.visible);
         let mut guard = false;
@@ -35,9 +35,9 @@ impl Broker {
         }
         if guard {
             // Wake up when keys count, to draw the footer's hints.
-            fx.push(Effect::SetTimer(KEY_GUARD_MS as f64 / 1000.0));
+            effects.push(Effect::SetTimer(KEY_GUARD_MS as f64 / 1000.0));
         }
-        self.arm_tick(fx);
+        self.arm_tick(effects);
     }
 
     /// Whether keys reach the request on screen (see `KEY_GUARD_MS`).
@@ -63,18 +63,18 @@ impl Broker {
     /// A one-second tick runs while anything is pending: it drives the countdowns and the
     /// status line's clock. (What is remembered too long is forgotten on any event: memory
     /// only grows when messages come.)
-    pub(super) fn arm_tick(&mut self, fx: &mut Vec<Effect>) {
+    pub(super) fn arm_tick(&mut self, effects: &mut Vec<Effect>) {
         if self.tick_due_ms.is_none() && !self.pending.is_empty() {
             self.tick_due_ms = Some(self.now_ms.saturating_add(TICK_MS));
-            fx.push(Effect::SetTimer(TICK_MS as f64 / 1000.0));
+            effects.push(Effect::SetTimer(TICK_MS as f64 / 1000.0));
         }
     }
 
     /// A timer fired (the clock was set before).
     pub fn timer(&mut self) -> Vec<Effect> {
-        let mut fx = Vec::new();
+        let mut effects = Vec::new();
         if self.gate == Gate::Hellos {
-            fx.extend(self.release(true));
+            effects.extend(self.release(true));
         }
         let now = self.now_ms;
         // The tick, or another timer (the key guard's) that fired first.
@@ -84,7 +84,7 @@ impl Broker {
         {
             self.tick_due_ms = None;
         }
-        self.forget_old(&mut fx);
+        self.forget_old(&mut effects);
         let leads = self.leads();
         if let Some(r) = self.pending.get_mut(self.current) {
             if let Some(from) = r.counted_to_ms {
@@ -93,9 +93,9 @@ impl Broker {
                     // The leader decides timeouts; the others only show the countdown.
                     Response::Finished(outcome) if leads => {
                         let i = self.current;
-                        self.resolve(i, outcome, Decided::Here, &mut fx);
+                        self.resolve(i, outcome, Decided::Here, &mut effects);
                     }
-                    Response::Finished(_) | Response::Render => fx.push(Effect::Render),
+                    Response::Finished(_) | Response::Render => effects.push(Effect::Render),
                     _ => {}
                 }
             }
@@ -105,24 +105,24 @@ impl Broker {
             if keys_count && r.first_shown_ms.is_some() && !r.drawn_ready {
                 // The footer's hints replace its `…`.
                 r.drawn_ready = true;
-                fx.push(Effect::Render);
+                effects.push(Effect::Render);
             }
         }
-        self.arm_tick(&mut fx);
-        self.done(fx)
+        self.arm_tick(&mut effects);
+        self.done(effects)
     }
 
     /// User input in the popup.
     pub fn input(&mut self, input: Input) -> Vec<Effect> {
-        let mut fx = Vec::new();
+        let mut effects = Vec::new();
         let keys_count = self.keys_count();
         let leads = self.leads();
         let Some(request) = self.pending.get_mut(self.current) else {
-            return fx;
+            return effects;
         };
         if !keys_count && input != Input::Key(Key::Hide) {
             // A stray key, typed for another pane as the popup appeared.
-            return fx;
+            return effects;
         }
         let browsing = request.dialog.mode() == Mode::Browse;
         if let Input::Key(Key::Char(c @ ('[' | ']'))) = input {
@@ -134,12 +134,12 @@ impl Broker {
                     } else {
                         (self.current + n - 1) % n
                     };
-                    fx.push(Effect::SetOwnTitle(self.own_title()));
-                    fx.push(Effect::FitAnew);
-                    fx.push(Effect::Render);
-                    self.on_screen_changed(&mut fx);
+                    effects.push(Effect::SetOwnTitle(self.own_title()));
+                    effects.push(Effect::FitAnew);
+                    effects.push(Effect::Render);
+                    self.on_screen_changed(&mut effects);
                 }
-                return self.done(fx);
+                return self.done(effects);
             }
         }
         let counting = request.dialog.countdown().is_some();
@@ -154,25 +154,25 @@ impl Broker {
         match response {
             Response::Unchanged => {}
             Response::Render => {
-                fx.push(Effect::Render);
+                effects.push(Effect::Render);
                 if (request.dialog.tab(), request.dialog.mode()) != before {
-                    fx.push(Effect::Fit);
+                    effects.push(Effect::Fit);
                 }
             }
             Response::Hide => {
                 self.visible = false;
-                fx.push(Effect::Hide);
-                self.on_screen_changed(&mut fx);
+                effects.push(Effect::Hide);
+                self.on_screen_changed(&mut effects);
             }
             Response::Finished(outcome) => {
                 let i = self.current;
-                self.resolve(i, outcome, Decided::Here, &mut fx);
+                self.resolve(i, outcome, Decided::Here, &mut effects);
             }
         }
         if let Some(touched) = touched {
-            fx.push(self.peer_message(touched));
+            effects.push(self.peer_message(touched));
         }
-        self.done(fx)
+        self.done(effects)
     }
 
     /// A click at a cell of the popup.
@@ -195,35 +195,11 @@ impl Broker {
     /// How many rows the current dialog needs at `cols` columns to show all of its tallest tab
     /// (0 when nothing is pending), so the popup can be no taller than that.
     pub fn natural_height(&mut self, cols: usize) -> usize {
-        /// Tall enough for any dialog; a longer preview is cut at the popup's maximum anyway.
-        const UNLIMITED: usize = 500;
         let chrome = self.chrome();
-        let Some(r) = self.pending.get_mut(self.current) else {
-            return 0;
-        };
-        let tallest = (0..r.dialog.tab_count())
-            .map(|tab| {
-                render(
-                    &r.dialog.on_tab(tab),
-                    &mut r.cache,
-                    &chrome,
-                    cols,
-                    UNLIMITED,
-                )
-                .lines
-                .len()
-            })
-            .max()
-            .unwrap_or(0)
-            // The current tab as it is, with its editor open if one is.
-            .max(
-                render(&r.dialog, &mut r.cache, &chrome, cols, UNLIMITED)
-                    .lines
-                    .len(),
-            );
-        // An open editor grows as the user types: leave it room.
-        let editing = r.dialog.mode() != Mode::Browse;
-        tallest + if editing { EDITOR_GROWTH } else { 0 }
+        match self.pending.get_mut(self.current) {
+            Some(r) => natural_height(&r.dialog, &mut r.cache, &chrome, cols),
+            None => 0,
+        }
     }
 
     /// Draws the current dialog in `rows` × `cols` cells. The frame is kept to find what a

@@ -8,6 +8,7 @@ pub mod editor;
 use crate::envelope::{Answer, Outcome, Responses};
 use crate::request::Questionnaire;
 pub use editor::{Edit, Editor};
+use std::rc::Rc;
 
 /// A key, as the dialog understands it. The plugin maps Zellij's keys onto these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,7 +140,9 @@ pub struct Countdown {
 /// The whole dialog of one questionnaire.
 #[derive(Clone, Debug)]
 pub struct Dialog {
-    questionnaire: Questionnaire,
+    /// Shared, not copied, when the dialog is (to measure another tab, or carried over to a
+    /// request that supersedes this one): previews can be large.
+    questionnaire: Rc<Questionnaire>,
     tab: usize,
     tabs: Vec<TabState>,
     submit_focus: usize,
@@ -167,7 +170,7 @@ impl Dialog {
             .timeout_ms
             .map(|remaining_ms| Countdown { remaining_ms });
         Dialog {
-            questionnaire,
+            questionnaire: Rc::new(questionnaire),
             tab: 0,
             tabs,
             submit_focus: 0,
@@ -661,7 +664,8 @@ impl Dialog {
         Response::Render
     }
 
-    /// A copy of the dialog showing tab `tab`, for measuring how tall each tab is.
+    /// A copy of the dialog showing tab `tab`, for measuring how tall each tab is (the
+    /// questionnaire is shared, not copied).
     pub fn on_tab(&self, tab: usize) -> Dialog {
         let mut copy = self.clone();
         copy.go_to_tab(tab);

@@ -8,5 +8,5 @@ pub mod theme;
 pub mod wrap;
 
 pub use frame::{Frame, Hit};
-pub use render::{render, Chrome, ViewCache};
+pub use render::{natural_height, render, Chrome, ViewCache};
 pub use theme::{Color, Theme};

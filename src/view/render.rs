@@ -167,3 +167,29 @@ fn draw(
     frame.hits = out.hits;
     frame
 }
+
+/// How many rows `dialog` needs at `cols` columns to show all of its tallest tab, so the
+/// popup can be no taller than that. The current tab counts as it is (an editor open), and an
+/// open editor gets room to grow as the user types.
+pub fn natural_height(
+    dialog: &Dialog,
+    cache: &mut ViewCache,
+    chrome: &Chrome,
+    cols: usize,
+) -> usize {
+    /// Tall enough for any dialog; a longer preview is cut at the popup's maximum anyway.
+    const UNLIMITED: usize = 500;
+    /// Rows an open editor may still grow by (it shows up to six lines).
+    const EDITOR_GROWTH: usize = 5;
+    let tallest = (0..dialog.tab_count())
+        .map(|tab| {
+            render(&dialog.on_tab(tab), cache, chrome, cols, UNLIMITED)
+                .lines
+                .len()
+        })
+        .max()
+        .unwrap_or(0)
+        .max(render(dialog, cache, chrome, cols, UNLIMITED).lines.len());
+    let editing = dialog.mode() != crate::dialog::Mode::Browse;
+    tallest + if editing { EDITOR_GROWTH } else { 0 }
+}
