@@ -1,4 +1,5 @@
-//! The footer: the one hint line of the current mode, with the countdown first.
+//! The footer: the one hint line of the current mode (the dialog's hints, see
+//! `Dialog::hints`), with the countdown first.
 
 use super::Chrome;
 use crate::dialog::{Dialog, Mode};
@@ -26,57 +27,14 @@ pub(super) fn footer(dialog: &Dialog, chrome: &Chrome, width: usize) -> Line {
         );
         return line;
     }
-    let mut parts: Vec<&str> = Vec::with_capacity(10);
-    let multi_tab = dialog.tab_count() > 1;
-    let question = dialog.questionnaire().questions.get(dialog.tab());
-    match dialog.mode() {
-        Mode::Note => {
-            parts.extend([
-                "Enter save note",
-                "Alt+Enter newline",
-                "Ctrl+U clear",
-                "Esc close",
-            ]);
-        }
-        Mode::Typing => {
-            let multi = question.is_some_and(|question| question.multi_select);
-            parts.push(if multi || dialog.has_submit_tab() {
-                "Enter confirm"
-            } else {
-                "Enter submit"
-            });
-            parts.extend([
-                "Alt+Enter newline",
-                "Ctrl+U clear",
-                "↑/↓ leave",
-                "Esc stop typing",
-            ]);
-        }
-        Mode::Browse => {
-            parts.extend(["Enter select", "↑/↓ move"]);
-            if question.is_some_and(|question| question.multi_select) {
-                parts.push("Space toggle");
-            }
-            let noted = dialog
-                .tab_state(dialog.tab())
-                .map_or(!dialog.global_note().is_blank(), |tab| !tab.note.is_blank());
-            parts.push(match (dialog.on_submit_tab(), noted) {
-                (_, false) => "n note",
-                (_, true) => "n edit note",
-            });
-            if question.is_some_and(|question| question.has_preview() && !question.multi_select) {
-                parts.push("PgUp/PgDn scroll");
-            }
-            if multi_tab {
-                parts.push("Tab switch");
-            }
-            parts.push("Esc cancel");
-        }
-    }
-    let hide = chrome.hide_key.as_ref().map(|key| format!("{key} hide"));
+    let mut parts: Vec<String> = dialog
+        .hints()
+        .iter()
+        .map(|hint| format!("{} {}", hint.keys, hint.action))
+        .collect();
     if dialog.mode() == Mode::Browse {
-        if let Some(hide) = hide.as_deref() {
-            parts.push(hide);
+        if let Some(key) = &chrome.hide_key {
+            parts.push(format!("{key} hide"));
         }
     }
     let text = parts.join(" · ");
