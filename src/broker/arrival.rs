@@ -19,6 +19,18 @@ pub(super) fn empty_payload() -> RequestError {
     }
 }
 
+/// The arrival side of the broker: payloads still coming, and what it must remember a while.
+#[derive(Debug, Default)]
+pub(super) struct Arrivals {
+    pub(super) partials: HashMap<String, Partial>,
+    /// Pipes already answered, with when: their CLI may still send trailing lines and its
+    /// end-of-input message. Forgotten after `FORGET_AFTER_MS`.
+    pub(super) answered: HashMap<String, u64>,
+    /// Requests withdrawn before they arrived (the withdrawal overtook the question), with
+    /// when: such a question is answered `aborted` at once.
+    pub(super) withdrawn: HashMap<(Caller, String), u64>,
+}
+
 impl Broker {
     /// One message of a question's pipe: a piece of its payload, or the end of its input.
     pub(super) fn question_piece(
@@ -31,10 +43,10 @@ impl Broker {
         let request_id = args.get("id").map(String::as_str);
         let Some(payload) = payload else {
             // The end of the CLI's input.
-            if self.answered.remove(&pipe).is_some() {
+            if self.arrivals.answered.remove(&pipe).is_some() {
                 return;
             }
-            if let Some(partial) = self.partials.remove(&pipe) {
+            if let Some(partial) = self.arrivals.partials.remove(&pipe) {
                 // The input ended before a whole questionnaire arrived.
                 let error = if partial.intake.is_blank() {
                     empty_payload()
@@ -50,7 +62,8 @@ impl Broker {
             }
             return;
         };
-        if self.answered.contains_key(&pipe) || self.pending.iter().any(|r| r.pipe == pipe) {
+        if self.arrivals.answered.contains_key(&pipe) || self.pending.iter().any(|r| r.pipe == pipe)
+        {
             // More input after the questionnaire (trailing lines): nothing to say.
             return;
         }
@@ -60,6 +73,7 @@ impl Broker {
         let held = self.held_bytes();
         let now = self.now_ms;
         let partial = self
+            .arrivals
             .partials
             .entry(pipe.clone())
             .or_insert_with(|| Partial {
@@ -71,7 +85,7 @@ impl Broker {
         let assembly = partial.intake.feed(&payload);
         if held.saturating_add(payload.len()) > MAX_PENDING_BYTES {
             // Holding more could exhaust the plugin's memory and strand every waiting agent.
-            self.partials.remove(&pipe);
+            self.arrivals.partials.remove(&pipe);
             let output = envelope::host_error(ErrorCode::Busy, request_id);
             self.reply_shared(&pipe, output, effects);
             return;
@@ -82,6 +96,7 @@ impl Broker {
             }
             Assembly::Incomplete | Assembly::Complete | Assembly::Broken => {
                 let intake = self
+                    .arrivals
                     .partials
                     .remove(&pipe)
                     .map(|p| p.intake)
@@ -113,7 +128,7 @@ impl Broker {
         args: &BTreeMap<String, String>,
         error: &RequestError,
     ) -> Vec<Effect> {
-        if self.gate != Gate::Open {
+        if self.gate.state != Gate::Open {
             return self.hold(Held::Unreadable {
                 pipe: pipe.to_owned(),
                 args: args.clone(),
@@ -121,8 +136,8 @@ impl Broker {
             });
         }
         let mut effects = Vec::new();
-        self.partials.remove(pipe);
-        if !self.answered.contains_key(pipe) {
+        self.arrivals.partials.remove(pipe);
+        if !self.arrivals.answered.contains_key(pipe) {
             self.reject(
                 pipe,
                 error,
@@ -148,16 +163,17 @@ impl Broker {
     pub(super) fn forget_old(&mut self, effects: &mut Vec<Effect>) {
         let now = self.now_ms;
         let fresh = |at: &u64| now.saturating_sub(*at) < FORGET_AFTER_MS;
-        self.answered.retain(|_, at| fresh(at));
-        self.withdrawn.retain(|_, at| fresh(at));
+        self.arrivals.answered.retain(|_, at| fresh(at));
+        self.arrivals.withdrawn.retain(|_, at| fresh(at));
         let stale: Vec<String> = self
+            .arrivals
             .partials
             .iter()
             .filter(|(_, p)| !fresh(&p.last_line_ms))
             .map(|(pipe, _)| pipe.clone())
             .collect();
         for pipe in stale {
-            let Some(partial) = self.partials.remove(&pipe) else {
+            let Some(partial) = self.arrivals.partials.remove(&pipe) else {
                 continue;
             };
             let error = RequestError::NotJson {
@@ -171,6 +187,7 @@ impl Broker {
     pub fn held_bytes(&self) -> usize {
         self.pending.iter().map(|r| r.bytes).sum::<usize>()
             + self
+                .arrivals
                 .partials
                 .values()
                 .map(|p| p.intake.size())
@@ -179,6 +196,6 @@ impl Broker {
 
     /// Pipes remembered as answered, and partial payloads held (for the memory bounds).
     pub fn remembered(&self) -> (usize, usize) {
-        (self.answered.len(), self.partials.len())
+        (self.arrivals.answered.len(), self.arrivals.partials.len())
     }
 }

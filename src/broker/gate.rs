@@ -28,11 +28,18 @@ pub(super) enum Held {
     },
 }
 
+/// The gate's state, and what waits behind it.
+#[derive(Debug, Default)]
+pub(super) struct GateState {
+    pub(super) state: Gate,
+    pub(super) held: Vec<Held>,
+}
+
 impl Broker {
     /// Zellij holds the plugin back until the user answers its permission request: hold every
     /// pipe message until then (see `permission`).
     pub fn await_permission(&mut self) {
-        self.gate = Gate::Permission;
+        self.gate.state = Gate::Permission;
     }
 
     /// The user answered the permission request. Granted, this instance (for client
@@ -43,7 +50,7 @@ impl Broker {
             return self.release(false);
         }
         let mut effects = self.join(client);
-        self.gate = Gate::Hellos;
+        self.gate.state = Gate::Hellos;
         effects.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
         effects
     }
@@ -51,9 +58,9 @@ impl Broker {
     /// Answers the messages held behind the gate, as if they came now. `hide`: the popup
     /// hides if nothing is left to ask (it showed itself for the permission request).
     pub(super) fn release(&mut self, hide: bool) -> Vec<Effect> {
-        self.gate = Gate::Open;
+        self.gate.state = Gate::Open;
         let mut effects = Vec::new();
-        for held in std::mem::take(&mut self.held) {
+        for held in std::mem::take(&mut self.gate.held) {
             effects.extend(match held {
                 Held::Pipe(msg) => self.replay_held(msg),
                 Held::Unreadable { pipe, args, error } => {
@@ -78,7 +85,7 @@ impl Broker {
             Held::Unreadable { pipe, .. } => Some(pipe.clone()),
             Held::Pipe(_) => None,
         };
-        self.held.push(held);
+        self.gate.held.push(held);
         cli.map(Effect::Block).into_iter().collect()
     }
 

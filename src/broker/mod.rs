@@ -32,8 +32,8 @@ mod peers;
 mod queue;
 mod screen;
 
-use arrival::Partial;
-use gate::{Gate, Held};
+use arrival::Arrivals;
+use gate::{Gate, GateState, Held};
 use peers::Peers;
 
 /// Pipe names with a meaning of their own; every other CLI pipe is a question.
@@ -187,13 +187,8 @@ pub struct Broker {
     config: Config,
     pending: Vec<Request>,
     current: usize,
-    partials: HashMap<String, Partial>,
-    /// Pipes already answered, with when: their CLI may still send trailing lines and its
-    /// end-of-input message. Forgotten after `FORGET_AFTER_MS`.
-    answered: HashMap<String, u64>,
-    /// Requests withdrawn before they arrived (the withdrawal overtook the question), with
-    /// when: such a question is answered `aborted` at once.
-    withdrawn: HashMap<(Caller, String), u64>,
+    /// What is arriving, and what was answered or withdrawn lately.
+    arrivals: Arrivals,
     visible: bool,
     /// The host's clock, in milliseconds.
     now_ms: u64,
@@ -201,8 +196,7 @@ pub struct Broker {
     tick_due_ms: Option<u64>,
     marks: PaneMarks,
     peers: Peers,
-    gate: Gate,
-    held: Vec<Held>,
+    gate: GateState,
     last_frame: Option<Frame>,
 }
 
@@ -246,7 +240,7 @@ impl Broker {
     pub fn pipe(&mut self, msg: PipeIn) -> Vec<Effect> {
         // The other instances' hellos are never held: they decide who answers the rest.
         let from_a_peer = msg.source == Source::Plugin && msg.name == PEER_PIPE;
-        if self.gate != Gate::Open && !from_a_peer {
+        if self.gate.state != Gate::Open && !from_a_peer {
             return self.hold(Held::Pipe(msg));
         }
         let mut effects = Vec::new();
@@ -272,12 +266,12 @@ impl Broker {
                 self.reply_once(&pipe, msg.payload.is_some(), String::new(), &mut effects);
             }
             CANCEL_PIPE => {
-                if !self.answered.contains_key(&pipe) {
+                if !self.arrivals.answered.contains_key(&pipe) {
                     let withdrawn = self.withdraw(&msg.args, &mut effects);
                     let output = format!("{}\n", to_json(&Withdrawn { withdrawn }));
                     self.reply_once(&pipe, true, output, &mut effects);
                 } else if msg.payload.is_none() {
-                    self.answered.remove(&pipe);
+                    self.arrivals.answered.remove(&pipe);
                 }
             }
             _ => self.question_piece(pipe, msg.payload, &msg.args, &mut effects),
@@ -294,10 +288,10 @@ impl Broker {
         output: String,
         effects: &mut Vec<Effect>,
     ) {
-        if has_payload || !self.answered.contains_key(pipe) {
+        if has_payload || !self.arrivals.answered.contains_key(pipe) {
             self.reply_shared(pipe, output, effects);
         } else {
-            self.answered.remove(pipe);
+            self.arrivals.answered.remove(pipe);
         }
     }
 
@@ -313,17 +307,18 @@ impl Broker {
     }
 
     fn remember(&mut self, pipe: &str) {
-        if self.answered.len() >= MAX_REMEMBERED {
+        if self.arrivals.answered.len() >= MAX_REMEMBERED {
             if let Some(oldest) = self
+                .arrivals
                 .answered
                 .iter()
                 .min_by_key(|(_, at)| **at)
                 .map(|(p, _)| p.clone())
             {
-                self.answered.remove(&oldest);
+                self.arrivals.answered.remove(&oldest);
             }
         }
-        self.answered.insert(pipe.to_owned(), self.now_ms);
+        self.arrivals.answered.insert(pipe.to_owned(), self.now_ms);
     }
 }
 

@@ -16,6 +16,7 @@ impl Broker {
         let request_id = args.get("id").cloned().filter(|id| !id.is_empty());
         if let Some(id) = &request_id {
             if self
+                .arrivals
                 .withdrawn
                 .remove(&(caller.clone(), id.clone()))
                 .is_some()
@@ -132,7 +133,9 @@ impl Broker {
         }
         if withdrawn == 0 {
             // The question may still be on its way: answer it `aborted` when it comes.
-            self.withdrawn.insert((caller, id.clone()), self.now_ms);
+            self.arrivals
+                .withdrawn
+                .insert((caller, id.clone()), self.now_ms);
         }
         withdrawn
     }
@@ -279,7 +282,7 @@ impl Broker {
             };
             self.resolve(0, outcome, Decided::Everywhere, &mut effects);
         }
-        for (pipe, partial) in std::mem::take(&mut self.partials) {
+        for (pipe, partial) in std::mem::take(&mut self.arrivals.partials) {
             let output = envelope::host_error(ErrorCode::Dismissed, partial.request_id.as_deref());
             self.reply_shared(&pipe, output, &mut effects);
         }

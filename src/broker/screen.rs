@@ -73,7 +73,7 @@ impl Broker {
     /// A timer fired (the clock was set before).
     pub fn timer(&mut self) -> Vec<Effect> {
         let mut effects = Vec::new();
-        if self.gate == Gate::Hellos {
+        if self.gate.state == Gate::Hellos {
             effects.extend(self.release(true));
         }
         let now = self.now_ms;
