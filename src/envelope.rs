@@ -4,7 +4,7 @@
 //! agent prompt written for the Pi and Claude Code tools reads ours the same way. Every
 //! model-facing outcome text lives here; rejection texts live on `RequestError`.
 
-use crate::request::{Questionnaire, RequestError};
+use crate::request::{QuestionOption, Questionnaire, RequestError};
 use serde::Serialize;
 
 pub const ANSWERED_PREFIX: &str = "User has answered your questions:";
@@ -363,25 +363,43 @@ fn non_empty(s: &str) -> Option<&str> {
     }
 }
 
-fn question_text(q: &Questionnaire, i: usize) -> &str {
-    q.questions.get(i).map_or("", |q| q.question.as_str())
+fn question_text(questionnaire: &Questionnaire, question: usize) -> &str {
+    questionnaire
+        .questions
+        .get(question)
+        .map_or("", |q| q.question.as_str())
 }
 
-fn label(q: &Questionnaire, question: usize, option: usize) -> &str {
-    q.questions
-        .get(question)
-        .and_then(|q| q.options.get(option))
-        .map_or("", |o| o.label.as_str())
+fn chosen_option(
+    questionnaire: &Questionnaire,
+    question: usize,
+    option: usize,
+) -> Option<&QuestionOption> {
+    questionnaire.questions.get(question)?.options.get(option)
+}
+
+fn label(questionnaire: &Questionnaire, question: usize, option: usize) -> &str {
+    chosen_option(questionnaire, question, option).map_or("", |o| o.label.as_str())
+}
+
+/// The preview of the option picked on `question`, if it has one.
+fn preview(questionnaire: &Questionnaire, question: usize, option: usize) -> Option<&str> {
+    chosen_option(questionnaire, question, option)?
+        .preview
+        .as_deref()
 }
 
 /// The labels and text of a multi-select answer, in option order, the typed text last.
 fn multi_parts<'a>(
-    q: &'a Questionnaire,
+    questionnaire: &'a Questionnaire,
     question: usize,
     ticked: &[usize],
     text: &'a Option<String>,
 ) -> Vec<&'a str> {
-    let mut parts: Vec<&str> = ticked.iter().map(|&o| label(q, question, o)).collect();
+    let mut parts: Vec<&str> = ticked
+        .iter()
+        .map(|&option| label(questionnaire, question, option))
+        .collect();
     if let Some(text) = text.as_deref().and_then(non_empty) {
         parts.push(text);
     }
@@ -389,11 +407,13 @@ fn multi_parts<'a>(
 }
 
 /// The scalar answer as the text shows it: the label, the typed text, or the labels joined.
-pub fn answer_text(q: &Questionnaire, question: usize, answer: &Answer) -> String {
+pub fn answer_text(questionnaire: &Questionnaire, question: usize, answer: &Answer) -> String {
     let text = match answer {
-        Answer::Option(o) => label(q, question, *o).to_owned(),
+        Answer::Option(option) => label(questionnaire, question, *option).to_owned(),
         Answer::Custom(text) => text.clone(),
-        Answer::Multi { ticked, text } => multi_parts(q, question, ticked, text).join(", "),
+        Answer::Multi { ticked, text } => {
+            multi_parts(questionnaire, question, ticked, text).join(", ")
+        }
     };
     if text.is_empty() {
         NO_INPUT.to_owned()
@@ -402,48 +422,57 @@ pub fn answer_text(q: &Questionnaire, question: usize, answer: &Answer) -> Strin
     }
 }
 
-fn answer_details<'a>(q: &'a Questionnaire, r: &'a Responses) -> Vec<AnswerDetail<'a>> {
-    r.answers
+fn answer_details<'a>(
+    questionnaire: &'a Questionnaire,
+    responses: &'a Responses,
+) -> Vec<AnswerDetail<'a>> {
+    responses
+        .answers
         .iter()
         .enumerate()
-        .filter_map(|(i, a)| a.as_ref().map(|a| (i, a)))
-        .map(|(i, a)| {
-            let (kind, answer, selected, preview) = match a {
-                Answer::Option(o) => {
-                    let preview = q
-                        .questions
-                        .get(i)
-                        .and_then(|q| q.options.get(*o))
-                        .and_then(|o| o.preview.as_deref());
-                    ("option", Some(label(q, i, *o)), Vec::new(), preview)
-                }
+        .filter_map(|(question, answer)| answer.as_ref().map(|answer| (question, answer)))
+        .map(|(question, answer)| {
+            let (kind, text, selected, preview) = match answer {
+                Answer::Option(option) => (
+                    "option",
+                    Some(label(questionnaire, question, *option)),
+                    Vec::new(),
+                    preview(questionnaire, question, *option),
+                ),
                 Answer::Custom(text) => ("custom", Some(text.as_str()), Vec::new(), None),
-                Answer::Multi { ticked, text } => {
-                    ("multi", None, multi_parts(q, i, ticked, text), None)
-                }
+                Answer::Multi { ticked, text } => (
+                    "multi",
+                    None,
+                    multi_parts(questionnaire, question, ticked, text),
+                    None,
+                ),
             };
             AnswerDetail {
-                question_index: i,
-                question: question_text(q, i),
+                question_index: question,
+                question: question_text(questionnaire, question),
                 kind,
-                answer,
+                answer: text,
                 selected,
-                notes: r.notes.get(i).and_then(|n| non_empty(n)),
+                notes: responses.notes.get(question).and_then(|n| non_empty(n)),
                 preview,
             }
         })
         .collect()
 }
 
-fn unanswered_notes<'a>(q: &'a Questionnaire, r: &'a Responses) -> Vec<UnansweredNote<'a>> {
-    r.notes
+fn unanswered_notes<'a>(
+    questionnaire: &'a Questionnaire,
+    responses: &'a Responses,
+) -> Vec<UnansweredNote<'a>> {
+    responses
+        .notes
         .iter()
         .enumerate()
-        .filter(|(i, _)| r.answers.get(*i).is_none_or(Option::is_none))
-        .filter_map(|(i, n)| {
-            non_empty(n).map(|note| UnansweredNote {
-                question_index: i,
-                question: question_text(q, i),
+        .filter(|(question, _)| responses.answers.get(*question).is_none_or(Option::is_none))
+        .filter_map(|(question, note)| {
+            non_empty(note).map(|note| UnansweredNote {
+                question_index: question,
+                question: question_text(questionnaire, question),
                 note,
             })
         })
@@ -452,24 +481,19 @@ fn unanswered_notes<'a>(q: &'a Questionnaire, r: &'a Responses) -> Vec<Unanswere
 
 /// The text segments in question order (answers and notes on unanswered questions), then the
 /// global note.
-fn segments(q: &Questionnaire, r: &Responses) -> Vec<String> {
+fn segments(questionnaire: &Questionnaire, responses: &Responses) -> Vec<String> {
     let mut segments = Vec::new();
-    for i in 0..q.questions.len() {
-        let note = r.notes.get(i).and_then(|n| non_empty(n));
-        match r.answers.get(i).and_then(Option::as_ref) {
+    for question in 0..questionnaire.questions.len() {
+        let note = responses.notes.get(question).and_then(|n| non_empty(n));
+        let text = question_text(questionnaire, question);
+        match responses.answers.get(question).and_then(Option::as_ref) {
             Some(answer) => {
                 let mut parts = vec![format!(
-                    "\"{}\"=\"{}\"",
-                    question_text(q, i),
-                    answer_text(q, i, answer)
+                    "\"{text}\"=\"{}\"",
+                    answer_text(questionnaire, question, answer)
                 )];
-                if let Answer::Option(o) = answer {
-                    if let Some(preview) = q
-                        .questions
-                        .get(i)
-                        .and_then(|q| q.options.get(*o))
-                        .and_then(|o| o.preview.as_deref())
-                    {
+                if let Answer::Option(option) = answer {
+                    if let Some(preview) = preview(questionnaire, question, *option) {
                         parts.push(format!("selected preview: {preview}"));
                     }
                 }
@@ -480,12 +504,12 @@ fn segments(q: &Questionnaire, r: &Responses) -> Vec<String> {
             }
             None => {
                 if let Some(note) = note {
-                    segments.push(format!("note on \"{}\": {note}.", question_text(q, i)));
+                    segments.push(format!("note on \"{text}\": {note}."));
                 }
             }
         }
     }
-    if let Some(note) = non_empty(&r.global_note) {
+    if let Some(note) = non_empty(&responses.global_note) {
         segments.push(format!("global note: {note}."));
     }
     segments

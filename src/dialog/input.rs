@@ -183,7 +183,7 @@ impl Dialog {
         self.questionnaire
             .questions
             .get(self.tab)
-            .is_some_and(|q| q.context.is_some())
+            .is_some_and(|question| question.context.is_some())
     }
 
     fn toggle_context(&mut self) -> Response {
@@ -307,7 +307,7 @@ impl Dialog {
         self.questionnaire
             .questions
             .get(self.tab)
-            .is_some_and(|q| q.multi_select)
+            .is_some_and(|question| question.multi_select)
     }
 
     /// After a question is answered: the next tab, or the end of a one-question dialog.

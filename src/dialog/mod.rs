@@ -164,8 +164,8 @@ impl Dialog {
         let tabs = questionnaire
             .questions
             .iter()
-            .map(|q| TabState {
-                ticks: vec![false; q.options.len()],
+            .map(|question| TabState {
+                ticks: vec![false; question.options.len()],
                 ..TabState::default()
             })
             .collect();
@@ -220,7 +220,11 @@ impl Dialog {
     /// a lone single-select question submits on Enter.
     pub fn has_submit_tab(&self) -> bool {
         self.questionnaire.questions.len() > 1
-            || self.questionnaire.questions.iter().any(|q| q.multi_select)
+            || self
+                .questionnaire
+                .questions
+                .iter()
+                .any(|question| question.multi_select)
     }
 
     pub fn tab_count(&self) -> usize {
@@ -231,9 +235,9 @@ impl Dialog {
         self.tab >= self.question_count()
     }
 
-    /// The rows of question `q`, in display order.
-    pub fn rows(&self, q: usize) -> Vec<Row> {
-        let Some(question) = self.questionnaire.questions.get(q) else {
+    /// The rows of question `index`, in display order.
+    pub fn rows(&self, index: usize) -> Vec<Row> {
+        let Some(question) = self.questionnaire.questions.get(index) else {
             return Vec::new();
         };
         let mut rows: Vec<Row> = (0..question.options.len()).map(Row::Option).collect();
@@ -251,11 +255,11 @@ impl Dialog {
         self.rows(self.tab).get(state.focus).copied()
     }
 
-    /// The answer question `q` would be submitted with now. A draft that was never committed
+    /// The answer question `index` would be submitted with now. A draft that was never committed
     /// still counts when nothing else was chosen: typed text is never lost.
-    pub fn answer(&self, q: usize) -> Option<Answer> {
-        let state = self.tabs.get(q)?;
-        let question = self.questionnaire.questions.get(q)?;
+    pub fn answer(&self, index: usize) -> Option<Answer> {
+        let state = self.tabs.get(index)?;
+        let question = self.questionnaire.questions.get(index)?;
         let draft = state.draft.text();
         if question.multi_select {
             let ticked: Vec<usize> = state
@@ -279,15 +283,15 @@ impl Dialog {
         }
     }
 
-    pub fn is_answered(&self, q: usize) -> bool {
-        self.answer(q).is_some()
+    pub fn is_answered(&self, index: usize) -> bool {
+        self.answer(index).is_some()
     }
 
     /// Everything the user has left so far.
     pub fn responses(&self) -> Responses {
         let n = self.question_count();
         Responses {
-            answers: (0..n).map(|q| self.answer(q)).collect(),
+            answers: (0..n).map(|index| self.answer(index)).collect(),
             notes: self
                 .tabs
                 .iter()
