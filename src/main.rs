@@ -506,7 +506,6 @@ mod plugin {
             accent: color(text.emphasis_1),
             success: color(text.emphasis_2),
             warning: color(text.emphasis_0),
-            error: color(s.exit_code_error.base),
             selected_fg: color(s.ribbon_selected.base),
             selected_bg: color(s.ribbon_selected.background),
             code: color(text.emphasis_3),

@@ -20,8 +20,6 @@ pub enum Role {
     Success,
     /// Warnings such as unanswered questions or "Esc again to discard".
     Warning,
-    /// Errors.
-    Error,
     /// The active tab: drawn on the selection background.
     Selected,
     /// Inline and block code in previews.
