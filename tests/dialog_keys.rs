@@ -464,3 +464,27 @@ fn bare_control_characters_name_the_symbol_typed_with_ctrl() {
         assert_eq!(ctrl_symbol(c), None, "{c:?}");
     }
 }
+
+#[test]
+fn measuring_every_tab_leaves_the_dialog_as_it_was() {
+    let mut d = Dialog::new(four_questions());
+    keys(&mut d, &[Key::Tab, Key::Char('4')]); // Features: Type something., typing
+    type_text(&mut d, "SSO");
+    let before = (d.tab(), d.mode(), d.focused_row(), d.submit_focus());
+    let mut seen = Vec::new();
+    let tallest = d.measure_tabs(|shown| {
+        seen.push((shown.tab(), shown.mode()));
+        shown.tab() + 10
+    });
+    assert_eq!(tallest, 14, "the largest measure, of the Submit tab");
+    assert_eq!(
+        seen,
+        (0..5).map(|tab| (tab, Mode::Browse)).collect::<Vec<_>>(),
+        "each tab as arriving there shows it"
+    );
+    assert_eq!(
+        (d.tab(), d.mode(), d.focused_row(), d.submit_focus()),
+        before
+    );
+    assert_eq!(d.tab_state(1).unwrap().draft.text(), "SSO");
+}

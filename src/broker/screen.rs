@@ -197,7 +197,7 @@ impl Broker {
     pub fn natural_height(&mut self, cols: usize) -> usize {
         let chrome = self.chrome();
         match self.pending.get_mut(self.current) {
-            Some(r) => natural_height(&r.dialog, &mut r.cache, &chrome, cols),
+            Some(r) => natural_height(&mut r.dialog, &mut r.cache, &chrome, cols),
             None => 0,
         }
     }

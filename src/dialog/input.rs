@@ -345,12 +345,20 @@ impl Dialog {
         Response::Render
     }
 
-    /// A copy of the dialog showing tab `tab`, for measuring how tall each tab is (the
-    /// questionnaire is shared, not copied).
-    pub fn on_tab(&self, tab: usize) -> Dialog {
-        let mut copy = self.clone();
-        copy.go_to_tab(tab);
-        copy
+    /// The largest `measure` of the dialog showing each of its tabs in turn, as arriving there
+    /// shows it; the dialog is then put back exactly as it was. Measuring this way copies
+    /// nothing (a copy per tab would copy its editors, for every fit of the popup).
+    pub fn measure_tabs(&mut self, mut measure: impl FnMut(&Dialog) -> usize) -> usize {
+        let (tab, mode, submit_focus) = (self.tab, self.mode, self.submit_focus);
+        let mut tallest = 0;
+        for shown in 0..self.tab_count() {
+            self.go_to_tab(shown);
+            tallest = tallest.max(measure(self));
+        }
+        self.tab = tab;
+        self.mode = mode;
+        self.submit_focus = submit_focus;
+        tallest
     }
 
     /// Arriving on a tab never starts typing, even when its focus was left on the free-form

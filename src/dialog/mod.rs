@@ -143,8 +143,8 @@ pub struct Countdown {
 /// The whole dialog of one questionnaire.
 #[derive(Clone, Debug)]
 pub struct Dialog {
-    /// Shared, not copied, when the dialog is (to measure another tab, or carried over to a
-    /// request that supersedes this one): previews can be large.
+    /// Shared, not copied, when the dialog is (carried over to a request that supersedes
+    /// this one): previews can be large.
     questionnaire: Rc<Questionnaire>,
     tab: usize,
     tabs: Vec<TabState>,

@@ -172,7 +172,7 @@ fn draw(
 /// popup can be no taller than that. The current tab counts as it is (an editor open), and an
 /// open editor gets room to grow as the user types.
 pub fn natural_height(
-    dialog: &Dialog,
+    dialog: &mut Dialog,
     cache: &mut ViewCache,
     chrome: &Chrome,
     cols: usize,
@@ -181,15 +181,12 @@ pub fn natural_height(
     const UNLIMITED: usize = 500;
     /// Rows an open editor may still grow by (it shows up to six lines).
     const EDITOR_GROWTH: usize = 5;
-    let tallest = (0..dialog.tab_count())
-        .map(|tab| {
-            render(&dialog.on_tab(tab), cache, chrome, cols, UNLIMITED)
-                .lines
-                .len()
-        })
-        .max()
-        .unwrap_or(0)
-        .max(render(dialog, cache, chrome, cols, UNLIMITED).lines.len());
+    let height = |dialog: &Dialog, cache: &mut ViewCache| {
+        render(dialog, cache, chrome, cols, UNLIMITED).lines.len()
+    };
+    let tallest = dialog
+        .measure_tabs(|shown| height(shown, cache))
+        .max(height(dialog, cache));
     let editing = dialog.mode() != crate::dialog::Mode::Browse;
     tallest + if editing { EDITOR_GROWTH } else { 0 }
 }
