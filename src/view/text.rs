@@ -132,17 +132,6 @@ pub fn truncate_ellipsis(s: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{head}…"))
 }
 
-/// `s` truncated to `width` cells and padded with spaces to exactly `width` cells. A wide
-/// character that would straddle the edge becomes a space.
-pub fn pad(s: &str, width: usize) -> String {
-    let head = truncate(s, width);
-    let fill = width.saturating_sub(self::width(head));
-    let mut out = String::with_capacity(head.len() + fill);
-    out.push_str(head);
-    out.extend(std::iter::repeat_n(' ', fill));
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,14 +191,5 @@ mod tests {
         assert_eq!(truncate_ellipsis("hello", 1), "…");
         assert_eq!(truncate_ellipsis("hello", 0), "");
         assert!(matches!(truncate_ellipsis("fits", 9), Cow::Borrowed(_)));
-    }
-
-    #[test]
-    fn pad_fills_to_exact_width() {
-        assert_eq!(pad("ab", 4), "ab  ");
-        assert_eq!(pad("abcdef", 4), "abcd");
-        assert_eq!(pad("中文", 3), "中 ");
-        assert_eq!(pad("", 2), "  ");
-        assert_eq!(pad("x", 0), "");
     }
 }
