@@ -65,10 +65,6 @@ impl PaneMarks {
         p.marked.as_deref().or(p.title.as_deref())
     }
 
-    pub fn is_marked(&self, pane: u32) -> bool {
-        self.panes.get(&pane).is_some_and(|p| p.marked.is_some())
-    }
-
     /// Puts the mark on `pane`, once its title is known (without it the title could not be
     /// restored).
     pub fn mark(&mut self, pane: u32, fx: &mut Vec<Effect>) {

@@ -320,9 +320,7 @@ impl Broker {
         }
         self.arrivals.answered.insert(pipe.to_owned(), self.now_ms);
     }
-}
 
-impl Broker {
     /// The effects of one event, as this instance executes them: only the leader marks titles
     /// and broadcasts.
     fn done(&mut self, mut effects: Vec<Effect>) -> Vec<Effect> {

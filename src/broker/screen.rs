@@ -37,7 +37,6 @@ impl Broker {
             // Wake up when keys count, to draw the footer's hints.
             effects.push(Effect::SetTimer(KEY_GUARD_MS as f64 / 1000.0));
         }
-        self.arm_tick(effects);
     }
 
     /// Whether keys reach the request on screen (see `KEY_GUARD_MS`).
@@ -62,7 +61,7 @@ impl Broker {
 
     /// A one-second tick runs while anything is pending: it drives the countdowns and the
     /// status line's clock. (What is remembered too long is forgotten on any event: memory
-    /// only grows when messages come.)
+    /// only grows when messages come.) Armed once per event, in `done`.
     pub(super) fn arm_tick(&mut self, effects: &mut Vec<Effect>) {
         if self.tick_due_ms.is_none() && !self.pending.is_empty() {
             self.tick_due_ms = Some(self.now_ms.saturating_add(TICK_MS));
@@ -108,7 +107,6 @@ impl Broker {
                 effects.push(Effect::Render);
             }
         }
-        self.arm_tick(&mut effects);
         self.done(effects)
     }
 
