@@ -31,7 +31,10 @@ impl Broker {
         if questionnaire.timeout_ms.is_none() {
             questionnaire.timeout_ms = self.config.default_timeout_ms;
         }
-        let pane = args.get("pane_id").and_then(|p| parse_pane_id(p));
+        let pane = match caller {
+            Caller::Pane(pane) => Some(pane),
+            Caller::Agent(_) => None,
+        };
         let agent = agent_arg(args);
 
         // The same caller asking again with the same id replaces its earlier request in its
@@ -93,9 +96,7 @@ impl Broker {
                     payload: to_json(&prompt),
                 });
                 self.push_blocked(request, true, effects);
-            }
-            if let Some(pane) = request.pane {
-                if self.config.indicator {
+                if let Some(pane) = request.pane {
                     self.marks.mark(pane, effects);
                 }
             }
@@ -123,12 +124,7 @@ impl Broker {
             .iter()
             .position(|r| r.caller == caller && r.request_id.as_ref() == Some(id))
         {
-            let responses = self.pending[i].dialog.responses();
-            let outcome = Outcome::Host {
-                code: ErrorCode::Aborted,
-                responses,
-            };
-            self.resolve(i, outcome, Decided::Everywhere, effects);
+            self.end_by_host(i, ErrorCode::Aborted, effects);
             withdrawn += 1;
         }
         if withdrawn == 0 {
@@ -155,6 +151,19 @@ impl Broker {
         // The caller first: the popup and the events can wait a moment, the agent should not.
         self.finish_request(request, outcome, decided, effects);
         self.after_removal(effects);
+    }
+
+    /// Ends request `index` for a reason of the host's (`code`), which every instance saw
+    /// alike; what the user gave so far goes with it.
+    fn end_by_host(&mut self, index: usize, code: ErrorCode, effects: &mut Vec<Effect>) {
+        let Some(request) = self.pending.get(index) else {
+            return;
+        };
+        let outcome = Outcome::Host {
+            code,
+            responses: request.dialog.responses(),
+        };
+        self.resolve(index, outcome, Decided::Everywhere, effects);
     }
 
     /// Takes request `index` out of the queue (`after_removal` updates the popup).
@@ -261,12 +270,7 @@ impl Broker {
         let mut effects = Vec::new();
         self.marks.forget(pane);
         while let Some(i) = self.pending.iter().position(|r| r.pane == Some(pane)) {
-            let responses = self.pending[i].dialog.responses();
-            let outcome = Outcome::Host {
-                code: ErrorCode::Dismissed,
-                responses,
-            };
-            self.resolve(i, outcome, Decided::Everywhere, &mut effects);
+            self.end_by_host(i, ErrorCode::Dismissed, &mut effects);
         }
         self.done(effects)
     }
@@ -275,12 +279,7 @@ impl Broker {
     pub fn before_close(&mut self) -> Vec<Effect> {
         let mut effects = Vec::new();
         while !self.pending.is_empty() {
-            let responses = self.pending[0].dialog.responses();
-            let outcome = Outcome::Host {
-                code: ErrorCode::Dismissed,
-                responses,
-            };
-            self.resolve(0, outcome, Decided::Everywhere, &mut effects);
+            self.end_by_host(0, ErrorCode::Dismissed, &mut effects);
         }
         for (pipe, partial) in std::mem::take(&mut self.arrivals.partials) {
             let output = envelope::host_error(ErrorCode::Dismissed, partial.request_id.as_deref());
