@@ -16,8 +16,12 @@ pub const DISMISSED_TEXT: &str = "The question popup was closed before the user 
 pub const SUPERSEDED_TEXT: &str = "This request was replaced by a newer request with the same id; the newer call receives the user's answers. Ignore this result.";
 pub const ABORTED_TEXT: &str = "The question was withdrawn by the agent before the user answered.";
 pub const BUSY_TEXT: &str = "Too many questions are waiting in the popup right now, so this one was not shown. The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry later.";
+pub const NO_UI_TEXT: &str = "Error: UI not available (not running inside Zellij, so nobody can see the questions). Ask the questions as plain chat text instead.";
+pub const ZELLIJ_NOT_FOUND_TEXT: &str = "Error: zellij is not installed or not on PATH, so the questions cannot be shown. Ask the questions as plain chat text instead.";
+pub const NO_REPLY_TEXT: &str = "Error: no reply from ask-popup (the Zellij session may have ended, or the plugin is not loaded). The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry.";
 
-/// Every `error` code an envelope can carry: validation, the timer and the host.
+/// Every `error` code an envelope can carry: validation, the timer, the host, and the agent's
+/// side (the `ask-popup` command, which answers for the plugin when it cannot be reached).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
     InvalidPayload,
@@ -37,6 +41,9 @@ pub enum ErrorCode {
     Superseded,
     Aborted,
     Busy,
+    NoUi,
+    ZellijNotFound,
+    NoReply,
 }
 
 impl ErrorCode {
@@ -60,6 +67,9 @@ impl ErrorCode {
             Superseded => "superseded",
             Aborted => "aborted",
             Busy => "busy",
+            NoUi => "no_ui",
+            ZellijNotFound => "zellij_not_found",
+            NoReply => "no_reply",
         }
     }
 }
@@ -337,6 +347,9 @@ pub fn host_text(code: ErrorCode) -> &'static str {
         ErrorCode::Aborted => ABORTED_TEXT,
         ErrorCode::Busy => BUSY_TEXT,
         ErrorCode::TimedOut => TIMED_OUT_TEXT,
+        ErrorCode::NoUi => NO_UI_TEXT,
+        ErrorCode::ZellijNotFound => ZELLIJ_NOT_FOUND_TEXT,
+        ErrorCode::NoReply => NO_REPLY_TEXT,
         _ => DISMISSED_TEXT,
     }
 }

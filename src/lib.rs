@@ -2,6 +2,9 @@
 //! rendering, and the broker that turns host events into effects. Pure Rust with no Zellij
 //! types, so everything here is tested on the host.
 pub mod broker;
+/// The `ask-popup` command's decisions (the host build only).
+#[cfg(not(target_family = "wasm"))]
+pub mod command;
 pub mod config;
 pub mod dialog;
 pub mod envelope;

@@ -1,6 +1,7 @@
 //! The Zellij plugin: wires Zellij's events and CLI pipes to the `ask_popup` core. This is the
 //! only file that talks to Zellij (zellij-tile is a wasm-only dependency), so everything here is
-//! compiled for `wasm32-wasip1` only; the host build gets a `main` that says so.
+//! compiled for `wasm32-wasip1` only; the host build of the same binary is the `ask-popup`
+//! command (`cli.rs`).
 //!
 //! Decisions live in the library's `Broker`, which turns each host event into effects; this file
 //! translates Zellij's types into the core's and executes the effects.
@@ -75,13 +76,13 @@ fn main() {
     }));
 }
 
+/// Built for the host, the same crate is the `ask-popup` command: see `cli.rs`.
+#[cfg(not(target_family = "wasm"))]
+mod cli;
+
 #[cfg(not(target_family = "wasm"))]
 fn main() {
-    eprintln!(
-        "ask-popup is a Zellij plugin: build it with `cargo build --release --target wasm32-wasip1` \
-         and load target/wasm32-wasip1/release/ask-popup.wasm in Zellij (see plugin.kdl)."
-    );
-    std::process::exit(2);
+    std::process::exit(cli::main());
 }
 
 #[cfg(target_family = "wasm")]

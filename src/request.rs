@@ -71,6 +71,8 @@ impl Question {
 /// every model-facing rejection text lives here.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum RequestError {
+    #[error("Error: the questionnaire could not be read ({detail}).")]
+    Unreadable { detail: String },
     #[error("Error: the questionnaire is not valid UTF-8 (invalid byte at offset {offset}). Send one JSON object encoded as UTF-8.")]
     InvalidUtf8 { offset: usize },
     #[error("Error: the questionnaire is not valid JSON ({detail}). Send one JSON object such as {{\"questions\":[{{\"question\":\"…?\",\"header\":\"…\",\"options\":[{{\"label\":\"…\",\"description\":\"…\"}},{{\"label\":\"…\",\"description\":\"…\"}}]}}]}}.")]
@@ -126,7 +128,8 @@ impl RequestError {
     pub fn code(&self) -> ErrorCode {
         use RequestError::*;
         match self {
-            InvalidUtf8 { .. }
+            Unreadable { .. }
+            | InvalidUtf8 { .. }
             | NotJson { .. }
             | NotAnObject { .. }
             | WrongType { .. }

@@ -1,10 +1,8 @@
-//! End to end: many agents at once, the waiting indicator, status broadcasts, the wrapper.
+//! End to end: many agents at once, the waiting indicator, status broadcasts.
 //!
 //! Several callers ask at the same time and each gets its own reply; the caller's pane title
 //! carries `⏳ ` while it waits, whatever ends the wait; another plugin (the listener in
-//! `tests/listener`) hears the broadcasts; scripts read the `status` pipe; the agent-side wrapper
-//! `examples/ask-popup.sh` works inside a Zellij pane and says `no_ui` outside one; and the
-//! example layout `examples/agents.kdl` loads and shows the mark in an agent's pane frame.
+//! `tests/listener`) hears the broadcasts; scripts read the `status` pipe; and the example layout `examples/agents.kdl` loads and shows the mark in an agent's pane frame.
 
 use crate::harness::{zellij_bin, Options, PipeCall, Zellij, LISTENER};
 use crate::{assert_reply, details, ANSWER, AT_ONCE};
@@ -13,7 +11,6 @@ use ask_popup::envelope::{self, Answer, Outcome, Responses};
 use ask_popup::request;
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -706,7 +703,7 @@ fn the_status_pipe_lists_the_pending_requests_at_once() {
     assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
 }
 
-/// `PATH=<the tested zellij's dir>:"$PATH" ` for a pane's command line, so that the wrapper
+/// `PATH=<the tested zellij's dir>:"$PATH" ` for a pane's command line, so that the command
 /// runs the Zellij under test (empty when it is found on PATH anyway).
 pub(crate) fn zellij_on_path() -> String {
     zellij_bin()
@@ -714,103 +711,6 @@ pub(crate) fn zellij_on_path() -> String {
         .filter(|d| !d.as_os_str().is_empty())
         .map(|d| format!("PATH={}:\"$PATH\" ", shell_quote(&d.to_string_lossy())))
         .unwrap_or_default()
-}
-
-/// `examples/ask-popup.sh` of this crate.
-pub(crate) fn wrapper() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ask-popup.sh")
-}
-
-#[test]
-fn the_wrapper_asks_from_a_zellij_pane_and_prints_the_envelope() {
-    let zellij = Zellij::start();
-    let dir = zellij.scratch();
-    // Pretty-printed, on the wrapper's stdin.
-    let payload = serde_json::to_string_pretty(&serde_json::from_str::<Value>(DB).unwrap())
-        .expect("pretty JSON");
-    std::fs::write(dir.join("q.json"), &payload).expect("write the questionnaire");
-    let path = zellij_on_path();
-    // As an agent does on `no_reply` (exit 5), it asks again with the same id: Zellij 0.45.1
-    // sometimes drops a CLI as it connects (`harness::dropped`). The rest waits in the pane.
-    let command = format!(
-        "cd {dir} && for attempt in 1 2 3 4 5; do \
-           {path}ASK_POPUP_AGENT=wrapped ASK_POPUP_ID=w-1 {wrapper} < q.json > out.json; \
-           rc=$?; echo $attempt > attempts; [ $rc -ne 5 ] && break; \
-         done; echo $rc > rc.tmp && mv rc.tmp rc; exec sleep 1000",
-        dir = shell_quote(&dir.to_string_lossy()),
-        wrapper = shell_quote(&wrapper().to_string_lossy()),
-    );
-    let pane = new_pane(&zellij, "wrapper", &command);
-
-    zellij.wait_for_screen("the wrapper's question", ANSWER, |s| {
-        s.contains("wrapped asks") && s.contains("Which database?")
-    });
-    // It passed its pane's id: the pane is marked.
-    wait_for_title(&zellij, pane, &marked("wrapper"));
-
-    // The user picks SQLite; should the wrapper have asked again meanwhile and its new question
-    // come in after the answer, that one too.
-    let rc = dir.join("rc");
-    let until = zellij.until(2 * ANSWER);
-    while !rc.exists() {
-        assert!(
-            Instant::now() < until,
-            "the wrapper never finished; screen:\n{}",
-            zellij.screen()
-        );
-        let screen = zellij.screen();
-        if screen.contains("wrapped asks") && screen.contains("❯ 1. Postgres") {
-            zellij.send_keys(&["Down"]);
-        } else if screen.contains("wrapped asks") && screen.contains("❯ 2. SQLite") {
-            zellij.send_keys(&["Enter"]);
-            let until = zellij.until(ANSWER);
-            while zellij.screen().contains("❯ 2. SQLite") && Instant::now() < until {
-                thread::sleep(Duration::from_millis(100));
-            }
-        }
-        thread::sleep(Duration::from_millis(100));
-    }
-    let out = std::fs::read_to_string(dir.join("out.json")).expect("out.json");
-    let attempts = std::fs::read_to_string(dir.join("attempts")).unwrap_or_default();
-    assert_eq!(
-        out,
-        submitted(DB, &[(0, Answer::Option(1))], &[], Some("w-1")),
-        "after {} attempt(s)",
-        attempts.trim()
-    );
-    assert_eq!(std::fs::read_to_string(rc).expect("rc").trim(), "0");
-    wait_for_title(&zellij, pane, "wrapper");
-}
-
-#[test]
-fn the_wrapper_outside_zellij_answers_no_ui_with_status_3() {
-    let no_ui = "{\"content\":[{\"type\":\"text\",\"text\":\"Error: UI not available (not running inside Zellij, so nobody can see the questions). Ask the questions as plain chat text instead.\"}],\"details\":{\"answers\":[],\"cancelled\":true,\"error\":\"no_ui\"}}\n";
-    for on_stdin in [false, true] {
-        let mut cmd = Command::new("bash");
-        cmd.arg(wrapper());
-        if !on_stdin {
-            cmd.arg(DB);
-        }
-        for var in ["ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"] {
-            cmd.env_remove(var);
-        }
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run the wrapper");
-        {
-            use std::io::Write;
-            let mut stdin = child.stdin.take().expect("stdin");
-            if on_stdin {
-                stdin.write_all(DB.as_bytes()).expect("write stdin");
-            }
-        }
-        let out = child.wait_with_output().expect("the wrapper's output");
-        assert_eq!(String::from_utf8_lossy(&out.stdout), no_ui);
-        assert_eq!(out.status.code(), Some(3), "stderr {:?}", out.stderr);
-    }
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! fails (never skips) with how to get whichever is missing.
 
 mod agents;
+mod command;
 mod dialog;
 mod harness;
 mod hosting;
@@ -56,7 +57,7 @@ const ANSWER: Duration = Duration::from_secs(30);
 
 // Every request that waits for the user carries an `id` and goes through `dialog::ask`:
 // Zellij 0.45.1 now and then drops a `zellij pipe` as it connects, and asking again with the
-// same id is how an agent (and the wrapper) recovers. Requests answered at once go through
+// same id is how an agent (and the `ask-popup` command) recovers. Requests answered at once go through
 // `dialog::reply_without_user`, which simply asks again.
 
 #[test]

@@ -1,0 +1,512 @@
+//! The `ask-popup` command's shell: its arguments, the `zellij pipe` calls, signals and stdio.
+//! What it decides (the payload, the pipe's arguments, which output is the reply, the exit
+//! statuses, the Claude Code hook's answer, the settings) lives in `ask_popup::command`.
+
+use ask_popup::command::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
+use ask_popup::command::{claude, setup};
+use ask_popup::envelope::ErrorCode;
+use clap::{Parser, Subcommand};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(
+    name = "ask-popup",
+    version,
+    about = "Ask the user 1-4 structured questions in the ask-popup Zellij plugin and print the answers"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Action,
+}
+
+#[derive(Subcommand)]
+enum Action {
+    /// Put a questionnaire to the user and print the one JSON result envelope.
+    ///
+    /// Exit status: 0 when the user responded (answers, a decline or a chat request), 1 when the
+    /// envelope carries an error (a validation error, timed_out, dismissed, superseded, busy,
+    /// aborted), 3 outside Zellij (no_ui), 4 without zellij on PATH (zellij_not_found), 5 when no
+    /// reply came (no_reply). Every failure still prints an envelope. Stopped by SIGINT, SIGTERM
+    /// or SIGHUP, or when its parent process dies, it withdraws the question from the popup and
+    /// prints the `aborted` envelope.
+    Ask {
+        /// The questionnaire: its JSON, a file holding it, or `-` (the default) for stdin.
+        questionnaire: Option<String>,
+        /// The name the dialog shows for the asking agent (default: the parent program's name).
+        #[arg(long, env = "ASK_POPUP_AGENT")]
+        agent: Option<String>,
+        /// A request id, echoed in details.requestId; asking again with it replaces the earlier
+        /// request (default: a fresh one).
+        #[arg(long, env = "ASK_POPUP_ID")]
+        id: Option<String>,
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
+    /// Print what is waiting in the popup, as JSON (the plugin's `status` pipe).
+    Status {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
+    /// Bring a hidden popup back (the plugin's `show` pipe).
+    Show {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
+    /// Claude Code's PreToolUse hook for AskUserQuestion: reads the hook input on stdin and
+    /// answers Claude Code from the popup (see `ask-popup setup claude`).
+    ClaudeHook {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
+    /// Print an agent's configuration for ask-popup, or install it with --write.
+    Setup {
+        #[command(subcommand)]
+        agent: SetupAgent,
+    },
+}
+
+#[derive(clap::Args)]
+struct PluginArg {
+    /// The plugin's URL or alias.
+    #[arg(long, env = "ASK_POPUP_PLUGIN", default_value = DEFAULT_PLUGIN)]
+    plugin: String,
+}
+
+#[derive(Subcommand)]
+enum SetupAgent {
+    /// Claude Code: the PreToolUse hook that answers AskUserQuestion from the popup.
+    Claude {
+        /// Merge it into ~/.claude/settings.json (keeping a backup) instead of printing it.
+        #[arg(long)]
+        write: bool,
+    },
+}
+
+pub fn main() -> i32 {
+    match Cli::parse().command {
+        Action::Ask {
+            questionnaire,
+            agent,
+            id,
+            plugin,
+        } => ask_command(questionnaire.as_deref(), agent, id, &plugin.plugin),
+        Action::Status { plugin } => pipe_command(&plugin.plugin, "status"),
+        Action::Show { plugin } => pipe_command(&plugin.plugin, "show"),
+        Action::ClaudeHook { plugin } => claude_hook(&plugin.plugin),
+        Action::Setup {
+            agent: SetupAgent::Claude { write },
+        } => setup_claude(write),
+    }
+}
+
+/// `ask-popup ask`.
+fn ask_command(arg: Option<&str>, agent: Option<String>, id: Option<String>, plugin: &str) -> i32 {
+    let id_given = id.as_deref().is_some_and(|id| !id.is_empty());
+    let caller = Caller {
+        pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),
+        agent: agent.or_else(parent_name),
+        id: id.filter(|_| id_given).unwrap_or_else(fresh_id),
+        id_given,
+    };
+    let envelope = match read_payload(&PayloadSource::of(arg)) {
+        Err(error) => caller.rejection(&error),
+        Ok(payload) => match ask::prepare(&payload) {
+            Err(error) => caller.rejection(&error),
+            Ok(line) => match Zellij::find(plugin) {
+                Err(code) => caller.failure(code),
+                Ok(zellij) => zellij.ask(&caller, &line, &Interrupts::install()),
+            },
+        },
+    };
+    print(&envelope);
+    ask::exit_status(&envelope)
+}
+
+/// `ask-popup claude-hook`: prints Claude Code's answer, or nothing so that it asks itself.
+fn claude_hook(plugin: &str) -> i32 {
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        eprintln!("ask-popup claude-hook: could not read the hook input: {e}");
+        return 0;
+    }
+    let call = match claude::read_input(&input) {
+        Ok(Some(call)) => call,
+        Ok(None) => return 0,
+        Err(e) => {
+            eprintln!("ask-popup claude-hook: {e}; Claude Code asks the question itself");
+            return 0;
+        }
+    };
+    let line = match ask::prepare(call.payload.as_bytes()) {
+        Ok(line) => line,
+        Err(e) => {
+            eprintln!("ask-popup claude-hook: the popup cannot show these questions ({e}); Claude Code asks them itself");
+            return 0;
+        }
+    };
+    let Ok(zellij) = Zellij::find(plugin) else {
+        return 0;
+    };
+    let caller = Caller {
+        pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),
+        agent: Some(claude::AGENT.to_owned()),
+        id: call.tool_use_id.clone().unwrap_or_else(fresh_id),
+        id_given: false,
+    };
+    let envelope = zellij.ask(&caller, &line, &Interrupts::install());
+    if let Some(answer) = claude::answer(&call, &envelope) {
+        print(&answer);
+    }
+    0
+}
+
+/// `ask-popup status` and `ask-popup show`: what the pipe answers, printed as it came.
+fn pipe_command(plugin: &str, name: &str) -> i32 {
+    let zellij = match Zellij::find(plugin) {
+        Ok(zellij) => zellij,
+        Err(code) => {
+            eprintln!("ask-popup {name}: {}", ask_popup::envelope::host_text(code));
+            return if code == ErrorCode::NoUi {
+                ask::EXIT_NO_UI
+            } else {
+                ask::EXIT_ZELLIJ_NOT_FOUND
+            };
+        }
+    };
+    for attempt in 1..=ask::ATTEMPTS {
+        thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
+        let Some((success, stdout)) = zellij.call(name, "", "now", PIPE_TIMEOUT) else {
+            continue;
+        };
+        let answered = if name == "status" {
+            ask::is_status(&stdout)
+        } else {
+            success
+        };
+        if answered {
+            let _ = std::io::stdout().write_all(&stdout);
+            return 0;
+        }
+    }
+    eprintln!(
+        "ask-popup {name}: no answer from the plugin `{plugin}` (is it loaded in this session?)"
+    );
+    ask::EXIT_NO_REPLY
+}
+
+/// `ask-popup setup claude [--write]`.
+fn setup_claude(write: bool) -> i32 {
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.to_str().map(setup::shell_word))
+        .unwrap_or_else(|| "ask-popup".to_owned());
+    let command = format!("{exe} claude-hook");
+    if !write {
+        print(&setup::claude_snippet(&command));
+        return 0;
+    }
+    let Some(home) = std::env::var_os("HOME") else {
+        eprintln!("ask-popup setup claude: HOME is not set");
+        return 1;
+    };
+    let path = Path::new(&home).join(".claude").join("settings.json");
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            eprintln!(
+                "ask-popup setup claude: cannot read {}: {e}",
+                path.display()
+            );
+            return 1;
+        }
+    };
+    match setup::merge_claude(existing.as_deref().unwrap_or(""), &command) {
+        Err(e) => {
+            eprintln!("ask-popup setup claude: left {} alone: {e}", path.display());
+            1
+        }
+        Ok(None) => {
+            println!(
+                "{} already sends AskUserQuestion to ask-popup",
+                path.display()
+            );
+            0
+        }
+        Ok(Some(text)) => {
+            let backup = path.with_extension("json.bak");
+            let written = (|| {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+                if existing.is_some() {
+                    std::fs::copy(&path, &backup)?;
+                }
+                std::fs::write(&path, text)
+            })();
+            match written {
+                Ok(()) => {
+                    println!("added the ask-popup hook to {}", path.display());
+                    if existing.is_some() {
+                        println!("the previous file is kept as {}", backup.display());
+                    }
+                    0
+                }
+                Err(e) => {
+                    eprintln!(
+                        "ask-popup setup claude: cannot write {}: {e}",
+                        path.display()
+                    );
+                    1
+                }
+            }
+        }
+    }
+}
+
+/// How long a `zellij pipe` that answers at once (`cancel`, `status`, `show`) may take.
+const PIPE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often a waiting command looks at its child and its parent.
+const POLL: Duration = Duration::from_millis(50);
+
+/// The Zellij session this command runs in, and the plugin it asks.
+struct Zellij {
+    bin: PathBuf,
+    plugin: String,
+}
+
+impl Zellij {
+    /// The session's `zellij`, or why there is none: not inside Zellij, or not installed.
+    fn find(plugin: &str) -> Result<Zellij, ErrorCode> {
+        let inside = ["ZELLIJ", "ZELLIJ_SESSION_NAME"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+        if !inside {
+            return Err(ErrorCode::NoUi);
+        }
+        let bin = find_on_path("zellij").ok_or(ErrorCode::ZellijNotFound)?;
+        Ok(Zellij {
+            bin,
+            plugin: plugin.to_owned(),
+        })
+    }
+
+    fn pipe(&self, name: &str, args: &str) -> Command {
+        let mut command = Command::new(&self.bin);
+        command.args(["pipe", "--plugin", &self.plugin, "--name", name]);
+        if !args.is_empty() {
+            command.args(["--args", args]);
+        }
+        command.stderr(Stdio::null());
+        command
+    }
+
+    /// Asks the question until an envelope for it comes back; withdraws it when interrupted.
+    fn ask(&self, caller: &Caller, line: &str, interrupts: &Interrupts) -> String {
+        let args = caller.pipe_args();
+        for attempt in 1..=ask::ATTEMPTS {
+            if interrupts.wait(Duration::from_millis(ask::backoff_ms(attempt))) {
+                return self.withdraw(caller, None);
+            }
+            let mut command = self.pipe("ask", &args);
+            let Ok(mut child) = command.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn() else {
+                continue;
+            };
+            let stdin = child.stdin.take();
+            let payload = format!("{line}\n");
+            thread::spawn(move || {
+                if let Some(mut stdin) = stdin {
+                    let _ = stdin.write_all(payload.as_bytes());
+                }
+            });
+            let stdout = read_in_background(&mut child);
+            loop {
+                if interrupts.wait(POLL) {
+                    return self.withdraw(caller, Some(child));
+                }
+                if !matches!(child.try_wait(), Ok(None)) {
+                    break;
+                }
+            }
+            let out = stdout.recv().unwrap_or_default();
+            if let Some(envelope) = ask::reply_in(&out, &caller.id) {
+                return envelope;
+            }
+        }
+        caller.failure(ErrorCode::NoReply)
+    }
+
+    /// Takes the question back from the popup (the `cancel` pipe) and returns the `aborted`
+    /// envelope.
+    fn withdraw(&self, caller: &Caller, asking: Option<Child>) -> String {
+        if let Some(mut child) = asking {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let args = caller.pipe_args();
+        for attempt in 1..=3 {
+            thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
+            if let Some((_, out)) = self.call("cancel", &args, "withdraw", PIPE_TIMEOUT) {
+                if ask::is_withdrawal(&out) {
+                    break;
+                }
+            }
+        }
+        caller.failure(ErrorCode::Aborted)
+    }
+
+    /// One `zellij pipe` that answers at once: whether it exited 0, and its stdout.
+    fn call(
+        &self,
+        name: &str,
+        args: &str,
+        payload: &str,
+        limit: Duration,
+    ) -> Option<(bool, Vec<u8>)> {
+        let mut command = self.pipe(name, args);
+        command.args(["--", payload]);
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .ok()?;
+        let stdout = read_in_background(&mut child);
+        let until = Instant::now() + limit;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if Instant::now() < until => thread::sleep(POLL),
+                _ => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return None;
+                }
+            }
+        };
+        Some((status.success(), stdout.recv().unwrap_or_default()))
+    }
+}
+
+/// Reads a child's stdout to its end on a thread of its own.
+fn read_in_background(child: &mut Child) -> Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take();
+    thread::spawn(move || {
+        let mut out = Vec::new();
+        if let Some(mut stdout) = stdout {
+            let _ = stdout.read_to_end(&mut out);
+        }
+        let _ = tx.send(out);
+    });
+    rx
+}
+
+/// What stops a waiting command: SIGINT, SIGTERM or SIGHUP, or its parent process ending.
+struct Interrupts {
+    signals: Receiver<()>,
+    parent: libc::pid_t,
+}
+
+impl Interrupts {
+    fn install() -> Interrupts {
+        let (tx, rx) = mpsc::channel();
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+            thread::spawn(move || {
+                for _ in signals.forever() {
+                    if tx.send(()).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        // SAFETY: getppid has no preconditions.
+        let parent = unsafe { libc::getppid() };
+        // On Linux the kernel tells at once when the parent ends; elsewhere `wait` notices a new
+        // parent within a poll.
+        #[cfg(target_os = "linux")]
+        // SAFETY: PR_SET_PDEATHSIG takes a signal number and changes only this process.
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGHUP);
+        }
+        Interrupts {
+            signals: rx,
+            parent,
+        }
+    }
+
+    /// Waits up to `limit`; true when the command has been stopped.
+    fn wait(&self, limit: Duration) -> bool {
+        // SAFETY: getppid has no preconditions.
+        if unsafe { libc::getppid() } != self.parent {
+            return true;
+        }
+        match self.signals.recv_timeout(limit) {
+            Ok(()) => true,
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
+                // SAFETY: as above.
+                unsafe { libc::getppid() != self.parent }
+            }
+        }
+    }
+}
+
+/// The parent program's name, for an agent that gave none.
+fn parent_name() -> Option<String> {
+    // SAFETY: getppid has no preconditions.
+    let parent = unsafe { libc::getppid() };
+    let comm = std::fs::read_to_string(format!("/proc/{parent}/comm")).ok()?;
+    ask::agent_from_parent(&comm)
+}
+
+fn fresh_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    ask::fresh_id(std::process::id(), nanos)
+}
+
+fn find_on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Prints to stdout; a reader that went away (the agent was stopped) is not an error here.
+fn print(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
+
+/// Reads the questionnaire from where the argument says.
+fn read_payload(source: &PayloadSource) -> Result<Vec<u8>, ask_popup::request::RequestError> {
+    let read = match source {
+        PayloadSource::Inline(json) => return Ok(json.clone().into_bytes()),
+        PayloadSource::File(path) => std::fs::read(path),
+        PayloadSource::Stdin => {
+            // One byte past the limit is enough to reject it as too large.
+            let limit = ask_popup::request::MAX_PAYLOAD_BYTES as u64 + 1;
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .take(limit)
+                .read_to_end(&mut bytes)
+                .map(|_| bytes)
+        }
+    };
+    read.map_err(|e| ask_popup::request::RequestError::Unreadable {
+        detail: e.to_string(),
+    })
+}

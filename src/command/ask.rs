@@ -1,0 +1,371 @@
+//! `ask-popup ask`: the caller's side of one question. Builds the pipe's arguments, reads the
+//! questionnaire, recognises the reply among whatever Zellij 0.45.1's CLI prints, and maps every
+//! ending to the envelope and exit status the agent gets.
+
+use crate::envelope::{self, ErrorCode};
+use crate::request::{self, RequestError};
+use std::path::PathBuf;
+
+/// The plugin the command asks when told nothing else: the alias `plugin.kdl` defines.
+pub const DEFAULT_PLUGIN: &str = "ask-popup";
+/// How many times one question is sent before the command gives up with `no_reply`. Zellij
+/// 0.45.1 now and then ends a `zellij pipe` at once without a reply while the question still
+/// reaches the plugin; asking again with the same id takes the orphan's place in the popup.
+pub const ATTEMPTS: u32 = 5;
+/// The longest an agent name may be in the dialog's header.
+pub const MAX_AGENT_CHARS: usize = 32;
+
+/// Exit statuses: 0 when the user responded (answers, a decline or a chat request).
+pub const EXIT_RESPONDED: i32 = 0;
+/// The envelope carries an error: a validation error, `timed_out`, `dismissed`, `superseded`,
+/// `busy` or `aborted`.
+pub const EXIT_ERROR: i32 = 1;
+/// Not inside Zellij (`no_ui`).
+pub const EXIT_NO_UI: i32 = 3;
+/// `zellij` is not on `PATH` (`zellij_not_found`).
+pub const EXIT_ZELLIJ_NOT_FOUND: i32 = 4;
+/// No reply came (`no_reply`: the session went away, or the plugin is not loaded).
+pub const EXIT_NO_REPLY: i32 = 5;
+
+/// Who asks: what the plugin scopes the request to and shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    /// The caller's `$ZELLIJ_PANE_ID`, marked while it waits.
+    pub pane_id: Option<String>,
+    /// The name the dialog shows.
+    pub agent: Option<String>,
+    /// The request id: echoed in `details.requestId`, and the key for asking again and for
+    /// withdrawing.
+    pub id: String,
+    /// Whether the id was the caller's own (echoed in the command's own envelopes too) rather
+    /// than one the command made up.
+    pub id_given: bool,
+}
+
+impl Caller {
+    /// The `k=v,k=v` arguments of the `ask` and `cancel` pipes.
+    pub fn pipe_args(&self) -> String {
+        let mut args = format!(
+            "pane_id={}",
+            self.pane_id.as_deref().map(arg_value).unwrap_or_default()
+        );
+        if let Some(agent) = self
+            .agent
+            .as_deref()
+            .map(agent_value)
+            .filter(|a| !a.is_empty())
+        {
+            args.push_str(",agent=");
+            args.push_str(&agent);
+        }
+        args.push_str(",id=");
+        args.push_str(&arg_value(&self.id));
+        args
+    }
+
+    /// The id the command's own envelopes echo.
+    fn echoed_id(&self) -> Option<&str> {
+        self.id_given.then_some(self.id.as_str())
+    }
+
+    /// The envelope of an ending the command decides itself (`no_ui`, `aborted`, …).
+    pub fn failure(&self, code: ErrorCode) -> String {
+        envelope::host_error(code, self.echoed_id())
+    }
+
+    /// The envelope of a questionnaire the command rejects before sending it.
+    pub fn rejection(&self, error: &RequestError) -> String {
+        envelope::rejection(error, self.echoed_id())
+    }
+}
+
+/// A value for `k=v,k=v` pipe arguments: without the separators and line breaks Zellij would
+/// split on.
+pub fn arg_value(value: &str) -> String {
+    value
+        .chars()
+        .filter(|c| !matches!(c, ',' | '=' | '\n' | '\r'))
+        .collect()
+}
+
+/// An agent name as the pipe carries it: an argument value of at most `MAX_AGENT_CHARS`
+/// characters.
+pub fn agent_value(agent: &str) -> String {
+    arg_value(agent).chars().take(MAX_AGENT_CHARS).collect()
+}
+
+/// A fresh request id for a caller that gave none.
+pub fn fresh_id(pid: u32, nanos: u128) -> String {
+    format!("ask-{pid}-{:x}", nanos & 0xffff_ffff_ffff)
+}
+
+/// Where the questionnaire comes from: the command's one optional argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PayloadSource {
+    /// The JSON itself (an argument that starts with `{`).
+    Inline(String),
+    /// A file to read.
+    File(PathBuf),
+    /// Standard input (no argument, or `-`).
+    Stdin,
+}
+
+impl PayloadSource {
+    pub fn of(arg: Option<&str>) -> PayloadSource {
+        match arg {
+            None | Some("-") => PayloadSource::Stdin,
+            Some(arg) if arg.trim_start().starts_with('{') => PayloadSource::Inline(arg.to_owned()),
+            Some(path) => PayloadSource::File(PathBuf::from(path)),
+        }
+    }
+}
+
+/// Checks a questionnaire as the plugin will, so a malformed call is answered without a round
+/// trip through Zellij (and outside Zellij too), and returns it as the one line sent on the
+/// pipe's stdin. JSON allows no raw line breaks inside strings, so outside them they become
+/// spaces; a payload on stdin is not bound by the ~128 KiB limit on one argument.
+pub fn prepare(payload: &[u8]) -> Result<String, RequestError> {
+    request::parse_bytes(payload)?;
+    let text = String::from_utf8_lossy(payload);
+    Ok(text.replace(['\r', '\n'], " "))
+}
+
+/// The reply to the question with id `id` in what one `zellij pipe` printed, as the plugin wrote
+/// it (one line, its newline included). Only a JSON object shaped like an envelope and carrying
+/// this request's id counts: Zellij 0.45.1's CLI sometimes prints nothing, an error, or another
+/// CLI call's output instead.
+pub fn reply_in(stdout: &[u8], id: &str) -> Option<String> {
+    let text = String::from_utf8_lossy(stdout);
+    text.lines()
+        .find(|line| is_envelope_for(line, id))
+        .map(|line| format!("{line}\n"))
+}
+
+fn is_envelope_for(line: &str, id: &str) -> bool {
+    let Ok(serde_json::Value::Object(value)) = serde_json::from_str(line) else {
+        return false;
+    };
+    let content_ok = value
+        .get("content")
+        .and_then(|c| c.as_array())
+        .is_some_and(|c| !c.is_empty());
+    let details = value.get("details").and_then(|d| d.as_object());
+    content_ok && details.is_some_and(|d| d.get("requestId").and_then(|r| r.as_str()) == Some(id))
+}
+
+/// The `error` code an envelope carries, if any.
+pub fn error_of(envelope: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(envelope).ok()?;
+    value["details"]["error"].as_str().map(str::to_owned)
+}
+
+/// The exit status for an envelope.
+pub fn exit_status(envelope: &str) -> i32 {
+    match error_of(envelope).as_deref() {
+        None => EXIT_RESPONDED,
+        Some(code) if code == ErrorCode::NoUi.as_str() => EXIT_NO_UI,
+        Some(code) if code == ErrorCode::ZellijNotFound.as_str() => EXIT_ZELLIJ_NOT_FOUND,
+        Some(code) if code == ErrorCode::NoReply.as_str() => EXIT_NO_REPLY,
+        Some(_) => EXIT_ERROR,
+    }
+}
+
+/// Whether the `cancel` pipe's output is its answer (`{"withdrawn":N}`).
+pub fn is_withdrawal(stdout: &[u8]) -> bool {
+    String::from_utf8_lossy(stdout).lines().any(|line| {
+        serde_json::from_str::<serde_json::Value>(line)
+            .is_ok_and(|v| v.get("withdrawn").is_some_and(|n| n.is_u64()))
+    })
+}
+
+/// Whether the `status` pipe's output is its answer (`{"pending":[…],"visible":…}`).
+pub fn is_status(stdout: &[u8]) -> bool {
+    String::from_utf8_lossy(stdout).lines().any(|line| {
+        serde_json::from_str::<serde_json::Value>(line)
+            .is_ok_and(|v| v.get("pending").is_some_and(|p| p.is_array()))
+    })
+}
+
+/// How long to wait before attempt `attempt` (1-based) of a question: at once, then a little
+/// longer each time.
+pub fn backoff_ms(attempt: u32) -> u64 {
+    u64::from(attempt.saturating_sub(1)) * 200
+}
+
+/// The agent name to show when the caller gave none: its parent program's name.
+pub fn agent_from_parent(comm: &str) -> Option<String> {
+    let name = agent_value(comm.trim());
+    (!name.is_empty()).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DB: &str = r#"{"questions":[{"question":"Which database?","header":"DB","options":[{"label":"Postgres","description":"Relational"},{"label":"SQLite","description":"Embedded"}]}]}"#;
+
+    fn caller(pane: Option<&str>, agent: Option<&str>, id: &str) -> Caller {
+        Caller {
+            pane_id: pane.map(str::to_owned),
+            agent: agent.map(str::to_owned),
+            id: id.to_owned(),
+            id_given: true,
+        }
+    }
+
+    #[test]
+    fn pipe_args_carry_pane_agent_and_id_without_separators() {
+        let cases = [
+            (
+                caller(Some("3"), Some("claude"), "r1"),
+                "pane_id=3,agent=claude,id=r1",
+            ),
+            (caller(None, None, "r1"), "pane_id=,id=r1"),
+            (caller(Some("3"), Some(""), "r1"), "pane_id=3,id=r1"),
+            (
+                caller(Some("3"), Some("a,b=c\nd"), "x=1,y"),
+                "pane_id=3,agent=abcd,id=x1y",
+            ),
+            (
+                caller(Some("3"), None, &"i".repeat(40)),
+                &format!("pane_id=3,id={}", "i".repeat(40)),
+            ),
+            (
+                caller(Some("3"), Some(&"n".repeat(40)), "r"),
+                &format!("pane_id=3,agent={},id=r", "n".repeat(32)),
+            ),
+        ];
+        for (caller, expected) in cases {
+            assert_eq!(caller.pipe_args(), expected, "{caller:?}");
+        }
+    }
+
+    #[test]
+    fn the_argument_is_json_a_file_or_stdin() {
+        assert_eq!(PayloadSource::of(None), PayloadSource::Stdin);
+        assert_eq!(PayloadSource::of(Some("-")), PayloadSource::Stdin);
+        assert_eq!(
+            PayloadSource::of(Some(DB)),
+            PayloadSource::Inline(DB.to_owned())
+        );
+        assert_eq!(
+            PayloadSource::of(Some("  {\"questions\":[]}")),
+            PayloadSource::Inline("  {\"questions\":[]}".to_owned())
+        );
+        assert_eq!(
+            PayloadSource::of(Some("q.json")),
+            PayloadSource::File("q.json".into())
+        );
+    }
+
+    #[test]
+    fn a_pretty_payload_is_sent_as_one_line() {
+        let pretty = "{\r\n  \"questions\": [{\"question\": \"Which database?\", \"header\": \"DB\",\n \"options\": [\"Postgres\", \"SQLite\"]}]\n}\n";
+        let line = prepare(pretty.as_bytes()).expect("valid");
+        assert!(!line.contains('\n') && !line.contains('\r'));
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&line).unwrap(),
+            serde_json::from_str::<serde_json::Value>(pretty).unwrap()
+        );
+    }
+
+    #[test]
+    fn an_invalid_payload_is_rejected_with_the_plugins_code_and_text() {
+        let five = format!(
+            "{{\"questions\":[{}]}}",
+            (0..5)
+                .map(|i| format!(
+                    "{{\"question\":\"Q{i}?\",\"header\":\"H\",\"options\":[\"A\",\"B\"]}}"
+                ))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let error = prepare(five.as_bytes()).expect_err("five questions");
+        let envelope = caller(None, None, "r9").rejection(&error);
+        assert_eq!(envelope, envelope::rejection(&error, Some("r9")));
+        assert_eq!(error_of(&envelope).as_deref(), Some("too_many_questions"));
+        assert_eq!(exit_status(&envelope), EXIT_ERROR);
+    }
+
+    #[test]
+    fn only_an_envelope_with_this_requests_id_counts_as_the_reply() {
+        let ours = envelope::host_error(ErrorCode::Dismissed, Some("r1"));
+        let theirs = envelope::host_error(ErrorCode::Dismissed, Some("r2"));
+        let noisy = format!("[1,2]\n{ours}");
+        let cases: [(&str, &[u8], Option<&str>); 7] = [
+            ("empty", b"", None),
+            ("an error", b"There is no active session!\n", None),
+            (
+                "another call's output",
+                b"[{\"id\":1,\"title\":\"x\"}]\n",
+                None,
+            ),
+            ("not an envelope", b"{\"pending\":[]}\n", None),
+            ("another request's envelope", theirs.as_bytes(), None),
+            ("ours", ours.as_bytes(), Some(&ours)),
+            ("ours after noise", noisy.as_bytes(), Some(&ours)),
+        ];
+        for (what, stdout, expected) in cases {
+            assert_eq!(reply_in(stdout, "r1").as_deref(), expected, "{what}");
+        }
+    }
+
+    #[test]
+    fn every_ending_has_its_exit_status() {
+        let c = caller(None, None, "r1");
+        let cases = [
+            (envelope::host_error(ErrorCode::Dismissed, None), EXIT_ERROR),
+            (c.failure(ErrorCode::Aborted), EXIT_ERROR),
+            (c.failure(ErrorCode::NoUi), EXIT_NO_UI),
+            (c.failure(ErrorCode::ZellijNotFound), EXIT_ZELLIJ_NOT_FOUND),
+            (c.failure(ErrorCode::NoReply), EXIT_NO_REPLY),
+            (
+                "{\"content\":[{\"type\":\"text\",\"text\":\"User declined to answer questions\"}],\"details\":{\"answers\":[],\"cancelled\":true}}\n".to_owned(),
+                EXIT_RESPONDED,
+            ),
+        ];
+        for (envelope, status) in cases {
+            assert_eq!(exit_status(&envelope), status, "{envelope}");
+        }
+    }
+
+    #[test]
+    fn the_commands_own_envelopes_echo_only_an_id_the_caller_gave() {
+        let mut c = caller(None, None, "ask-1-2");
+        c.id_given = false;
+        assert_eq!(
+            c.failure(ErrorCode::NoUi),
+            format!(
+                "{{\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}],\"details\":{{\"answers\":[],\"cancelled\":true,\"error\":\"no_ui\"}}}}\n",
+                envelope::NO_UI_TEXT
+            )
+        );
+        c.id_given = true;
+        assert_eq!(
+            error_of(&c.failure(ErrorCode::NoUi)).as_deref(),
+            Some("no_ui")
+        );
+        assert!(c
+            .failure(ErrorCode::NoUi)
+            .contains("\"requestId\":\"ask-1-2\""));
+    }
+
+    #[test]
+    fn withdrawal_and_status_answers_are_recognised() {
+        assert!(is_withdrawal(b"{\"withdrawn\":1}\n"));
+        assert!(is_withdrawal(b"{\"withdrawn\":0}\n"));
+        assert!(!is_withdrawal(b""));
+        assert!(!is_withdrawal(b"There is no active session!\n"));
+        assert!(is_status(b"{\"pending\":[],\"visible\":false}\n"));
+        assert!(!is_status(b"[]\n"));
+    }
+
+    #[test]
+    fn names_and_ids() {
+        assert_eq!(agent_from_parent("claude\n").as_deref(), Some("claude"));
+        assert_eq!(agent_from_parent("  \n"), None);
+        assert_eq!(fresh_id(42, 0xabc), "ask-42-abc");
+        assert_eq!(backoff_ms(1), 0);
+        assert_eq!(backoff_ms(3), 400);
+    }
+}

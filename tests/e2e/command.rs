@@ -1,0 +1,290 @@
+//! End to end: the `ask-popup` command, as agents run it. It asks from a Zellij pane and prints
+//! the envelope with its exit status; outside Zellij or without `zellij` it answers at once; a
+//! command that is stopped, or whose agent dies, takes its question back; `status` and `show`
+//! print what the pipes answer.
+
+use crate::agents::{
+    blocked, heard, marked, new_pane, shell_quote, status, submitted, wait_for_heard,
+    wait_for_title, zellij_on_path, DB,
+};
+use crate::harness::{Options, Zellij};
+use crate::ANSWER;
+use ask_popup::envelope::Answer;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The `ask-popup` command of this crate (its host build).
+pub(crate) fn command() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_ask-popup")).to_path_buf()
+}
+
+#[test]
+fn the_command_asks_from_a_zellij_pane_and_prints_the_envelope() {
+    let zellij = Zellij::start();
+    let dir = zellij.scratch();
+    // Pretty-printed, on the command's stdin.
+    let payload = serde_json::to_string_pretty(&serde_json::from_str::<Value>(DB).unwrap())
+        .expect("pretty JSON");
+    std::fs::write(dir.join("q.json"), &payload).expect("write the questionnaire");
+    let path = zellij_on_path();
+    // As an agent does on `no_reply` (exit 5), it asks again with the same id: Zellij 0.45.1
+    // sometimes drops a CLI as it connects (`harness::dropped`), and the command itself asks
+    // again a few times first. The rest waits in the pane.
+    let command = format!(
+        "cd {dir} && for attempt in 1 2 3 4 5; do \
+           {path}ASK_POPUP_AGENT=asker ASK_POPUP_ID=w-1 {command} ask < q.json > out.json; \
+           rc=$?; echo $attempt > attempts; [ $rc -ne 5 ] && break; \
+         done; echo $rc > rc.tmp && mv rc.tmp rc; exec sleep 1000",
+        dir = shell_quote(&dir.to_string_lossy()),
+        command = shell_quote(&command().to_string_lossy()),
+    );
+    let pane = new_pane(&zellij, "agent", &command);
+
+    zellij.wait_for_screen("the command's question", ANSWER, |s| {
+        s.contains("asker asks") && s.contains("Which database?")
+    });
+    // It passed its pane's id: the pane is marked.
+    wait_for_title(&zellij, pane, &marked("agent"));
+
+    // The user picks SQLite; should the command have asked again meanwhile and its new question
+    // come in after the answer, that one too.
+    let rc = dir.join("rc");
+    let until = zellij.until(2 * ANSWER);
+    while !rc.exists() {
+        assert!(
+            Instant::now() < until,
+            "the command never finished; screen:\n{}",
+            zellij.screen()
+        );
+        let screen = zellij.screen();
+        if screen.contains("asker asks") && screen.contains("❯ 1. Postgres") {
+            zellij.send_keys(&["Down"]);
+        } else if screen.contains("asker asks") && screen.contains("❯ 2. SQLite") {
+            zellij.send_keys(&["Enter"]);
+            let until = zellij.until(ANSWER);
+            while zellij.screen().contains("❯ 2. SQLite") && Instant::now() < until {
+                thread::sleep(Duration::from_millis(100));
+            }
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    let out = std::fs::read_to_string(dir.join("out.json")).expect("out.json");
+    let attempts = std::fs::read_to_string(dir.join("attempts")).unwrap_or_default();
+    assert_eq!(
+        out,
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some("w-1")),
+        "after {} attempt(s)",
+        attempts.trim()
+    );
+    assert_eq!(std::fs::read_to_string(rc).expect("rc").trim(), "0");
+    wait_for_title(&zellij, pane, "agent");
+}
+
+#[test]
+fn the_command_outside_zellij_answers_no_ui_with_status_3() {
+    let no_ui = "{\"content\":[{\"type\":\"text\",\"text\":\"Error: UI not available (not running inside Zellij, so nobody can see the questions). Ask the questions as plain chat text instead.\"}],\"details\":{\"answers\":[],\"cancelled\":true,\"error\":\"no_ui\"}}\n";
+    for on_stdin in [false, true] {
+        let mut cmd = Command::new(command());
+        cmd.arg("ask");
+        if !on_stdin {
+            cmd.arg(DB);
+        }
+        for var in ["ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"] {
+            cmd.env_remove(var);
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run the command");
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().expect("stdin");
+            if on_stdin {
+                stdin.write_all(DB.as_bytes()).expect("write stdin");
+            }
+        }
+        let out = child.wait_with_output().expect("the command's output");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), no_ui);
+        assert_eq!(out.status.code(), Some(3), "stderr {:?}", out.stderr);
+    }
+}
+
+/// How an asking command is stopped in `a_stopped_command_withdraws_its_question`.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    /// SIGTERM to the command (an agent interrupted, a hook killed on its timeout).
+    Terminated,
+    /// SIGKILL to the shell that started it: its parent dies and cannot tell it.
+    ParentKilled,
+}
+
+#[test]
+fn a_terminated_command_withdraws_its_question() {
+    a_stopped_command_withdraws_its_question(Stop::Terminated, "doomed");
+}
+
+#[test]
+fn a_command_whose_parent_dies_withdraws_its_question() {
+    a_stopped_command_withdraws_its_question(Stop::ParentKilled, "orphan");
+}
+
+fn a_stopped_command_withdraws_its_question(stop: Stop, agent: &str) {
+    let zellij = Zellij::start_with(Options::default().with_listener());
+    // The listener runs before anything is broadcast.
+    assert!(heard(&zellij).is_empty());
+    let dir = zellij.scratch();
+    std::fs::write(dir.join("q.json"), DB).expect("write the questionnaire");
+    let bin_dir = zellij_on_path();
+    // A shell of its own (the agent) starts the command, recording both pids and, when the
+    // command ends while the agent lives, its exit status; the pane stays open.
+    let agent_script = format!(
+        "echo $$ > agent.pid; {bin_dir}ASK_POPUP_AGENT={agent} ASK_POPUP_ID=k-1 {command} ask < q.json > out.json & \
+         echo $! > pid; wait $!; echo $? > rc.tmp; mv rc.tmp rc",
+        command = shell_quote(&command().to_string_lossy()),
+    );
+    let line = format!(
+        "cd {dir} || exit 1; bash -c {script}; exec sleep 1000",
+        dir = shell_quote(&dir.to_string_lossy()),
+        script = shell_quote(&agent_script),
+    );
+    let pane = new_pane(&zellij, agent, &line);
+    zellij.wait_for_screen("the command's question", ANSWER, |s| {
+        s.contains(&format!("{agent} asks")) && s.contains("Which database?")
+    });
+    wait_for_title(&zellij, pane, &marked(agent));
+
+    let (signal, pid_file) = match stop {
+        Stop::Terminated => ("-TERM", "pid"),
+        Stop::ParentKilled => ("-KILL", "agent.pid"),
+    };
+    let pid = std::fs::read_to_string(dir.join(pid_file)).expect("the pid");
+    let killed = Command::new("kill")
+        .args([signal, pid.trim()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+
+    // The command printed `aborted` (exit 1 where its agent lived to see it), and nothing is
+    // left in the popup.
+    let until = zellij.until(ANSWER);
+    let out = loop {
+        let out = std::fs::read_to_string(dir.join("out.json")).unwrap_or_default();
+        if out.ends_with('\n') {
+            break out;
+        }
+        assert!(
+            Instant::now() < until,
+            "the stopped command never ended ({stop:?})"
+        );
+        thread::sleep(Duration::from_millis(100));
+    };
+    let out: Value = serde_json::from_str(&out).expect("the command printed JSON");
+    assert_eq!(out["details"]["error"], "aborted", "{stop:?}");
+    if let Stop::Terminated = stop {
+        let rc = dir.join("rc");
+        while !rc.exists() {
+            assert!(Instant::now() < until, "no exit status");
+            thread::sleep(Duration::from_millis(100));
+        }
+        assert_eq!(std::fs::read_to_string(&rc).expect("rc").trim(), "1");
+    }
+    zellij.wait_for_screen("the question gone", ANSWER, |s| {
+        !s.contains("Which database?")
+    });
+    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+    // The pane's own name comes back, and the blocked pair is closed.
+    wait_for_title(&zellij, pane, agent);
+    let heard = wait_for_heard(&zellij, 6);
+    let blocked_events: Vec<&Value> = heard
+        .iter()
+        .filter(|(name, _)| name == "ask-popup:blocked")
+        .map(|(_, payload)| payload)
+        .collect();
+    assert_eq!(
+        blocked_events,
+        [
+            &blocked(true, pane, agent, 1),
+            &blocked(false, pane, agent, 0)
+        ]
+    );
+    let cancelled = heard
+        .iter()
+        .find(|(name, _)| name == "ask-popup:cancelled")
+        .map(|(_, payload)| payload["reason"].clone());
+    assert_eq!(cancelled, Some(json!("aborted")));
+}
+
+#[test]
+fn status_and_show_print_what_the_pipes_answer() {
+    let zellij = Zellij::start();
+    let dir = zellij.scratch();
+    let line = format!(
+        "cd {dir} || exit 1; {bin_dir}{command} status > status.json; echo $? > status.rc; \
+         {bin_dir}{command} show > show.out; echo $? > show.rc; exec sleep 1000",
+        dir = shell_quote(&dir.to_string_lossy()),
+        bin_dir = zellij_on_path(),
+        command = shell_quote(&command().to_string_lossy()),
+    );
+    new_pane(&zellij, "scripts", &line);
+    let until = zellij.until(ANSWER);
+    while !dir.join("show.rc").exists() {
+        assert!(Instant::now() < until, "status and show never ended");
+        thread::sleep(Duration::from_millis(100));
+    }
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    assert_eq!(read("status.rc").trim(), "0");
+    assert_eq!(
+        serde_json::from_str::<Value>(&read("status.json")).expect("status printed JSON"),
+        json!({"pending": [], "visible": false})
+    );
+    assert_eq!(read("show.rc").trim(), "0");
+    assert_eq!(read("show.out"), "");
+}
+
+#[test]
+fn the_command_without_zellij_on_path_answers_zellij_not_found_with_status_4() {
+    let out = Command::new(command())
+        .args(["ask", DB])
+        .env("ZELLIJ", "0")
+        .env("PATH", "/nonexistent")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the command");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout,
+        ask_popup::envelope::host_error(ask_popup::envelope::ErrorCode::ZellijNotFound, None)
+    );
+    assert_eq!(out.status.code(), Some(4));
+}
+
+#[test]
+fn the_command_rejects_an_invalid_questionnaire_at_once_with_status_1() {
+    let five = format!(
+        "{{\"questions\":[{}]}}",
+        (0..5)
+            .map(|i| format!(
+                "{{\"question\":\"Q{i}?\",\"header\":\"H\",\"options\":[\"A\",\"B\"]}}"
+            ))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let out = Command::new(command())
+        .args(["ask", "--id", "v-1", &five])
+        .env_remove("ZELLIJ")
+        .env_remove("ZELLIJ_SESSION_NAME")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the command");
+    let error = ask_popup::request::parse(&five).expect_err("five questions");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        ask_popup::envelope::rejection(&error, Some("v-1"))
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
