@@ -4,7 +4,10 @@
 here=$(cd "$(dirname "$0")" && pwd)
 printf '\033[1mdemo-agent\033[0m: I need three decisions before I write the billing service.\n'
 printf 'Asking through ask-popup… (answer in the popup; Ctrl+] hides it, Ctrl+y brings it back)\n\n'
-reply=$(ASK_POPUP_AGENT=demo-agent "$here/ask-popup.sh" < "$here/demo-questionnaire.json")
+# The command as this checkout built it (scripts/demo.sh), else the installed one.
+ask_popup="$here/../target/release/ask-popup"
+[ -x "$ask_popup" ] || ask_popup=ask-popup
+reply=$("$ask_popup" ask --agent demo-agent "$here/demo-questionnaire.json")
 status=$?
 printf 'demo-agent got (exit status %s):\n\n%s\n\n' "$status" "$reply"
 printf 'Press Enter to close this pane.\n'

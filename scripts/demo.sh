@@ -14,6 +14,8 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 bash scripts/ensure-tools.sh
 bash scripts/build-plugin.sh
+# The agent side: the `ask-popup` command, the same crate built for this machine.
+cargo build --release --bin ask-popup >&2
 wasm="$root/target/wasm32-wasip1/release/ask-popup.wasm"
 
 demo="$root/target/demo"

@@ -96,3 +96,94 @@ pub fn shell_word(path: &str) -> String {
         format!("'{}'", path.replace('\'', "'\\''"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOOK: &str = "/usr/local/bin/ask-popup claude-hook";
+
+    #[test]
+    fn the_snippet_is_the_pre_tool_use_entry_for_ask_user_question() {
+        assert_eq!(
+            claude_snippet(HOOK),
+            r#"{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "AskUserQuestion",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/ask-popup claude-hook",
+            "timeout": 3600
+          }
+        ]
+      }
+    ]
+  }
+}
+"#
+        );
+    }
+
+    #[test]
+    fn merging_adds_the_hook_and_keeps_everything_else_in_its_order() {
+        let existing = r#"{"model":"opus","permissions":{"allow":["Bash(ls)"]},"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"audit"}]}],"Stop":[]},"env":{"A":"1"}}"#;
+        let merged = merge_claude(existing, HOOK).unwrap().expect("changed");
+        let value: Value = serde_json::from_str(&merged).unwrap();
+        let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["model", "permissions", "hooks", "env"]);
+        assert_eq!(
+            value["hooks"]["PreToolUse"],
+            json!([
+                {"matcher":"Bash","hooks":[{"type":"command","command":"audit"}]},
+                claude_hook_entry(HOOK),
+            ])
+        );
+        assert_eq!(value["hooks"]["Stop"], json!([]));
+        assert_eq!(value["permissions"], json!({"allow":["Bash(ls)"]}));
+    }
+
+    #[test]
+    fn merging_again_changes_nothing_and_a_moved_command_replaces_ours() {
+        let once = merge_claude("", HOOK).unwrap().expect("a new file");
+        assert_eq!(once, claude_snippet(HOOK));
+        assert_eq!(merge_claude(&once, HOOK), Ok(None));
+        let moved = merge_claude(&once, "/opt/ask-popup claude-hook")
+            .unwrap()
+            .expect("changed");
+        let value: Value = serde_json::from_str(&moved).unwrap();
+        assert_eq!(
+            value["hooks"]["PreToolUse"],
+            json!([claude_hook_entry("/opt/ask-popup claude-hook")])
+        );
+    }
+
+    #[test]
+    fn a_file_it_cannot_read_as_settings_is_refused() {
+        assert!(matches!(
+            merge_claude("{ not json", HOOK),
+            Err(SetupError::NotJson(_))
+        ));
+        assert_eq!(
+            merge_claude("[]", HOOK),
+            Err(SetupError::Unexpected("the file"))
+        );
+        assert_eq!(
+            merge_claude(r#"{"hooks":[]}"#, HOOK),
+            Err(SetupError::Unexpected("hooks"))
+        );
+        assert_eq!(
+            merge_claude(r#"{"hooks":{"PreToolUse":{}}}"#, HOOK),
+            Err(SetupError::Unexpected("hooks.PreToolUse"))
+        );
+    }
+
+    #[test]
+    fn paths_become_one_shell_word() {
+        assert_eq!(shell_word("/usr/bin/ask-popup"), "/usr/bin/ask-popup");
+        assert_eq!(shell_word("/home/a b/ask-popup"), "'/home/a b/ask-popup'");
+        assert_eq!(shell_word("/it's"), "'/it'\\''s'");
+    }
+}
