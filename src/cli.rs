@@ -351,7 +351,11 @@ impl Zellij {
         let args = caller.pipe_args();
         for attempt in 1..=3 {
             thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
-            if let Some((_, out)) = self.call("cancel", &args, "withdraw", PIPE_TIMEOUT) {
+            let mut command = self.pipe("cancel", &args);
+            // In a process group of its own: Claude Code sends SIGKILL to the hook's whole group
+            // 1.5 s after SIGTERM, and the withdrawal must get through even so.
+            std::os::unix::process::CommandExt::process_group(&mut command, 0);
+            if let Some((_, out)) = run(command, "withdraw", PIPE_TIMEOUT) {
                 if ask::is_withdrawal(&out) {
                     break;
                 }
@@ -368,28 +372,33 @@ impl Zellij {
         payload: &str,
         limit: Duration,
     ) -> Option<(bool, Vec<u8>)> {
-        let mut command = self.pipe(name, args);
-        command.args(["--", payload]);
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .ok()?;
-        let stdout = read_in_background(&mut child);
-        let until = Instant::now() + limit;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) if Instant::now() < until => thread::sleep(POLL),
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return None;
-                }
-            }
-        };
-        Some((status.success(), stdout.recv().unwrap_or_default()))
+        run(self.pipe(name, args), payload, limit)
     }
+}
+
+/// Runs a `zellij pipe` command with `payload` as its argument and no stdin, for at most
+/// `limit`: whether it exited 0, and its stdout.
+fn run(mut command: Command, payload: &str, limit: Duration) -> Option<(bool, Vec<u8>)> {
+    command.args(["--", payload]);
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let stdout = read_in_background(&mut child);
+    let until = Instant::now() + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < until => thread::sleep(POLL),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    Some((status.success(), stdout.recv().unwrap_or_default()))
 }
 
 /// Reads a child's stdout to its end on a thread of its own.

@@ -3,6 +3,12 @@
 //! envelope becomes Claude Code's answer: `allow` with the answers filled in, `deny` with the
 //! envelope's text for a decline or a chat request, and nothing at all whenever the popup could
 //! not answer, so that Claude Code's own dialog asks instead and the question is never lost.
+//!
+//! Besides `answers` (question → answer), AskUserQuestion's input takes `annotations` (question →
+//! `{preview, notes}`), which Claude Code hands the model as `selected preview:` and `notes:` after
+//! the answer, and as `(no option selected) notes:` for a question with a note and no answer. The
+//! tool has no place for a note on the whole questionnaire, so the global note rides on the last
+//! question's notes as `global note: …`, as it ends the envelope's text.
 
 use crate::envelope::NO_INPUT;
 use serde_json::{json, Map, Value};
@@ -78,6 +84,10 @@ pub fn answer(call: &Call, envelope: &str) -> Option<String> {
         let mut updated = Map::new();
         updated.insert("questions".to_owned(), call.questions.clone());
         updated.insert("answers".to_owned(), Value::Object(answers(details)));
+        let annotations = annotations(call, details);
+        if !annotations.is_empty() {
+            updated.insert("annotations".to_owned(), Value::Object(annotations));
+        }
         json!({
             "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
@@ -132,4 +142,241 @@ fn answers(details: &Value) -> Map<String, Value> {
         answers.insert(question.to_owned(), Value::String(text));
     }
     answers
+}
+
+/// `{"<question>": {"preview": …, "notes": …}}` for the questions with a picked preview or a note
+/// (answered or not), in question order; the global note joins the last question's notes.
+fn annotations(call: &Call, details: &Value) -> Map<String, Value> {
+    let questions: Vec<&str> = call
+        .questions
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|q| q.get("question").and_then(Value::as_str))
+        .collect();
+    let mut notes: Vec<Option<String>> = vec![None; questions.len()];
+    let mut previews: Vec<Option<String>> = vec![None; questions.len()];
+    let entries = ["answers", "unansweredNotes"].iter().flat_map(|key| {
+        details
+            .get(*key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    });
+    for entry in entries {
+        let Some(i) = entry
+            .get("questionIndex")
+            .and_then(Value::as_u64)
+            .and_then(|i| usize::try_from(i).ok())
+            .filter(|i| *i < questions.len())
+        else {
+            continue;
+        };
+        if let Some(note) = ["notes", "note"]
+            .iter()
+            .find_map(|key| entry.get(*key).and_then(Value::as_str))
+        {
+            notes[i] = Some(note.to_owned());
+        }
+        if let Some(preview) = entry.get("preview").and_then(Value::as_str) {
+            previews[i] = Some(preview.to_owned());
+        }
+    }
+    if let (Some(global), Some(last)) = (
+        details.get("globalNote").and_then(Value::as_str),
+        notes.last_mut(),
+    ) {
+        let global = format!("global note: {global}");
+        *last = Some(match last.take() {
+            Some(note) => format!("{note}. {global}"),
+            None => global,
+        });
+    }
+    let mut annotations = Map::new();
+    for (i, question) in questions.iter().enumerate() {
+        let mut annotation = Map::new();
+        if let Some(preview) = previews[i].take() {
+            annotation.insert("preview".to_owned(), Value::String(preview));
+        }
+        if let Some(note) = notes[i].take() {
+            annotation.insert("notes".to_owned(), Value::String(note));
+        }
+        if !annotation.is_empty() {
+            annotations.insert((*question).to_owned(), Value::Object(annotation));
+        }
+    }
+    annotations
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::envelope::{self, Answer, ErrorCode, Outcome, Responses};
+    use crate::request;
+
+    const QUESTIONS: &str = r#"[{"question":"Which layout?","header":"Layout","options":[{"label":"Grid","description":"grid layout","preview":"+--+--+"},{"label":"List","description":"list layout"}],"multiSelect":false},{"question":"Which sizes?","header":"Sizes","options":[{"label":"S","description":"small"},{"label":"M","description":"medium"},{"label":"L","description":"large"}],"multiSelect":true}]"#;
+
+    fn hook_input(tool: &str) -> String {
+        format!(
+            r#"{{"session_id":"s","transcript_path":"/t","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"{tool}","tool_input":{{"questions":{QUESTIONS}}},"tool_use_id":"toolu_1"}}"#
+        )
+    }
+
+    fn call() -> Call {
+        read_input(hook_input(TOOL).as_bytes())
+            .expect("valid input")
+            .expect("AskUserQuestion")
+    }
+
+    /// The envelope the plugin writes for `outcome` of the hook's questions.
+    fn envelope_of(outcome: Outcome) -> String {
+        let questionnaire = request::parse(&call().payload).expect("valid questions");
+        envelope::outcome(&questionnaire, &outcome, Some("toolu_1"))
+    }
+
+    fn allow(updated: &str) -> String {
+        format!(
+            r#"{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{{"questions":{QUESTIONS},{updated}}}}}}}"#
+        ) + "\n"
+    }
+
+    fn deny(reason: &str) -> String {
+        format!(
+            r#"{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":{}}}}}"#,
+            serde_json::to_string(reason).unwrap()
+        ) + "\n"
+    }
+
+    fn responses(answers: [Option<Answer>; 2], notes: [&str; 2], global: &str) -> Responses {
+        Responses {
+            answers: answers.to_vec(),
+            notes: notes.iter().map(|n| n.to_string()).collect(),
+            global_note: global.to_owned(),
+        }
+    }
+
+    #[test]
+    fn the_hook_input_gives_the_questions_back_and_the_popups_questionnaire() {
+        let call = call();
+        assert_eq!(call.tool_use_id.as_deref(), Some("toolu_1"));
+        assert_eq!(
+            call.questions,
+            serde_json::from_str::<Value>(QUESTIONS).unwrap()
+        );
+        assert_eq!(call.payload, format!(r#"{{"questions":{QUESTIONS}}}"#));
+    }
+
+    #[test]
+    fn other_tools_are_left_alone_and_bad_input_is_an_error() {
+        assert_eq!(read_input(hook_input("Bash").as_bytes()), Ok(None));
+        assert!(matches!(
+            read_input(b"not json"),
+            Err(HookInputError::NotJson(_))
+        ));
+        assert!(matches!(
+            read_input(b"[1]"),
+            Err(HookInputError::NotJson(_))
+        ));
+        assert_eq!(
+            read_input(br#"{"tool_name":"AskUserQuestion","tool_input":{}}"#),
+            Err(HookInputError::NoQuestions)
+        );
+    }
+
+    #[test]
+    fn every_envelope_maps_to_its_hook_output() {
+        let picked_grid = Some(Answer::Option(0));
+        let sizes = Some(Answer::Multi {
+            ticked: vec![0, 2],
+            text: Some("XL too".to_owned()),
+        });
+        let cases: Vec<(&str, String, Option<String>)> = vec![
+            (
+                "a pick",
+                envelope_of(Outcome::Submitted(responses([Some(Answer::Option(1)), None], ["", ""], ""))),
+                Some(allow(r#""answers":{"Which layout?":"List"}"#)),
+            ),
+            (
+                "a pick with a preview, a multi-select with typed text",
+                envelope_of(Outcome::Submitted(responses([picked_grid.clone(), sizes.clone()], ["", ""], ""))),
+                Some(allow(
+                    r#""answers":{"Which layout?":"Grid","Which sizes?":"S, L, XL too"},"annotations":{"Which layout?":{"preview":"+--+--+"}}"#,
+                )),
+            ),
+            (
+                "typed text, a note on it and a note on an unanswered question",
+                envelope_of(Outcome::Submitted(responses(
+                    [Some(Answer::Custom("Masonry, \"tight\"".to_owned())), None],
+                    ["no gaps", "whatever fits"],
+                    "",
+                ))),
+                Some(allow(
+                    r#""answers":{"Which layout?":"Masonry, \"tight\""},"annotations":{"Which layout?":{"notes":"no gaps"},"Which sizes?":{"notes":"whatever fits"}}"#,
+                )),
+            ),
+            (
+                "a global note joins the last question's notes",
+                envelope_of(Outcome::Submitted(responses([picked_grid.clone(), sizes], ["", "most sold"], "ship friday"))),
+                Some(allow(
+                    r#""answers":{"Which layout?":"Grid","Which sizes?":"S, L, XL too"},"annotations":{"Which layout?":{"preview":"+--+--+"},"Which sizes?":{"notes":"most sold. global note: ship friday"}}"#,
+                )),
+            ),
+            (
+                "an empty typed answer",
+                envelope_of(Outcome::Submitted(responses([Some(Answer::Custom(String::new())), None], ["", ""], ""))),
+                Some(allow(r#""answers":{"Which layout?":"(no input)"}"#)),
+            ),
+            (
+                "a decline",
+                envelope_of(Outcome::Declined(responses([picked_grid.clone(), None], ["", ""], ""))),
+                Some(deny(envelope::DECLINED_TEXT)),
+            ),
+            (
+                "a submission with nothing reads as a decline",
+                envelope_of(Outcome::Submitted(Responses::empty(2))),
+                Some(deny(envelope::DECLINED_TEXT)),
+            ),
+            (
+                "chat",
+                envelope_of(Outcome::ChatRequested {
+                    question: 1,
+                    responses: responses([picked_grid.clone(), None], ["", ""], ""),
+                }),
+                Some(deny(
+                    "User picked \"Chat about this\" on question 2: \"Which sizes?\". \"Which layout?\"=\"Grid\". selected preview: +--+--+.",
+                )),
+            ),
+            (
+                "timed out",
+                envelope_of(Outcome::TimedOut(responses([picked_grid, None], ["", ""], ""))),
+                None,
+            ),
+        ];
+        for (what, envelope, expected) in cases {
+            assert_eq!(answer(&call(), &envelope), expected, "{what}: {envelope}");
+        }
+    }
+
+    #[test]
+    fn whenever_the_popup_could_not_answer_the_hook_prints_nothing() {
+        let codes = [
+            ErrorCode::Dismissed,
+            ErrorCode::Superseded,
+            ErrorCode::Aborted,
+            ErrorCode::Busy,
+            ErrorCode::NoUi,
+            ErrorCode::ZellijNotFound,
+            ErrorCode::NoReply,
+        ];
+        for code in codes {
+            assert_eq!(
+                answer(&call(), &envelope::host_error(code, None)),
+                None,
+                "{code:?}"
+            );
+        }
+        let rejected = request::parse("{}").expect_err("no questions");
+        assert_eq!(answer(&call(), &envelope::rejection(&rejected, None)), None);
+        assert_eq!(answer(&call(), "not json"), None);
+    }
 }
