@@ -12,23 +12,24 @@ if ! command -v npm >/dev/null 2>&1; then
     exit 1
 fi
 
-# name, npm package, version, the executable it installs
-agents=(
-    "claude-code @anthropic-ai/claude-code 2.1.328 claude"
-)
-
-for line in "${agents[@]}"; do
-    read -r name package version bin <<<"$line"
+# scripts/agents.txt: name, npm package, version, the executable it installs.
+while read -r name package version bin; do
+    case $name in '' | '#'*) continue ;; esac
     dir="$cache/$name-$version"
-    if [ -x "$dir/node_modules/.bin/$bin" ]; then
+    if "$dir/node_modules/.bin/$bin" --version </dev/null >/dev/null 2>&1; then
         echo "$name: $version"
         continue
     fi
     echo "$name $version not found: installing $package@$version from npm" >&2
     rm -rf "$dir.tmp"
     mkdir -p "$dir.tmp"
-    npm install --prefix "$dir.tmp" --no-audit --no-fund --save-exact "$package@$version" >&2
+    npm install --prefix "$dir.tmp" --no-audit --no-fund --save-exact "$package@$version" </dev/null >&2
     rm -rf "$dir"
     mv "$dir.tmp" "$dir"
+    # An install whose scripts did not run leaves a stub that only prints an error.
+    if ! "$dir/node_modules/.bin/$bin" --version </dev/null >/dev/null 2>&1; then
+        echo "$package@$version installed but \`$bin --version\` fails; see $dir" >&2
+        exit 1
+    fi
     echo "$name: installed $version"
-done
+done <"$(dirname "$0")/agents.txt"

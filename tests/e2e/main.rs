@@ -5,10 +5,12 @@
 //! fails (never skips) with how to get whichever is missing.
 
 mod agents;
+mod claude;
 mod command;
 mod dialog;
 mod harness;
 mod hosting;
+mod model;
 
 use ask_popup::envelope::{self, Outcome, Responses};
 use ask_popup::request;

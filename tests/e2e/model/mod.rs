@@ -205,7 +205,7 @@ fn write_response(writer: &mut TcpStream, response: Response) -> std::io::Result
             (200, "text/event-stream", body)
         }
         Response::Json(value) => (200, "application/json", value.to_string()),
-        Response::Status(status) => (status, "application/json", "{}".to_owned()),
+        Response::Status(status) => (status, "application/json", String::new()),
     };
     let head = format!(
         "HTTP/1.1 {status} {}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-cache\r\nConnection: keep-alive\r\n\r\n",

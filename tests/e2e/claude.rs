@@ -1,0 +1,340 @@
+//! End to end with the real Claude Code: its model replaced by a scripted Anthropic server that
+//! asks for `AskUserQuestion`, its `PreToolUse` hook installed by `ask-popup setup claude
+//! --write`, and the user answering in the popup. What the model gets back is read from the
+//! next request Claude Code sends.
+
+use crate::agents::{
+    marked, new_pane, pane_title, shell_quote, status, wait_for_title, zellij_on_path,
+};
+use crate::command::command;
+use crate::harness::{agent_bin, Zellij};
+use crate::model::{anthropic, ModelServer};
+use crate::ANSWER;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// A key for the scripted server; Claude Code remembers its last 20 characters as approved.
+const API_KEY: &str = "sk-ant-api03-scripted-model-0123456789ABCDEFGHIJ";
+
+const DATABASE: &str = "Which database?";
+const FEATURES: &str = "Which features?";
+const NAME: &str = "What should the service be called?";
+const LANGUAGE: &str = "Which language?";
+
+fn question(text: &str, header: &str, labels: &[&str], multi: bool) -> Value {
+    let options: Vec<Value> = labels
+        .iter()
+        .map(|l| json!({"label": l, "description": format!("{l}, described")}))
+        .collect();
+    json!({"question": text, "header": header, "options": options, "multiSelect": multi})
+}
+
+fn database() -> Value {
+    question(DATABASE, "DB", &["Postgres", "SQLite"], false)
+}
+
+/// Claude Code running in a pane of `zellij`, asking `questions` as soon as it starts.
+struct Claude {
+    name: String,
+    pane: u32,
+    model: ModelServer,
+}
+
+impl Claude {
+    fn start(zellij: &Zellij, name: &str, questions: Value) -> Claude {
+        let model = ModelServer::start(anthropic::calling(
+            "AskUserQuestion",
+            json!({ "questions": questions }),
+        ));
+        let dir = zellij.scratch().join(name);
+        let home = dir.join("home");
+        let project = dir.join("project");
+        for d in [&home, &project] {
+            std::fs::create_dir_all(d).expect("create Claude Code's dirs");
+        }
+        let project = project.canonicalize().expect("the project's path");
+        // No onboarding, no API-key question, the project trusted.
+        let approved = &API_KEY[API_KEY.len() - 20..];
+        let state = json!({
+            "hasCompletedOnboarding": true,
+            "customApiKeyResponses": {"approved": [approved], "rejected": []},
+            "projects": {project.to_string_lossy(): {"hasTrustDialogAccepted": true}},
+        });
+        std::fs::write(home.join(".claude.json"), state.to_string()).expect("seed .claude.json");
+        // The hook, installed as a user installs it.
+        let setup = Command::new(command())
+            .args(["setup", "claude", "--write"])
+            .env("HOME", &home)
+            .output()
+            .expect("run ask-popup setup claude --write");
+        assert!(setup.status.success(), "setup claude --write: {setup:?}");
+
+        let line = format!(
+            "cd {project} && exec env -u TMUX -u TMUX_PANE {path}HOME={home} \
+             ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY={API_KEY} \
+             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 {claude} 'Ask me.'",
+            project = shell_quote(&project.to_string_lossy()),
+            path = zellij_on_path(),
+            home = shell_quote(&home.to_string_lossy()),
+            url = model.url(),
+            claude = shell_quote(&agent_bin("claude-code").to_string_lossy()),
+        );
+        let pane = new_pane(zellij, name, &line);
+        Claude {
+            name: name.to_owned(),
+            pane,
+            model,
+        }
+    }
+
+    /// The tool result Claude Code sent its model: `(text, is_error)`.
+    fn tool_result(&self, zellij: &Zellij) -> (String, bool) {
+        self.model
+            .wait_for("the tool result", ANSWER, anthropic::tool_result, || {
+                zellij.screen()
+            })
+    }
+
+    /// Waits until the popup shows this Claude's question.
+    fn asked(&self, zellij: &Zellij, question: &str) {
+        zellij.wait_for_screen(&format!("{}'s question", self.name), ANSWER, |s| {
+            s.contains("claude asks") && s.contains(question)
+        });
+    }
+}
+
+/// The settings `ask-popup setup claude --write` wrote for Claude Code.
+fn settings(home: &Path) -> Value {
+    let text = std::fs::read_to_string(home.join(".claude/settings.json")).expect("settings.json");
+    serde_json::from_str(&text).expect("settings.json is JSON")
+}
+
+#[test]
+fn claude_code_gets_a_single_pick_from_the_popup() {
+    let zellij = Zellij::start();
+    let claude = Claude::start(&zellij, "claude-one", json!([database()]));
+    let hooks = settings(&zellij.scratch().join("claude-one/home"));
+    assert_eq!(
+        hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        format!("{} claude-hook", command().display())
+    );
+    claude.asked(&zellij, DATABASE);
+    // The asking pane is marked while it waits.
+    wait_for_title(&zellij, claude.pane, &marked("claude-one"));
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    zellij.send_keys(&["Enter"]);
+    assert_eq!(
+        claude.tool_result(&zellij),
+        (
+            format!(
+                "Your questions have been answered: \"{DATABASE}\"=\"SQLite\". You can now continue \
+                 with these answers in mind."
+            ),
+            false
+        )
+    );
+    wait_for_title(&zellij, claude.pane, "claude-one");
+}
+
+#[test]
+fn claude_code_gets_a_multi_select_and_a_typed_answer() {
+    let zellij = Zellij::start();
+    let questions = json!([
+        question(
+            FEATURES,
+            "Features",
+            &["Invoices", "Refunds", "Reports"],
+            true
+        ),
+        question(NAME, "Name", &["billing", "payments"], false),
+    ]);
+    let claude = Claude::start(&zellij, "claude-two", questions);
+    claude.asked(&zellij, FEATURES);
+    zellij.send_keys(&["Space"]);
+    zellij.wait_for_screen("Invoices ticked", ANSWER, |s| s.contains("[✔] Invoices"));
+    zellij.send_keys(&["Down"]);
+    zellij.send_keys(&["Down"]);
+    zellij.send_keys(&["Space"]);
+    zellij.wait_for_screen("Reports ticked", ANSWER, |s| s.contains("[✔] Reports"));
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("typing", ANSWER, |s| s.contains("Esc stop typing"));
+    zellij.write_chars("Audit log");
+    zellij.wait_for_screen("the typed text", ANSWER, |s| s.contains("Audit log"));
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("Next focused", ANSWER, |s| s.contains("❯ Next"));
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the second question", ANSWER, |s| s.contains(NAME));
+    zellij.send_keys(&["3"]);
+    zellij.wait_for_screen("typing", ANSWER, |s| s.contains("Esc stop typing"));
+    zellij.write_chars("ledger");
+    zellij.wait_for_screen("the typed name", ANSWER, |s| s.contains("ledger"));
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the review", ANSWER, |s| {
+        s.contains("Review your answers") && s.contains("❯ 1. Submit answers")
+    });
+    zellij.send_keys(&["Enter"]);
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(!is_error, "{text}");
+    for answer in [
+        format!("\"{FEATURES}\"=\"Invoices, Reports, Audit log\""),
+        format!("\"{NAME}\"=\"ledger\""),
+    ] {
+        assert!(text.contains(&answer), "{answer} not in {text:?}");
+    }
+}
+
+#[test]
+fn claude_code_gets_the_users_note_with_the_answer() {
+    let zellij = Zellij::start();
+    let claude = Claude::start(&zellij, "claude-note", json!([database()]));
+    claude.asked(&zellij, DATABASE);
+    zellij.send_keys(&["n"]);
+    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
+    zellij.write_chars("one file per tenant");
+    zellij.wait_for_screen("the note", ANSWER, |s| s.contains("one file per tenant"));
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the note saved", ANSWER, |s| {
+        s.contains("notes: one file per tenant")
+    });
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    zellij.send_keys(&["Enter"]);
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(!is_error, "{text}");
+    assert!(
+        text.contains(&format!(
+            "\"{DATABASE}\"=\"SQLite\" notes: one file per tenant"
+        )),
+        "{text:?}"
+    );
+}
+
+#[test]
+fn claude_code_gets_a_decline_as_the_denial() {
+    let zellij = Zellij::start();
+    let claude = Claude::start(&zellij, "claude-no", json!([database()]));
+    claude.asked(&zellij, DATABASE);
+    zellij.send_keys(&["Esc"]);
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(is_error, "a denial: {text}");
+    assert!(
+        text.ends_with(ask_popup::envelope::DECLINED_TEXT),
+        "{text:?}"
+    );
+}
+
+#[test]
+fn claude_code_gets_chat_about_this_as_the_denial() {
+    let zellij = Zellij::start();
+    let claude = Claude::start(&zellij, "claude-chat", json!([database()]));
+    claude.asked(&zellij, DATABASE);
+    zellij.send_keys(&["4"]);
+    zellij.wait_for_screen("Chat about this focused", ANSWER, |s| {
+        s.contains("❯ 4. Chat about this")
+    });
+    zellij.send_keys(&["Enter"]);
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(is_error, "a denial: {text}");
+    assert!(
+        text.ends_with(&format!(
+            "User picked \"Chat about this\" on question 1: \"{DATABASE}\"."
+        )),
+        "{text:?}"
+    );
+}
+
+#[test]
+fn closing_the_popup_hands_the_question_to_claude_codes_own_dialog() {
+    let zellij = Zellij::start();
+    let claude = Claude::start(&zellij, "claude-own", json!([database()]));
+    claude.asked(&zellij, DATABASE);
+    let popup = zellij.plugin_pane(ANSWER);
+    let out = zellij.action(&["close-pane", "--pane-id", &popup]);
+    assert!(out.status.success(), "close-pane: {out:?}");
+    // The hook gave no answer: Claude Code asks in its own pane, nothing was sent to the model.
+    zellij.wait_for_screen("Claude Code's own dialog", ANSWER, |s| {
+        s.contains(DATABASE) && s.contains("Enter to select") && !s.contains("claude asks")
+    });
+    assert_eq!(anthropic::tool_result(&claude.model.requests()), None);
+    // The mark is gone (the plugin closed with its pane, so the title is Claude Code's own).
+    let until = zellij.until(ANSWER);
+    while pane_title(&zellij, claude.pane).is_none_or(|t| t.starts_with(&marked(""))) {
+        assert!(std::time::Instant::now() < until, "the mark stayed");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn interrupting_claude_code_takes_its_question_out_of_the_popup() {
+    let zellij = Zellij::start();
+    let claude = Claude::start(&zellij, "claude-esc", json!([database()]));
+    claude.asked(&zellij, DATABASE);
+    wait_for_title(&zellij, claude.pane, &marked("claude-esc"));
+    // The user interrupts Claude Code in its own pane: Esc, as its footer says.
+    let out = zellij.action(&[
+        "write",
+        "--pane-id",
+        &format!("terminal_{}", claude.pane),
+        "27",
+    ]);
+    assert!(
+        out.status.success(),
+        "write Esc to Claude Code's pane: {out:?}"
+    );
+    let until = zellij.until(ANSWER);
+    while status(&zellij)["pending"] != json!([]) {
+        assert!(
+            std::time::Instant::now() < until,
+            "the question stayed in the popup: {}\n{}",
+            status(&zellij),
+            zellij.screen()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    wait_for_title(&zellij, claude.pane, "claude-esc");
+    zellij.wait_for_screen("Claude Code stopped", ANSWER, |s| {
+        s.contains("Declined to answer")
+    });
+}
+
+#[test]
+fn two_claude_code_panes_asking_at_once_each_get_their_own_answer() {
+    let zellij = Zellij::start();
+    let first = Claude::start(&zellij, "claude-a", json!([database()]));
+    let second = Claude::start(
+        &zellij,
+        "claude-b",
+        json!([question(LANGUAGE, "Lang", &["Rust", "Go"], false)]),
+    );
+    wait_for_title(&zellij, first.pane, &marked("claude-a"));
+    wait_for_title(&zellij, second.pane, &marked("claude-b"));
+    // Whichever shows first: SQLite for the database, Go for the language.
+    for _ in 0..2 {
+        let screen = zellij.wait_for_screen("a question", ANSWER, |s| {
+            s.contains("claude asks") && (s.contains(DATABASE) || s.contains(LANGUAGE))
+        });
+        let target = if screen.contains(DATABASE) {
+            "❯ 2. SQLite"
+        } else {
+            "❯ 2. Go"
+        };
+        zellij.send_keys(&["Down"]);
+        zellij.wait_for_screen("the second option", ANSWER, |s| s.contains(target));
+        zellij.send_keys(&["Enter"]);
+        zellij.wait_for_screen("the answered question gone", ANSWER, |s| {
+            !s.contains(target)
+        });
+    }
+    let (text, _) = first.tool_result(&zellij);
+    assert!(
+        text.contains(&format!("\"{DATABASE}\"=\"SQLite\"")),
+        "{text:?}"
+    );
+    let (text, _) = second.tool_result(&zellij);
+    assert!(text.contains(&format!("\"{LANGUAGE}\"=\"Go\"")), "{text:?}");
+    wait_for_title(&zellij, first.pane, "claude-a");
+    wait_for_title(&zellij, second.pane, "claude-b");
+}
