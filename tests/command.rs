@@ -1,0 +1,115 @@
+//! The `ask-popup` command as a process, where no Zellij is needed: the Claude Code hook's
+//! answers when it has nothing to do, and `setup claude` on a real settings file.
+
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn ask_popup(args: &[&str], home: Option<&Path>, stdin: &str) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ask-popup"));
+    command.args(args);
+    for var in ["ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"] {
+        command.env_remove(var);
+    }
+    if let Some(home) = home {
+        command.env("HOME", home);
+    }
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run ask-popup");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("ask-popup's output")
+}
+
+fn hook_input(tool: &str) -> String {
+    json!({
+        "session_id": "s",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": {"questions": [{"question": "Which database?", "header": "DB",
+            "options": [{"label": "Postgres", "description": "x"}, {"label": "SQLite", "description": "y"}],
+            "multiSelect": false}]},
+        "tool_use_id": "toolu_1",
+    })
+    .to_string()
+}
+
+#[test]
+fn the_claude_hook_prints_nothing_when_it_has_nothing_to_answer() {
+    let cases = [
+        ("another tool", hook_input("Bash"), false),
+        (
+            "outside Zellij, Claude Code asks itself",
+            hook_input("AskUserQuestion"),
+            false,
+        ),
+        ("malformed input", "{not json".to_owned(), true),
+        (
+            "questions the popup cannot show",
+            hook_input("AskUserQuestion").replace("SQLite", "Postgres"),
+            true,
+        ),
+    ];
+    for (what, input, says_why) in cases {
+        let out = ask_popup(&["claude-hook"], None, &input);
+        assert_eq!(out.status.code(), Some(0), "{what}");
+        assert!(out.stdout.is_empty(), "{what}: {:?}", out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.lines().count(),
+            usize::from(says_why),
+            "{what}: {stderr:?}"
+        );
+    }
+}
+
+#[test]
+fn setup_claude_prints_the_hook_and_write_merges_it_keeping_a_backup() {
+    let home = std::env::temp_dir().join(format!("ask-popup-setup-{}", std::process::id()));
+    let settings = home.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let hook = format!("{} claude-hook", env!("CARGO_BIN_EXE_ask-popup"));
+
+    let printed = ask_popup(&["setup", "claude"], Some(&home), "");
+    assert!(printed.status.success());
+    let printed: Value = serde_json::from_slice(&printed.stdout).expect("the snippet is JSON");
+    assert_eq!(
+        printed["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        hook
+    );
+    assert!(!settings.exists(), "printing wrote nothing");
+
+    let mine = r#"{"model": "opus", "hooks": {"Stop": []}}"#;
+    std::fs::write(&settings, mine).unwrap();
+    let out = ask_popup(&["setup", "claude", "--write"], Some(&home), "");
+    assert!(out.status.success(), "{out:?}");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(written["model"], "opus");
+    assert_eq!(written["hooks"]["Stop"], json!([]));
+    assert_eq!(
+        written["hooks"]["PreToolUse"],
+        printed["hooks"]["PreToolUse"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(settings.with_extension("json.bak")).unwrap(),
+        mine
+    );
+
+    // A file it cannot parse is left as it is.
+    std::fs::write(&settings, "{ broken").unwrap();
+    let out = ask_popup(&["setup", "claude", "--write"], Some(&home), "");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ broken");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("left"));
+    let _ = std::fs::remove_dir_all(&home);
+}
