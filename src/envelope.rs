@@ -18,6 +18,7 @@ pub const ABORTED_TEXT: &str = "The question was withdrawn by the agent before t
 pub const BUSY_TEXT: &str = "Too many questions are waiting in the popup right now, so this one was not shown. The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry later.";
 pub const NO_UI_TEXT: &str = "Error: UI not available (not running inside Zellij, so nobody can see the questions). Ask the questions as plain chat text instead.";
 pub const ZELLIJ_NOT_FOUND_TEXT: &str = "Error: zellij is not installed or not on PATH, so the questions cannot be shown. Ask the questions as plain chat text instead.";
+pub const NO_CUSTOM_UI_TEXT: &str = "Error: this agent can show no dialog (it has no select or input prompts), so nobody can see the questions. Ask the questions as plain chat text instead.";
 pub const NO_REPLY_TEXT: &str = "Error: no reply from ask-popup (the Zellij session may have ended, or the plugin is not loaded). The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry.";
 
 /// Every `error` code an envelope can carry: validation, the timer, the host, and the agent's
@@ -42,6 +43,7 @@ pub enum ErrorCode {
     Aborted,
     Busy,
     NoUi,
+    NoCustomUi,
     ZellijNotFound,
     NoReply,
 }
@@ -68,6 +70,7 @@ impl ErrorCode {
             Aborted => "aborted",
             Busy => "busy",
             NoUi => "no_ui",
+            NoCustomUi => "no_custom_ui",
             ZellijNotFound => "zellij_not_found",
             NoReply => "no_reply",
         }
@@ -348,6 +351,7 @@ pub fn host_text(code: ErrorCode) -> &'static str {
         ErrorCode::Busy => BUSY_TEXT,
         ErrorCode::TimedOut => TIMED_OUT_TEXT,
         ErrorCode::NoUi => NO_UI_TEXT,
+        ErrorCode::NoCustomUi => NO_CUSTOM_UI_TEXT,
         ErrorCode::ZellijNotFound => ZELLIJ_NOT_FOUND_TEXT,
         ErrorCode::NoReply => NO_REPLY_TEXT,
         _ => DISMISSED_TEXT,

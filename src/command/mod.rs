@@ -7,3 +7,4 @@
 pub mod ask;
 pub mod claude;
 pub mod setup;
+pub mod tool;

@@ -1,0 +1,170 @@
+//! The `ask_user_question` tool as agents declare it to their model: its name, the description
+//! written for the model, and its parameters as JSON Schema, built from the validator's own
+//! limits. The MCP server serves these, and the Pi extension's TypeBox schema, description and
+//! texts are checked against `pi_shared()` (written to `integrations/pi/src/shared.json`).
+
+use crate::envelope::{self, ErrorCode};
+use crate::request::{
+    RequestError, CHAT_LABEL, FREEFORM_LABEL, MAX_HEADER_CHARS, MAX_LABEL_CHARS, MAX_OPTIONS,
+    MAX_QUESTIONS, MIN_OPTIONS, MIN_TIMEOUT_MS, RESERVED_LABELS,
+};
+use serde_json::{json, Value};
+
+/// The tool's name, in every agent.
+pub const NAME: &str = "ask_user_question";
+
+/// What the model reads about the tool.
+pub const DESCRIPTION: &str = "Ask the user 1-4 structured questions in a dialog and wait for the answers. Use it when you need the user's decision before going on: choosing between approaches, confirming an assumption, settling a requirement you would otherwise guess.\n\nEach question has a short header (at most 16 characters) and 2-4 options, each with a label (1-5 words, at most 60 characters) and a description of what it means or costs. The dialog adds a free-text row (\"Type something.\") and a \"Chat about this\" row to every question itself, so never add an \"Other\" option. Set multiSelect when the choices are not exclusive. An option of a single-select question may carry a markdown preview (a mockup, a code sample, a diff) for the user to compare. Set timeout (milliseconds) only when an answer is useless after a while.\n\nThe result's text says what the user chose, with any notes they left. If it says the user picked \"Chat about this\", stop: ask in plain chat what they want to clarify, and wait for their reply before going on. If it says the user declined, do not ask the same questions again; go on without those answers or ask what they prefer. A timeout, a closed popup or an error is not a decline: the user may not have seen the questions, so ask them as plain chat text instead or retry.";
+
+/// The tool's parameters as JSON Schema: the seed schema with the validator's limits.
+pub fn parameters() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "questions": {
+                "type": "array",
+                "description": "The questions to ask, 1 to 4",
+                "minItems": 1,
+                "maxItems": MAX_QUESTIONS,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "question": {
+                            "type": "string",
+                            "description": "The complete question, ending with a question mark",
+                        },
+                        "header": {
+                            "type": "string",
+                            "description": "A very short label shown as the question's tab",
+                            "maxLength": MAX_HEADER_CHARS,
+                        },
+                        "options": {
+                            "type": "array",
+                            "description": "The choices, 2 to 4; the dialog adds a free-text row and \"Chat about this\" itself",
+                            "minItems": MIN_OPTIONS,
+                            "maxItems": MAX_OPTIONS,
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "label": {
+                                        "type": "string",
+                                        "description": "The choice, 1 to 5 words",
+                                        "maxLength": MAX_LABEL_CHARS,
+                                    },
+                                    "description": {
+                                        "type": "string",
+                                        "description": "What the choice means or its trade-off",
+                                    },
+                                    "preview": {
+                                        "type": "string",
+                                        "description": "Markdown shown beside the options when this one is focused (single-select questions only)",
+                                    },
+                                },
+                                "required": ["label", "description"],
+                            },
+                        },
+                        "multiSelect": {
+                            "type": "boolean",
+                            "description": "Let the user pick several options (default false)",
+                        },
+                    },
+                    "required": ["question", "header", "options"],
+                },
+            },
+            "timeout": {
+                "type": "integer",
+                "description": "Milliseconds before the dialog gives up (at least 1000); leave it out to wait until the user answers",
+                "minimum": MIN_TIMEOUT_MS,
+            },
+        },
+        "required": ["questions"],
+    })
+}
+
+/// The codes and texts an integration that cannot run the command (Pi's own dialogs, outside
+/// Zellij) needs to answer exactly as the plugin does, and the tool as the model sees it.
+pub fn pi_shared() -> Value {
+    let static_error =
+        |error: RequestError| json!({ "code": error.code().as_str(), "text": error.to_string() });
+    json!({
+        "name": NAME,
+        "description": DESCRIPTION,
+        "parameters": parameters(),
+        "limits": {
+            "maxQuestions": MAX_QUESTIONS,
+            "minOptions": MIN_OPTIONS,
+            "maxOptions": MAX_OPTIONS,
+            "maxHeaderChars": MAX_HEADER_CHARS,
+            "maxLabelChars": MAX_LABEL_CHARS,
+            "minTimeoutMs": MIN_TIMEOUT_MS,
+        },
+        "labels": {
+            "reserved": RESERVED_LABELS,
+            "freeform": FREEFORM_LABEL,
+            "chat": CHAT_LABEL,
+        },
+        "errors": {
+            "noQuestions": static_error(RequestError::NoQuestions),
+            "tooManyQuestions": static_error(RequestError::TooManyQuestions),
+            "duplicateQuestion": static_error(RequestError::DuplicateQuestion),
+            "emptyOptions": static_error(RequestError::EmptyOptions),
+            "reservedLabel": static_error(RequestError::ReservedLabel),
+            "duplicateOptionLabel": static_error(RequestError::DuplicateOptionLabel),
+            "noUi": { "code": ErrorCode::NoUi.as_str(), "text": envelope::NO_UI_TEXT },
+            "noCustomUi": { "code": ErrorCode::NoCustomUi.as_str(), "text": envelope::NO_CUSTOM_UI_TEXT },
+            "timedOut": { "code": ErrorCode::TimedOut.as_str(), "text": envelope::TIMED_OUT_TEXT },
+        },
+        "texts": {
+            "answeredPrefix": envelope::ANSWERED_PREFIX,
+            "answeredSuffix": envelope::ANSWERED_SUFFIX,
+            "declined": envelope::DECLINED_TEXT,
+            "noInput": envelope::NO_INPUT,
+        },
+    })
+}
+
+/// `pi_shared()` as the file the Pi extension reads: pretty JSON and a final newline.
+pub fn pi_shared_file() -> String {
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(&pi_shared()).unwrap_or_default()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schemas_limits_are_the_validators() {
+        let p = parameters();
+        let questions = &p["properties"]["questions"];
+        assert_eq!(questions["maxItems"], MAX_QUESTIONS);
+        let question = &questions["items"]["properties"];
+        assert_eq!(question["header"]["maxLength"], MAX_HEADER_CHARS);
+        assert_eq!(question["options"]["minItems"], MIN_OPTIONS);
+        assert_eq!(question["options"]["maxItems"], MAX_OPTIONS);
+        assert_eq!(
+            question["options"]["items"]["properties"]["label"]["maxLength"],
+            MAX_LABEL_CHARS
+        );
+        assert_eq!(p["properties"]["timeout"]["minimum"], MIN_TIMEOUT_MS);
+    }
+
+    #[test]
+    fn the_pi_extensions_shared_file_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("integrations/pi/src/shared.json");
+        let expected = pi_shared_file();
+        if std::env::var_os("ASK_POPUP_WRITE_SHARED").is_some() {
+            std::fs::write(&path, &expected).expect("write shared.json");
+        }
+        let actual = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            actual == expected,
+            "{} is not what the library says; write it anew with \
+             `ASK_POPUP_WRITE_SHARED=1 cargo test --lib shared_file`",
+            path.display()
+        );
+    }
+}
