@@ -344,7 +344,12 @@ fn a_request_that_would_pass_the_pending_limit_is_busy() {
     };
     let mut n = 0;
     while b.held_bytes() + 900_000 <= MAX_PENDING_BYTES {
-        let fx = b.pipe(cli(&format!("p{n}"), Some(&big(&format!("Q{n}?"))), &[]));
+        let id = format!("i{n}");
+        let fx = b.pipe(cli(
+            &format!("p{n}"),
+            Some(&big(&format!("Q{n}?"))),
+            &[("id", &id)],
+        ));
         assert!(replies(&fx).is_empty());
         n += 1;
     }
@@ -359,6 +364,16 @@ fn a_request_that_would_pass_the_pending_limit_is_busy() {
         .starts_with("Too many questions are waiting in the popup right now"));
     assert_eq!(b.pending_count(), n);
     assert!(b.held_bytes() <= MAX_PENDING_BYTES);
+    // The same caller asking again with the id of a waiting request replaces it, so it is not
+    // busy (an agent whose call Zellij dropped asks again so).
+    let fx = b.pipe(cli("p0-again", Some(&big("Q0?")), &[("id", "i0")]));
+    let r = replies(&fx);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(
+        (r[0].0.as_str(), &r[0].1["details"]["error"]),
+        ("p0", &json!("superseded"))
+    );
+    assert_eq!(b.pending_count(), n);
     // Once some are answered there is room again.
     settle(&mut b);
     b.input(Input::Key(Key::Esc));

@@ -70,7 +70,17 @@ impl Broker {
         // A stdin line ends with its line break; a piece without one is the whole input (the
         // pipe's argument, or stdin's last line): nothing more will come for it.
         let last_piece = !payload.ends_with('\n');
-        let held = self.held_bytes();
+        // A request asked again with its id (an agent whose call Zellij dropped) takes its
+        // earlier self's place: only the difference counts.
+        let replaced = request_id.map_or(0, |id| {
+            let caller = Caller::of(args);
+            self.pending
+                .iter()
+                .filter(|r| r.caller == caller && r.request_id.as_deref() == Some(id))
+                .map(|r| r.bytes)
+                .sum::<usize>()
+        });
+        let held = self.held_bytes().saturating_sub(replaced);
         let now = self.now_ms;
         let partial = self
             .arrivals
