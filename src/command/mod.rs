@@ -6,5 +6,6 @@
 
 pub mod ask;
 pub mod claude;
+pub mod mcp;
 pub mod setup;
 pub mod tool;
