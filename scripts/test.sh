@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 bash scripts/ensure-tools.sh
-# The real agents the integration tests run (Claude Code), at pinned versions.
+# The real agents the integration tests run (Claude Code, Pi), at pinned versions.
 bash scripts/ensure-agents.sh
 # The plugin the e2e tests load: built and shrunk as it ships.
 bash scripts/build-plugin.sh

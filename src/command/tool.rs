@@ -114,6 +114,15 @@ pub fn pi_shared() -> Value {
             "noCustomUi": { "code": ErrorCode::NoCustomUi.as_str(), "text": envelope::NO_CUSTOM_UI_TEXT },
             "timedOut": { "code": ErrorCode::TimedOut.as_str(), "text": envelope::TIMED_OUT_TEXT },
         },
+        // The endings after which the integration's own dialogs ask instead: the popup could
+        // not reach the user (the request was never seen, or the popup was closed).
+        "popupUnavailable": [
+            ErrorCode::NoUi.as_str(),
+            ErrorCode::ZellijNotFound.as_str(),
+            ErrorCode::NoReply.as_str(),
+            ErrorCode::Dismissed.as_str(),
+            ErrorCode::Busy.as_str(),
+        ],
         "texts": {
             "answeredPrefix": envelope::ANSWERED_PREFIX,
             "answeredSuffix": envelope::ANSWERED_SUFFIX,

@@ -714,7 +714,12 @@ impl Zellij {
     /// `send_keys` without waiting for keys to count.
     pub fn send_keys_at_once(&self, keys: &[&str]) {
         let pane = self.plugin_pane(Duration::from_secs(10));
-        let mut args = vec!["send-keys", "--pane-id", &pane];
+        self.send_keys_to(&pane, keys);
+    }
+
+    /// Sends keys to a pane (`terminal_3`, `plugin_2`), focused or not.
+    pub fn send_keys_to(&self, pane: &str, keys: &[&str]) {
+        let mut args = vec!["send-keys", "--pane-id", pane];
         args.extend_from_slice(keys);
         let out = self.action(&args);
         assert!(

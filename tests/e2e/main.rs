@@ -11,6 +11,7 @@ mod dialog;
 mod harness;
 mod hosting;
 mod model;
+mod pi;
 
 use ask_popup::envelope::{self, Outcome, Responses};
 use ask_popup::request;

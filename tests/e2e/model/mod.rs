@@ -5,6 +5,7 @@
 #![allow(dead_code)] // Not every agent test uses every helper.
 
 pub mod anthropic;
+pub mod chat;
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};

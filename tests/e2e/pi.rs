@@ -1,0 +1,375 @@
+//! End to end with the real Pi coding agent: its model replaced by a scripted Chat Completions
+//! server that calls `ask_user_question`, the extension loaded from `integrations/pi`, and the
+//! user answering in the popup (or, outside Zellij, in Pi's own dialog). What the model gets
+//! back is read from the next request Pi sends.
+
+use crate::agents::{marked, new_pane, shell_quote, status, wait_for_title, zellij_on_path};
+use crate::command::command;
+use crate::harness::{agent_bin, Zellij};
+use crate::model::{chat, ModelServer};
+use crate::ANSWER;
+use ask_popup::command::tool;
+use ask_popup::envelope::{self, Answer, Outcome, Responses};
+use ask_popup::request;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const DATABASE: &str = "Which database?";
+const FEATURES: &str = "Which features?";
+const SHIP: &str = "When do we ship?";
+
+fn question(text: &str, header: &str, labels: &[&str], multi: bool) -> Value {
+    let options: Vec<Value> = labels
+        .iter()
+        .map(|l| json!({"label": l, "description": format!("{l}, described")}))
+        .collect();
+    json!({"question": text, "header": header, "options": options, "multiSelect": multi})
+}
+
+fn database() -> Value {
+    json!({"questions": [question(DATABASE, "DB", &["Postgres", "SQLite"], false)]})
+}
+
+/// The envelope text the plugin writes for `outcome` of `arguments`.
+fn text_of(arguments: &Value, outcome: &Outcome) -> String {
+    let questionnaire = request::parse(&arguments.to_string()).expect("a valid questionnaire");
+    let line = envelope::outcome(&questionnaire, outcome, None);
+    let envelope: Value = serde_json::from_str(&line).expect("the envelope is JSON");
+    envelope["content"][0]["text"]
+        .as_str()
+        .expect("a text")
+        .to_owned()
+}
+
+/// Where Pi runs: inside the Zellij session, or in a pane that does not know it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Where {
+    InZellij,
+    OutsideZellij,
+}
+
+/// Pi running in a pane of `zellij`, asked by its model to call the tool with `arguments`.
+struct Pi {
+    pane: u32,
+    model: ModelServer,
+    events: std::path::PathBuf,
+}
+
+impl Pi {
+    fn start(zellij: &Zellij, name: &str, arguments: Value, place: Where) -> Pi {
+        let model = ModelServer::start(chat::calling(tool::NAME, arguments));
+        let dir = zellij.scratch().join(name);
+        let (home, agent, tmp, work) = (
+            dir.join("home"),
+            dir.join("agent"),
+            dir.join("tmp"),
+            dir.join("work"),
+        );
+        for d in [&home, &agent, &tmp, &work] {
+            std::fs::create_dir_all(d).expect("create Pi's dirs");
+        }
+        let models = json!({"providers": {"scripted": {
+            "baseUrl": format!("{}/v1", model.url()),
+            "api": "openai-completions",
+            "apiKey": "scripted-key",
+            "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false,
+                       "supportsUsageInStreaming": true},
+            "models": [{"id": "scripted-model", "name": "Scripted", "reasoning": false,
+                        "input": ["text"], "contextWindow": 128000, "maxTokens": 4096,
+                        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}],
+        }}});
+        std::fs::write(agent.join("models.json"), models.to_string()).expect("models.json");
+        let outside = match place {
+            Where::InZellij => "",
+            Where::OutsideZellij => "-u ZELLIJ -u ZELLIJ_SESSION_NAME -u ZELLIJ_PANE_ID ",
+        };
+        let extension = Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/pi");
+        // Another extension that hears the events, importing `pi-ask-popup/events` as a package.
+        let listener = dir.join("listener");
+        std::fs::create_dir_all(listener.join("node_modules")).expect("the listener's dir");
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/pi_listener/index.ts"),
+            listener.join("index.ts"),
+        )
+        .expect("copy the listener");
+        std::os::unix::fs::symlink(&extension, listener.join("node_modules/pi-ask-popup"))
+            .expect("link pi-ask-popup");
+        let line = format!(
+            "cd {work} && exec env -u TMUX -u TMUX_PANE {outside}{path}HOME={home} \
+             PI_CODING_AGENT_DIR={agent} TMPDIR={tmp} PI_OFFLINE=1 PI_SKIP_VERSION_CHECK=1 \
+             PI_TELEMETRY=0 ASK_POPUP_COMMAND={command} PI_EVENTS_LOG={events} {pi} \
+             --provider scripted --model scripted-model --no-session -e {extension} \
+             -e {listener} 'Ask me.'",
+            work = q(&work),
+            path = zellij_on_path(),
+            home = q(&home),
+            agent = q(&agent),
+            tmp = q(&tmp),
+            command = q(&command()),
+            pi = q(&agent_bin("pi")),
+            extension = q(&extension),
+            events = q(&dir.join("events.jsonl")),
+            listener = q(&listener),
+        );
+        let pane = new_pane(zellij, name, &line);
+        Pi {
+            pane,
+            model,
+            events: dir.join("events.jsonl"),
+        }
+    }
+
+    /// What another extension heard on Pi's event bus: `(channel, payload)`.
+    fn heard(&self) -> Vec<(String, Value)> {
+        std::fs::read_to_string(&self.events)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .map(|v| {
+                (
+                    v["channel"].as_str().unwrap_or("").to_owned(),
+                    v["payload"].clone(),
+                )
+            })
+            .collect()
+    }
+
+    /// The tool's message Pi sent its model.
+    fn tool_message(&self, zellij: &Zellij) -> String {
+        self.model
+            .wait_for("the tool message", ANSWER, chat::tool_message, || {
+                zellij.screen()
+            })
+    }
+}
+
+fn q(path: &Path) -> String {
+    shell_quote(&path.to_string_lossy())
+}
+
+fn asked(zellij: &Zellij, question: &str) {
+    zellij.wait_for_screen("Pi's question in the popup", ANSWER, |s| {
+        s.contains("pi asks") && s.contains(question)
+    });
+}
+
+#[test]
+fn pi_gets_a_pick_from_the_popup_as_the_plugin_wrote_it() {
+    let zellij = Zellij::start();
+    let pi = Pi::start(&zellij, "pi-one", database(), Where::InZellij);
+    asked(&zellij, DATABASE);
+    wait_for_title(&zellij, pi.pane, &marked("pi-one"));
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    zellij.send_keys(&["Enter"]);
+    let mut responses = Responses::empty(1);
+    responses.answers[0] = Some(Answer::Option(1));
+    assert_eq!(
+        pi.tool_message(&zellij),
+        text_of(&database(), &Outcome::Submitted(responses))
+    );
+    // The tool as the model saw it: the library's description and schema.
+    let declared = chat::declared_tool(&pi.model.requests(), tool::NAME).expect("declared");
+    assert_eq!(declared["function"]["description"], tool::DESCRIPTION);
+    assert_eq!(declared["function"]["parameters"], tool::parameters());
+    wait_for_title(&zellij, pi.pane, "pi-one");
+    // Another extension heard the prompt, then the wait open and closed on both channels.
+    let prompt = json!({"questions": [{"question": DATABASE, "header": "DB", "multiSelect": false,
+        "options": [{"label": "Postgres", "description": "Postgres, described", "hasPreview": false},
+                    {"label": "SQLite", "description": "SQLite, described", "hasPreview": false}]}]});
+    let blocked = |active: bool| json!({ "active": active });
+    assert_eq!(
+        pi.heard(),
+        [
+            ("pi-ask-popup:prompt".to_owned(), prompt),
+            ("pi-ask-popup:blocked".to_owned(), blocked(true)),
+            ("herdr:blocked".to_owned(), blocked(true)),
+            ("pi-ask-popup:blocked".to_owned(), blocked(false)),
+            ("herdr:blocked".to_owned(), blocked(false)),
+        ]
+    );
+}
+
+#[test]
+fn pi_gets_a_multi_select_with_a_note_and_a_global_note() {
+    let zellij = Zellij::start();
+    let arguments = json!({"questions": [
+        question(FEATURES, "Features", &["Invoices", "Refunds", "Reports"], true),
+        question(SHIP, "Ship", &["This week", "Next week"], false),
+    ]});
+    let pi = Pi::start(&zellij, "pi-multi", arguments.clone(), Where::InZellij);
+    asked(&zellij, FEATURES);
+    zellij.send_keys(&["Space"]);
+    zellij.wait_for_screen("Invoices ticked", ANSWER, |s| s.contains("[✔] Invoices"));
+    zellij.send_keys(&["Down"]);
+    zellij.send_keys(&["Down"]);
+    zellij.send_keys(&["Space"]);
+    zellij.wait_for_screen("Reports ticked", ANSWER, |s| s.contains("[✔] Reports"));
+    zellij.send_keys(&["n"]);
+    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
+    zellij.write_chars("reports can wait");
+    zellij.wait_for_screen("the note", ANSWER, |s| s.contains("reports can wait"));
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the note saved", ANSWER, |s| {
+        s.contains("notes: reports can wait")
+    });
+    zellij.send_keys(&["Tab"]);
+    zellij.wait_for_screen("the second question", ANSWER, |s| s.contains(SHIP));
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the review", ANSWER, |s| s.contains("Review your answers"));
+    zellij.send_keys(&["n"]);
+    zellij.wait_for_screen("the global note editor", ANSWER, |s| {
+        s.contains("Global note:")
+    });
+    zellij.write_chars("thanks");
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the global note saved", ANSWER, |s| s.contains("→ thanks"));
+    zellij.send_keys(&["Enter"]);
+    let given = Responses {
+        answers: vec![
+            Some(Answer::Multi {
+                ticked: vec![0, 2],
+                text: None,
+            }),
+            Some(Answer::Option(0)),
+        ],
+        notes: vec!["reports can wait".to_owned(), String::new()],
+        global_note: "thanks".to_owned(),
+    };
+    assert_eq!(
+        pi.tool_message(&zellij),
+        text_of(&arguments, &Outcome::Submitted(given))
+    );
+}
+
+#[test]
+fn pi_gets_a_decline_and_chat_about_this() {
+    let zellij = Zellij::start();
+    let declining = Pi::start(&zellij, "pi-no", database(), Where::InZellij);
+    asked(&zellij, DATABASE);
+    zellij.send_keys(&["Esc"]);
+    assert_eq!(declining.tool_message(&zellij), envelope::DECLINED_TEXT);
+
+    let chatting = Pi::start(&zellij, "pi-chat", database(), Where::InZellij);
+    asked(&zellij, DATABASE);
+    zellij.send_keys(&["4"]);
+    zellij.wait_for_screen("Chat about this focused", ANSWER, |s| {
+        s.contains("❯ 4. Chat about this")
+    });
+    zellij.send_keys(&["Enter"]);
+    assert_eq!(
+        chatting.tool_message(&zellij),
+        text_of(
+            &database(),
+            &Outcome::ChatRequested {
+                question: 0,
+                responses: Responses::empty(1)
+            }
+        )
+    );
+}
+
+#[test]
+fn pi_gets_a_timeout_that_is_not_a_decline() {
+    let zellij = Zellij::start();
+    let mut arguments = database();
+    arguments["timeout"] = json!(2000);
+    let pi = Pi::start(&zellij, "pi-late", arguments, Where::InZellij);
+    asked(&zellij, DATABASE);
+    assert_eq!(pi.tool_message(&zellij), envelope::TIMED_OUT_TEXT);
+}
+
+#[test]
+fn invalid_questions_from_pis_model_are_answered_without_showing_anything() {
+    let zellij = Zellij::start();
+    // Caught by the extension's validator, with the plugin's code and text.
+    let mut reserved = database();
+    reserved["questions"][0]["options"][0]["label"] = json!("Other");
+    let pi = Pi::start(&zellij, "pi-bad", reserved.clone(), Where::InZellij);
+    let error = request::parse(&reserved.to_string()).expect_err("a reserved label");
+    assert_eq!(pi.tool_message(&zellij), error.to_string());
+    // Caught by the parameters' schema before the tool runs.
+    let five: Vec<Value> = (0..5)
+        .map(|i| question(&format!("Question {i}?"), "Q", &["A", "B"], false))
+        .collect();
+    let pi = Pi::start(
+        &zellij,
+        "pi-five",
+        json!({ "questions": five }),
+        Where::InZellij,
+    );
+    let message = pi.tool_message(&zellij);
+    assert!(
+        message.starts_with("Validation failed for tool \"ask_user_question\""),
+        "{message}"
+    );
+    assert!(!zellij.screen().contains("pi asks"));
+    assert_eq!(status(&zellij)["pending"], json!([]));
+}
+
+#[test]
+fn esc_in_pi_takes_its_question_out_of_the_popup_and_leaves_nothing_running() {
+    let zellij = Zellij::start();
+    let pi = Pi::start(&zellij, "pi-esc", database(), Where::InZellij);
+    asked(&zellij, DATABASE);
+    wait_for_title(&zellij, pi.pane, &marked("pi-esc"));
+    let out = zellij.action(&["write", "--pane-id", &format!("terminal_{}", pi.pane), "27"]);
+    assert!(out.status.success(), "write Esc to Pi's pane: {out:?}");
+    let until = zellij.until(ANSWER);
+    while status(&zellij)["pending"] != json!([]) {
+        assert!(
+            Instant::now() < until,
+            "the question stayed in the popup: {}",
+            status(&zellij)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    wait_for_title(&zellij, pi.pane, "pi-esc");
+    // Nothing of the call is left running.
+    let until = zellij.until(ANSWER);
+    loop {
+        let ps = std::process::Command::new("ps")
+            .args(["-eo", "args"])
+            .output()
+            .expect("run ps");
+        let left: Vec<String> = String::from_utf8_lossy(&ps.stdout)
+            .lines()
+            .filter(|l| l.contains("ask --agent pi") || l.contains("--name ask --args pane_id"))
+            .map(str::to_owned)
+            .collect();
+        if left.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < until, "still running: {left:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // The wait closed exactly once.
+    let blocked: Vec<Value> = pi
+        .heard()
+        .into_iter()
+        .filter(|(channel, _)| channel == "pi-ask-popup:blocked")
+        .map(|(_, payload)| payload)
+        .collect();
+    assert_eq!(blocked, [json!({"active": true}), json!({"active": false})]);
+}
+
+#[test]
+fn pi_outside_zellij_asks_in_its_own_select_dialog() {
+    let zellij = Zellij::start();
+    let pi = Pi::start(&zellij, "pi-alone", database(), Where::OutsideZellij);
+    zellij.wait_for_screen("Pi's own dialog", ANSWER, |s| {
+        s.contains(DATABASE) && s.contains("Postgres") && s.contains("SQLite")
+    });
+    assert!(!zellij.screen().contains("pi asks"));
+    let pane = format!("terminal_{}", pi.pane);
+    zellij.send_keys_to(&pane, &["Down"]);
+    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("→ SQLite"));
+    zellij.send_keys_to(&pane, &["Enter"]);
+    let mut responses = Responses::empty(1);
+    responses.answers[0] = Some(Answer::Option(1));
+    assert_eq!(
+        pi.tool_message(&zellij),
+        text_of(&database(), &Outcome::Submitted(responses))
+    );
+}
