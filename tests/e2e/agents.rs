@@ -256,6 +256,35 @@ pub(crate) fn new_pane(zellij: &Zellij, name: &str, command: &str) -> u32 {
     }
 }
 
+/// One question for an agent's model to ask: options labelled `labels`, each described.
+pub(crate) fn question(text: &str, header: &str, labels: &[&str], multi: bool) -> Value {
+    let options: Vec<Value> = labels
+        .iter()
+        .map(|l| json!({"label": l, "description": format!("{l}, described")}))
+        .collect();
+    json!({"question": text, "header": header, "options": options, "multiSelect": multi})
+}
+
+/// The user presses Esc in a terminal pane (an agent's), focused or not.
+pub(crate) fn press_esc_in(zellij: &Zellij, pane: u32) {
+    let out = zellij.action(&["write", "--pane-id", &format!("terminal_{pane}"), "27"]);
+    assert!(out.status.success(), "write Esc to pane {pane}: {out:?}");
+}
+
+/// Waits until the popup holds no request.
+pub(crate) fn wait_until_nothing_pending(zellij: &Zellij) {
+    let until = zellij.until(ANSWER);
+    while status(zellij)["pending"] != json!([]) {
+        assert!(
+            Instant::now() < until,
+            "the question stayed in the popup: {}\n{}",
+            status(zellij),
+            zellij.screen()
+        );
+        thread::sleep(Duration::from_millis(200));
+    }
+}
+
 pub(crate) const DB: &str = r#"{"questions":[{"question":"Which database?","header":"DB","options":[{"label":"Postgres","description":"Relational"},{"label":"SQLite","description":"Embedded"}]}]}"#;
 pub(crate) const LANG: &str = r#"{"questions":[{"question":"Which language?","header":"Lang","options":[{"label":"Rust","description":"Fast"},{"label":"Go","description":"Simple"}]}]}"#;
 

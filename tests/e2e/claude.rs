@@ -4,7 +4,8 @@
 //! next request Claude Code sends.
 
 use crate::agents::{
-    marked, new_pane, pane_title, shell_quote, status, wait_for_title, zellij_on_path,
+    marked, new_pane, pane_title, press_esc_in, question, shell_quote, wait_for_title,
+    wait_until_nothing_pending, zellij_on_path,
 };
 use crate::command::command;
 use crate::harness::{agent_bin, Zellij};
@@ -22,14 +23,6 @@ const DATABASE: &str = "Which database?";
 const FEATURES: &str = "Which features?";
 const NAME: &str = "What should the service be called?";
 const LANGUAGE: &str = "Which language?";
-
-fn question(text: &str, header: &str, labels: &[&str], multi: bool) -> Value {
-    let options: Vec<Value> = labels
-        .iter()
-        .map(|l| json!({"label": l, "description": format!("{l}, described")}))
-        .collect();
-    json!({"question": text, "header": header, "options": options, "multiSelect": multi})
-}
 
 fn database() -> Value {
     question(DATABASE, "DB", &["Postgres", "SQLite"], false)
@@ -274,26 +267,8 @@ fn interrupting_claude_code_takes_its_question_out_of_the_popup() {
     claude.asked(&zellij, DATABASE);
     wait_for_title(&zellij, claude.pane, &marked("claude-esc"));
     // The user interrupts Claude Code in its own pane: Esc, as its footer says.
-    let out = zellij.action(&[
-        "write",
-        "--pane-id",
-        &format!("terminal_{}", claude.pane),
-        "27",
-    ]);
-    assert!(
-        out.status.success(),
-        "write Esc to Claude Code's pane: {out:?}"
-    );
-    let until = zellij.until(ANSWER);
-    while status(&zellij)["pending"] != json!([]) {
-        assert!(
-            std::time::Instant::now() < until,
-            "the question stayed in the popup: {}\n{}",
-            status(&zellij),
-            zellij.screen()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    press_esc_in(&zellij, claude.pane);
+    wait_until_nothing_pending(&zellij);
     wait_for_title(&zellij, claude.pane, "claude-esc");
     zellij.wait_for_screen("Claude Code stopped", ANSWER, |s| {
         s.contains("Declined to answer")

@@ -3,7 +3,10 @@
 //! user answering in the popup (or, outside Zellij, in Pi's own dialog). What the model gets
 //! back is read from the next request Pi sends.
 
-use crate::agents::{marked, new_pane, shell_quote, status, wait_for_title, zellij_on_path};
+use crate::agents::{
+    marked, new_pane, press_esc_in, question, shell_quote, status, wait_for_title,
+    wait_until_nothing_pending, zellij_on_path,
+};
 use crate::command::command;
 use crate::harness::{agent_bin, Zellij};
 use crate::model::{chat, ModelServer};
@@ -18,14 +21,6 @@ use std::time::{Duration, Instant};
 const DATABASE: &str = "Which database?";
 const FEATURES: &str = "Which features?";
 const SHIP: &str = "When do we ship?";
-
-fn question(text: &str, header: &str, labels: &[&str], multi: bool) -> Value {
-    let options: Vec<Value> = labels
-        .iter()
-        .map(|l| json!({"label": l, "description": format!("{l}, described")}))
-        .collect();
-    json!({"question": text, "header": header, "options": options, "multiSelect": multi})
-}
 
 fn database() -> Value {
     json!({"questions": [question(DATABASE, "DB", &["Postgres", "SQLite"], false)]})
@@ -314,17 +309,8 @@ fn esc_in_pi_takes_its_question_out_of_the_popup_and_leaves_nothing_running() {
     let pi = Pi::start(&zellij, "pi-esc", database(), Where::InZellij);
     asked(&zellij, DATABASE);
     wait_for_title(&zellij, pi.pane, &marked("pi-esc"));
-    let out = zellij.action(&["write", "--pane-id", &format!("terminal_{}", pi.pane), "27"]);
-    assert!(out.status.success(), "write Esc to Pi's pane: {out:?}");
-    let until = zellij.until(ANSWER);
-    while status(&zellij)["pending"] != json!([]) {
-        assert!(
-            Instant::now() < until,
-            "the question stayed in the popup: {}",
-            status(&zellij)
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    press_esc_in(&zellij, pi.pane);
+    wait_until_nothing_pending(&zellij);
     wait_for_title(&zellij, pi.pane, "pi-esc");
     // Nothing of the call is left running.
     let until = zellij.until(ANSWER);
