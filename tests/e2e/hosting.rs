@@ -34,9 +34,12 @@ fn two_clients_answer_once(plugin_first: bool) {
     assert!(heard(&zellij).is_empty());
     let (pane, title) = caller_pane(&zellij);
     let id = pane.to_string();
-    let call = zellij.pipe(
+    // Asked as every waiting test asks: again with the same id if Zellij drops the call.
+    let call = crate::dialog::ask(
+        &zellij,
         DB,
         &[("agent", "claude"), ("pane_id", &id), ("id", "two-1")],
+        |s| s.contains("claude asks") && s.contains("Which database?"),
     );
     for client in [FIRST, SECOND] {
         zellij.wait_for_screen_of(client, "the question", ANSWER, |s| {
