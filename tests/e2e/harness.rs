@@ -886,6 +886,13 @@ impl PipeCall {
         (child, stdout, stderr)
     }
 
+    /// Marks a request that is answered at once and changes nothing (`busy`, a rejection) as
+    /// harmless to send twice: `wait` then sends it again if Zellij dropped the CLI (`dropped`).
+    pub fn answered_at_once(mut self) -> PipeCall {
+        self.idempotent = true;
+        self
+    }
+
     /// Whether the CLI is still waiting.
     pub fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))

@@ -170,6 +170,7 @@ fn a_request_that_would_hold_more_than_8_mib_is_busy() {
     }
     let out = zellij
         .pipe_stdin(&payload(fits), &[("id", "over"), ("agent", "bulk")])
+        .answered_at_once()
         .wait(ANSWER);
     assert_eq!(details(&out)["error"], "busy", "{out:?}");
     assert_eq!(details(&out)["requestId"], "over");
