@@ -1,17 +1,24 @@
 //! `ask-popup mcp`: what the MCP server decides, apart from speaking the protocol. The tool's
-//! result is the envelope (its text as content, its details as structured content, an error
-//! when it carries one), and the popup names the asking agent after the MCP client.
+//! result is the envelope (its text as content, its details and text as structured content, an
+//! error when it carries one), the popup names the asking agent after the MCP client, and a
+//! waiting call tells the client it is alive.
 
 use crate::command::ask::agent_value;
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+/// How often a waiting call sends a progress notification (when the client gave a progress
+/// token): often enough for clients that reset their request timeout on progress.
+pub const PROGRESS_EVERY_S: u64 = 5;
 
 /// The tool's result, from the envelope the popup (or the command) wrote.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolResult {
     /// What the model reads: the envelope's text.
     pub text: String,
-    /// The envelope's `details`.
-    pub details: Value,
+    /// The structured content: the envelope's `details` with its text as `text`, first. Some
+    /// clients (Codex) hand the model only the structured content when there is one, so the text
+    /// the model must read is in it too.
+    pub structured: Value,
     /// Whether the envelope carries an `error` (a validation error, a timeout, or the popup
     /// unable to answer).
     pub is_error: bool,
@@ -21,13 +28,23 @@ pub struct ToolResult {
 pub fn tool_result(envelope: &str) -> Option<ToolResult> {
     let envelope: Value = serde_json::from_str(envelope).ok()?;
     let text = envelope["content"][0]["text"].as_str()?.to_owned();
-    let details = envelope.get("details")?.clone();
-    let is_error = details.get("error").is_some();
+    let details = envelope.get("details")?.as_object()?;
+    let is_error = details.contains_key("error");
+    let mut structured = Map::new();
+    structured.insert("text".to_owned(), Value::String(text.clone()));
+    for (key, value) in details {
+        structured.insert(key.clone(), value.clone());
+    }
     Some(ToolResult {
         text,
-        details,
+        structured: Value::Object(structured),
         is_error,
     })
+}
+
+/// The progress notification's message while the call waits `waited_s` seconds for the user.
+pub fn progress_message(waited_s: u64) -> String {
+    format!("Waiting for the user to answer in the popup ({waited_s} s so far)")
 }
 
 /// The name the popup shows for an MCP client: its `clientInfo.name` without the usual
@@ -66,7 +83,15 @@ mod tests {
             result.text,
             "User has answered your questions: \"Which?\"=\"A\". You can now continue with the user's answers in mind."
         );
-        assert_eq!(result.details["answers"][0]["answer"], "A");
+        assert_eq!(result.structured["answers"][0]["answer"], "A");
+        assert_eq!(result.structured["text"], result.text.as_str());
+        // The text first, then every key of the details, as they were.
+        let keys: Vec<&String> = result.structured.as_object().unwrap().keys().collect();
+        assert_eq!(keys.first().map(|k| k.as_str()), Some("text"));
+        let envelope: Value = serde_json::from_str(&answered).unwrap();
+        let mut details = result.structured.clone();
+        details.as_object_mut().unwrap().remove("text");
+        assert_eq!(details, envelope["details"]);
         assert!(!result.is_error);
 
         let declined = envelope::outcome(

@@ -80,6 +80,34 @@ fn is_ours(entry: &Value) -> bool {
         })
 }
 
+/// How long an MCP client should let the tool wait for the user, in seconds (Codex's
+/// `tool_timeout_sec`; its default, 300 s, is shorter than a person may take). When it runs out
+/// the client cancels the call, which withdraws the question from the popup.
+pub const MCP_TOOL_TIMEOUT_S: u64 = 3600;
+
+/// The variables the MCP server needs from the agent's environment to reach the popup: the
+/// session it runs in and the pane to mark. Codex passes a server none of them unless named.
+pub const MCP_ENV_VARS: [&str; 3] = ["ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"];
+
+/// The `[mcp_servers.ask-popup]` table for `~/.codex/config.toml`, running `exe mcp`.
+pub fn codex_snippet(exe: &str) -> String {
+    let toml_string = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let env_vars: Vec<String> = MCP_ENV_VARS.iter().map(|v| toml_string(v)).collect();
+    format!(
+        "[mcp_servers.ask-popup]\ncommand = {}\nargs = [\"mcp\"]\nenv_vars = [{}]\ntool_timeout_sec = {MCP_TOOL_TIMEOUT_S}\n",
+        toml_string(exe),
+        env_vars.join(", "),
+    )
+}
+
+/// The command line that adds the MCP server to Claude Code for every project of the user.
+pub fn claude_mcp_line(exe: &str) -> String {
+    format!(
+        "claude mcp add --scope user ask-popup -- {} mcp\n",
+        shell_word(exe)
+    )
+}
+
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
@@ -177,6 +205,28 @@ mod tests {
         assert_eq!(
             merge_claude(r#"{"hooks":{"PreToolUse":{}}}"#, HOOK),
             Err(SetupError::Unexpected("hooks.PreToolUse"))
+        );
+    }
+
+    #[test]
+    fn the_codex_table_runs_the_server_with_the_sessions_variables_and_a_long_timeout() {
+        assert_eq!(
+            codex_snippet("/usr/local/bin/ask-popup"),
+            "[mcp_servers.ask-popup]\n\
+             command = \"/usr/local/bin/ask-popup\"\n\
+             args = [\"mcp\"]\n\
+             env_vars = [\"ZELLIJ\", \"ZELLIJ_SESSION_NAME\", \"ZELLIJ_PANE_ID\"]\n\
+             tool_timeout_sec = 3600\n"
+        );
+        // A path with a quote or a backslash stays one TOML string.
+        assert!(codex_snippet(r#"/a "b"\c"#).contains(r#"command = "/a \"b\"\\c""#));
+    }
+
+    #[test]
+    fn the_claude_mcp_line_adds_the_server_for_the_user() {
+        assert_eq!(
+            claude_mcp_line("/home/a b/ask-popup"),
+            "claude mcp add --scope user ask-popup -- '/home/a b/ask-popup' mcp\n"
         );
     }
 

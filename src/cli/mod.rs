@@ -1,6 +1,9 @@
 //! The `ask-popup` command's shell: its arguments, the `zellij pipe` calls, signals and stdio.
 //! What it decides (the payload, the pipe's arguments, which output is the reply, the exit
-//! statuses, the Claude Code hook's answer, the settings) lives in `ask_popup::command`.
+//! statuses, the Claude Code hook's answer, the MCP tool's result, the settings) lives in
+//! `ask_popup::command`; the MCP server's protocol side is `mcp.rs`.
+
+mod mcp;
 
 use ask_popup::command::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
 use ask_popup::command::{claude, setup};
@@ -63,6 +66,12 @@ enum Action {
         #[command(flatten)]
         plugin: PluginArg,
     },
+    /// An MCP server on stdio with one tool, ask_user_question, answered in the popup (see
+    /// `ask-popup setup codex` and `ask-popup setup claude-mcp`).
+    Mcp {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
     /// Print an agent's configuration for ask-popup, or install it with --write.
     Setup {
         #[command(subcommand)]
@@ -85,6 +94,11 @@ enum SetupAgent {
         #[arg(long)]
         write: bool,
     },
+    /// Codex: the `[mcp_servers.ask-popup]` table for ~/.codex/config.toml.
+    Codex,
+    /// Claude Code: the `claude mcp add` line for the MCP server (the hook, `setup claude`, is
+    /// the better fit for Claude Code).
+    ClaudeMcp,
 }
 
 pub fn main() -> i32 {
@@ -98,9 +112,18 @@ pub fn main() -> i32 {
         Action::Status { plugin } => pipe_command(&plugin.plugin, "status"),
         Action::Show { plugin } => pipe_command(&plugin.plugin, "show"),
         Action::ClaudeHook { plugin } => claude_hook(&plugin.plugin),
-        Action::Setup {
-            agent: SetupAgent::Claude { write },
-        } => setup_claude(write),
+        Action::Mcp { plugin } => mcp::serve(&plugin.plugin),
+        Action::Setup { agent } => match agent {
+            SetupAgent::Claude { write } => setup_claude(write),
+            SetupAgent::Codex => {
+                print(&setup::codex_snippet(&exe()));
+                0
+            }
+            SetupAgent::ClaudeMcp => {
+                print(&setup::claude_mcp_line(&exe()));
+                0
+            }
+        },
     }
 }
 
@@ -113,18 +136,32 @@ fn ask_command(arg: Option<&str>, agent: Option<String>, id: Option<String>, plu
         id: id.filter(|_| id_given).unwrap_or_else(fresh_id),
         id_given,
     };
-    let envelope = match read_payload(&PayloadSource::of(arg)) {
-        Err(error) => caller.rejection(&error),
-        Ok(payload) => match ask::prepare(&payload) {
-            Err(error) => caller.rejection(&error),
-            Ok(line) => match Zellij::find(plugin) {
-                Err(code) => caller.failure(code),
-                Ok(zellij) => zellij.ask(&caller, &line, &Interrupts::install()),
-            },
-        },
-    };
+    let envelope = answer(
+        read_payload(&PayloadSource::of(arg)),
+        &caller,
+        plugin,
+        &Interrupts::install(),
+    );
     print(&envelope);
     ask::exit_status(&envelope)
+}
+
+/// The envelope for a questionnaire read as `payload`: rejected at once, or asked in the popup
+/// until it is answered, fails, or `stop` says the caller went away (then withdrawn).
+fn answer(
+    payload: Result<Vec<u8>, ask_popup::request::RequestError>,
+    caller: &Caller,
+    plugin: &str,
+    stop: &dyn Stop,
+) -> String {
+    let line = match payload.and_then(|payload| ask::prepare(&payload)) {
+        Ok(line) => line,
+        Err(error) => return caller.rejection(&error),
+    };
+    match Zellij::find(plugin) {
+        Err(code) => caller.failure(code),
+        Ok(zellij) => zellij.ask(caller, &line, stop),
+    }
 }
 
 /// `ask-popup claude-hook`: prints Claude Code's answer, or nothing so that it asks itself.
@@ -199,13 +236,17 @@ fn pipe_command(plugin: &str, name: &str) -> i32 {
     ask::EXIT_NO_REPLY
 }
 
+/// This command's path, for the configuration that runs it.
+fn exe() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.to_str().map(str::to_owned))
+        .unwrap_or_else(|| "ask-popup".to_owned())
+}
+
 /// `ask-popup setup claude [--write]`.
 fn setup_claude(write: bool) -> i32 {
-    let exe = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.to_str().map(setup::shell_word))
-        .unwrap_or_else(|| "ask-popup".to_owned());
-    let command = format!("{exe} claude-hook");
+    let command = format!("{} claude-hook", setup::shell_word(&exe()));
     if !write {
         print(&setup::claude_snippet(&command));
         return 0;
@@ -307,10 +348,10 @@ impl Zellij {
     }
 
     /// Asks the question until an envelope for it comes back; withdraws it when interrupted.
-    fn ask(&self, caller: &Caller, line: &str, interrupts: &Interrupts) -> String {
+    fn ask(&self, caller: &Caller, line: &str, stop: &dyn Stop) -> String {
         let args = caller.pipe_args();
         for attempt in 1..=ask::ATTEMPTS {
-            if interrupts.wait(Duration::from_millis(ask::backoff_ms(attempt))) {
+            if stop.wait(Duration::from_millis(ask::backoff_ms(attempt))) {
                 return self.withdraw(caller, None);
             }
             let mut command = self.pipe("ask", &args);
@@ -326,7 +367,7 @@ impl Zellij {
             });
             let stdout = read_in_background(&mut child);
             loop {
-                if interrupts.wait(POLL) {
+                if stop.wait(POLL) {
                     return self.withdraw(caller, Some(child));
                 }
                 if !matches!(child.try_wait(), Ok(None)) {
@@ -415,6 +456,12 @@ fn read_in_background(child: &mut Child) -> Receiver<Vec<u8>> {
     rx
 }
 
+/// What tells a waiting question that its caller went away, so it is withdrawn.
+trait Stop {
+    /// Waits up to `limit`; true once the caller has gone.
+    fn wait(&self, limit: Duration) -> bool;
+}
+
 /// What stops a waiting command: SIGINT, SIGTERM or SIGHUP, or its parent process ending.
 struct Interrupts {
     signals: Receiver<()>,
@@ -448,8 +495,9 @@ impl Interrupts {
             parent,
         }
     }
+}
 
-    /// Waits up to `limit`; true when the command has been stopped.
+impl Stop for Interrupts {
     fn wait(&self, limit: Duration) -> bool {
         // SAFETY: getppid has no preconditions.
         if unsafe { libc::getppid() } != self.parent {

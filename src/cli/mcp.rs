@@ -1,0 +1,240 @@
+//! `ask-popup mcp`: the MCP server on stdio (the `rmcp` SDK). Its one tool, `ask_user_question`,
+//! asks in the popup as `ask-popup ask` does, each call on a blocking thread of its own, and a
+//! call's question is withdrawn when the client cancels the call (`notifications/cancelled`, sent
+//! e.g. when its tool timeout runs out), closes stdin, or stops the server (a signal, or its
+//! parent ending). What the result says is decided in `ask_popup::command::mcp`.
+
+use super::{answer, fresh_id, Interrupts, Stop};
+use ask_popup::command::{ask::Caller, mcp, tool};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{Peer, RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::thread;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, ReadBuf};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// How long the server waits, once its client has gone, for its questions to be withdrawn.
+const WITHDRAW_LIMIT: Duration = Duration::from_secs(15);
+
+/// Runs the server until its client goes away; the process's exit status.
+pub fn serve(plugin: &str) -> i32 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("ask-popup mcp: cannot start: {e}");
+            return 1;
+        }
+    };
+    let status = runtime.block_on(run(plugin));
+    // The blocking thread that reads stdin may still be in a read.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    status
+}
+
+async fn run(plugin: &str) -> i32 {
+    // Cancelled when the client has gone: stdin closed, a signal, or the parent ended.
+    let gone = CancellationToken::new();
+    {
+        let gone = gone.clone();
+        let interrupts = Interrupts::install();
+        thread::spawn(move || {
+            while !gone.is_cancelled() {
+                if interrupts.wait(Duration::from_millis(200)) {
+                    gone.cancel();
+                }
+            }
+        });
+    }
+    let server = Server {
+        plugin: plugin.to_owned(),
+        gone: gone.clone(),
+        calls: TaskTracker::new(),
+    };
+    let calls = server.calls.clone();
+    let stdin = UntilEnd {
+        inner: tokio::io::stdin(),
+        gone: gone.clone(),
+    };
+    let service = match server.serve((stdin, tokio::io::stdout())).await {
+        Ok(service) => service,
+        Err(e) => {
+            eprintln!("ask-popup mcp: the client did not start a session: {e}");
+            return 1;
+        }
+    };
+    tokio::select! {
+        _ = service.waiting() => {}
+        _ = gone.cancelled() => {}
+    }
+    gone.cancel();
+    calls.close();
+    let _ = tokio::time::timeout(WITHDRAW_LIMIT, calls.wait()).await;
+    0
+}
+
+/// The server's state: the plugin it asks and the calls waiting in the popup.
+struct Server {
+    plugin: String,
+    gone: CancellationToken,
+    calls: TaskTracker,
+}
+
+/// The tool as clients list it: the library's name, description and schema, marked read-only
+/// (it changes nothing on the machine) so clients that honour the hint run it without asking.
+fn definition() -> Tool {
+    let schema = tool::parameters().as_object().cloned().unwrap_or_default();
+    Tool::new(tool::NAME, tool::DESCRIPTION, schema).with_annotations(
+        ToolAnnotations::with_title("Ask the user")
+            .read_only(true)
+            .destructive(false)
+            .idempotent(false)
+            .open_world(false),
+    )
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = Implementation::new("ask-popup", env!("CARGO_PKG_VERSION"));
+        info.with_instructions(
+            "ask_user_question puts structured questions to the user in a Zellij popup and waits for the answers.",
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![definition()]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if request.name != tool::NAME {
+            return Err(ErrorData::invalid_params(
+                format!("there is no tool named {:?}", request.name),
+                None,
+            ));
+        }
+        let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
+        let payload = arguments.to_string().into_bytes();
+        let client = context.peer.peer_info();
+        let caller = Caller {
+            pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),
+            agent: Some(mcp::agent_of(
+                client.as_deref().map(|c| c.client_info.name.as_str()),
+            )),
+            id: fresh_id(),
+            id_given: false,
+        };
+        let stop = Cancelled {
+            call: context.ct.clone(),
+            gone: self.gone.clone(),
+        };
+        let plugin = self.plugin.clone();
+        let asking = self
+            .calls
+            .spawn_blocking(move || answer(Ok(payload), &caller, &plugin, &stop));
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| tokio::spawn(report_progress(context.peer.clone(), token)));
+        let envelope = asking.await;
+        if let Some(progress) = progress {
+            progress.abort();
+        }
+        let envelope = envelope.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let result = mcp::tool_result(&envelope).ok_or_else(|| {
+            ErrorData::internal_error("the popup's reply was not an envelope", None)
+        })?;
+        let content = vec![ContentBlock::text(result.text)];
+        let mut call = if result.is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        };
+        call.structured_content = Some(result.structured);
+        Ok(call.into())
+    }
+}
+
+/// Tells the client every few seconds that the call still waits for the user, until aborted.
+async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken) {
+    let started = Instant::now();
+    let every = Duration::from_secs(mcp::PROGRESS_EVERY_S);
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    loop {
+        ticks.tick().await;
+        let waited = started.elapsed().as_secs();
+        let note = ProgressNotificationParam::new(token.clone(), waited as f64)
+            .with_message(mcp::progress_message(waited));
+        if peer.notify_progress(note).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// A call's question is withdrawn once the client cancels the call or goes away.
+struct Cancelled {
+    call: CancellationToken,
+    gone: CancellationToken,
+}
+
+impl Stop for Cancelled {
+    fn wait(&self, limit: Duration) -> bool {
+        let until = Instant::now() + limit;
+        loop {
+            if self.call.is_cancelled() || self.gone.is_cancelled() {
+                return true;
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            thread::sleep(left.min(Duration::from_millis(20)));
+        }
+    }
+}
+
+/// Standard input that says when it ends: the client closing it has gone away, and its
+/// questions leave the popup at once (not after the SDK's drain of in-flight responses).
+struct UntilEnd<R> {
+    inner: R,
+    gone: CancellationToken,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for UntilEnd<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        let ended = match &polled {
+            Poll::Ready(Ok(())) => buf.filled().len() == before && buf.remaining() > 0,
+            Poll::Ready(Err(_)) => true,
+            Poll::Pending => false,
+        };
+        if ended {
+            self.gone.cancel();
+        }
+        polled
+    }
+}
