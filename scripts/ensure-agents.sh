@@ -1,21 +1,50 @@
 #!/usr/bin/env bash
-# Makes sure this machine has the real agents the integration tests run, at pinned versions,
-# installed from the npm registry into a cache folder that later runs reuse:
+# Makes sure this machine has the real agents (and MCP clients) the integration tests run, at
+# pinned versions, installed into a cache folder that later runs reuse: from the npm registry
 #   $ASK_POPUP_CACHE (default ~/.cache/ask-popup)/npm/<name>-<version>/node_modules/.bin/<bin>
-# Needs Node.js 20+ and npm. Idempotent: a second run only prints what it found.
+# and, for a package written `pypi:<package>`, from PyPI into a virtual environment
+#   $ASK_POPUP_CACHE/python/<name>-<version>/bin/<bin>
+# Needs Node.js 20+ with npm, and Python 3.10+ with venv. Idempotent: a second run only prints
+# what it found.
 set -euo pipefail
 
-cache="${ASK_POPUP_CACHE:-$HOME/.cache/ask-popup}/npm"
+cache="${ASK_POPUP_CACHE:-$HOME/.cache/ask-popup}"
 
 if ! command -v npm >/dev/null 2>&1; then
     echo "npm not found: install Node.js 20 or later (https://nodejs.org), then run this again" >&2
     exit 1
 fi
 
-# scripts/agents.txt: name, npm package, version, the executable it installs.
+# A PyPI package in a virtual environment of its own.
+install_python() {
+    local dir=$1 package=$2 version=$3
+    if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        echo "python3 with venv not found: install Python 3.10 or later with its venv module (Debian: apt-get install python3-venv), then run this again" >&2
+        exit 1
+    fi
+    rm -rf "$dir"
+    python3 -m venv "$dir" >&2
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$package==$version" </dev/null >&2
+    touch "$dir/.installed"
+}
+
+# scripts/agents.txt: name, package, version, the executable it installs.
 while read -r name package version bin; do
     case $name in '' | '#'*) continue ;; esac
-    dir="$cache/$name-$version"
+    case $package in
+    pypi:*)
+        dir="$cache/python/$name-$version"
+        if [ -f "$dir/.installed" ] && "$dir/bin/$bin" --version </dev/null >/dev/null 2>&1; then
+            echo "$name: $version"
+        else
+            echo "$name $version not found: installing ${package#pypi:}==$version from PyPI" >&2
+            install_python "$dir" "${package#pypi:}" "$version"
+            echo "$name: installed $version"
+        fi
+        continue
+        ;;
+    esac
+    dir="$cache/npm/$name-$version"
     if "$dir/node_modules/.bin/$bin" --version </dev/null >/dev/null 2>&1; then
         echo "$name: $version"
         continue
@@ -33,3 +62,4 @@ while read -r name package version bin; do
     fi
     echo "$name: installed $version"
 done <"$(dirname "$0")/agents.txt"
+

@@ -1,7 +1,7 @@
 //! The Zellij plugin: wires Zellij's events and CLI pipes to the `ask_popup` core. This is the
 //! only file that talks to Zellij (zellij-tile is a wasm-only dependency), so everything here is
 //! compiled for `wasm32-wasip1` only; the host build of the same binary is the `ask-popup`
-//! command (`cli.rs`).
+//! command (`cli/`).
 //!
 //! Decisions live in the library's `Broker`, which turns each host event into effects; this file
 //! translates Zellij's types into the core's and executes the effects.
@@ -76,7 +76,7 @@ fn main() {
     }));
 }
 
-/// Built for the host, the same crate is the `ask-popup` command: see `cli.rs`.
+/// Built for the host, the same crate is the `ask-popup` command: see `cli/`.
 #[cfg(not(target_family = "wasm"))]
 mod cli;
 

@@ -160,7 +160,8 @@ impl ServerHandler for Server {
             progress.abort();
         }
         let envelope = envelope.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        let result = mcp::tool_result(&envelope).ok_or_else(|| {
+        let client = client.as_deref().map(|c| c.client_info.name.as_str());
+        let result = mcp::tool_result(&envelope, client).ok_or_else(|| {
             ErrorData::internal_error("the popup's reply was not an envelope", None)
         })?;
         let content = vec![ContentBlock::text(result.text)];
@@ -169,7 +170,7 @@ impl ServerHandler for Server {
         } else {
             CallToolResult::success(content)
         };
-        call.structured_content = Some(result.structured);
+        call.structured_content = result.structured;
         Ok(call.into())
     }
 }

@@ -1,10 +1,10 @@
 //! `ask-popup mcp`: what the MCP server decides, apart from speaking the protocol. The tool's
-//! result is the envelope (its text as content, its details and text as structured content, an
-//! error when it carries one), the popup names the asking agent after the MCP client, and a
+//! result is the envelope (its text as content, its details as structured content, an error
+//! when it carries one), the popup names the asking agent after the MCP client, and a
 //! waiting call tells the client it is alive.
 
 use crate::command::ask::agent_value;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// How often a waiting call sends a progress notification (when the client gave a progress
 /// token): often enough for clients that reset their request timeout on progress.
@@ -15,31 +15,33 @@ pub const PROGRESS_EVERY_S: u64 = 5;
 pub struct ToolResult {
     /// What the model reads: the envelope's text.
     pub text: String,
-    /// The structured content: the envelope's `details` with its text as `text`, first. Some
-    /// clients (Codex) hand the model only the structured content when there is one, so the text
-    /// the model must read is in it too.
-    pub structured: Value,
+    /// The structured content: the envelope's `details`, for clients that read them beside the
+    /// text; `None` for a client that would hand the model the details instead of the text.
+    pub structured: Option<Value>,
     /// Whether the envelope carries an `error` (a validation error, a timeout, or the popup
     /// unable to answer).
     pub is_error: bool,
 }
 
-/// The tool result for `envelope`; `None` if it is not one.
-pub fn tool_result(envelope: &str) -> Option<ToolResult> {
+/// The tool result for `envelope`, for the client named `client` (its `clientInfo.name`);
+/// `None` if it is not an envelope.
+pub fn tool_result(envelope: &str, client: Option<&str>) -> Option<ToolResult> {
     let envelope: Value = serde_json::from_str(envelope).ok()?;
     let text = envelope["content"][0]["text"].as_str()?.to_owned();
-    let details = envelope.get("details")?.as_object()?;
-    let is_error = details.contains_key("error");
-    let mut structured = Map::new();
-    structured.insert("text".to_owned(), Value::String(text.clone()));
-    for (key, value) in details {
-        structured.insert(key.clone(), value.clone());
-    }
+    let details = envelope.get("details").filter(|d| d.is_object())?;
+    let is_error = details.get("error").is_some();
     Some(ToolResult {
         text,
-        structured: Value::Object(structured),
+        structured: (!hides_text_behind_structure(client)).then(|| details.clone()),
         is_error,
     })
+}
+
+/// Whether the client gives its model a result's structured content in place of its text, so
+/// that the model would read the details' JSON and never the envelope's words (what to do on
+/// "Chat about this", that a timeout is not a decline). Codex (0.169) does.
+pub fn hides_text_behind_structure(client: Option<&str>) -> bool {
+    client.is_some_and(|name| name.trim().to_ascii_lowercase().starts_with("codex"))
 }
 
 /// The progress notification's message while the call waits `waited_s` seconds for the user.
@@ -78,20 +80,13 @@ mod tests {
         let mut responses = Responses::empty(1);
         responses.answers[0] = Some(envelope::Answer::Option(0));
         let answered = envelope::outcome(&questionnaire, &Outcome::Submitted(responses), None);
-        let result = tool_result(&answered).expect("an envelope");
+        let result = tool_result(&answered, Some("claude-code")).expect("an envelope");
         assert_eq!(
             result.text,
             "User has answered your questions: \"Which?\"=\"A\". You can now continue with the user's answers in mind."
         );
-        assert_eq!(result.structured["answers"][0]["answer"], "A");
-        assert_eq!(result.structured["text"], result.text.as_str());
-        // The text first, then every key of the details, as they were.
-        let keys: Vec<&String> = result.structured.as_object().unwrap().keys().collect();
-        assert_eq!(keys.first().map(|k| k.as_str()), Some("text"));
         let envelope: Value = serde_json::from_str(&answered).unwrap();
-        let mut details = result.structured.clone();
-        details.as_object_mut().unwrap().remove("text");
-        assert_eq!(details, envelope["details"]);
+        assert_eq!(result.structured.as_ref(), Some(&envelope["details"]));
         assert!(!result.is_error);
 
         let declined = envelope::outcome(
@@ -99,18 +94,40 @@ mod tests {
             &Outcome::Declined(Responses::empty(1)),
             None,
         );
-        assert!(!tool_result(&declined).unwrap().is_error);
+        assert!(!tool_result(&declined, None).unwrap().is_error);
 
         for code in [ErrorCode::NoUi, ErrorCode::Dismissed, ErrorCode::TimedOut] {
-            let result = tool_result(&envelope::host_error(code, None)).unwrap();
+            let result = tool_result(&envelope::host_error(code, None), None).unwrap();
             assert!(result.is_error, "{code:?}");
             assert_eq!(result.text, envelope::host_text(code));
         }
         let rejected = request::parse("{}").unwrap_err();
-        let result = tool_result(&envelope::rejection(&rejected, None)).unwrap();
+        let result = tool_result(&envelope::rejection(&rejected, None), None).unwrap();
         assert!(result.is_error);
         assert_eq!(result.text, rejected.to_string());
-        assert_eq!(tool_result("nonsense"), None);
+        assert_eq!(tool_result("nonsense", None), None);
+        assert_eq!(
+            tool_result(r#"{"content":[{"text":"t"}],"details":1}"#, None),
+            None
+        );
+    }
+
+    #[test]
+    fn codex_gets_the_text_alone() {
+        let declined = envelope::host_error(ErrorCode::NoUi, None);
+        for client in ["codex-mcp-client", "Codex", "codex_exec"] {
+            let result = tool_result(&declined, Some(client)).unwrap();
+            assert_eq!(result.structured, None, "{client}");
+            assert_eq!(result.text, envelope::NO_UI_TEXT);
+        }
+        for client in [
+            None,
+            Some("claude-code"),
+            Some("mcp-python"),
+            Some("my-codex"),
+        ] {
+            assert!(tool_result(&declined, client).unwrap().structured.is_some());
+        }
     }
 
     #[test]

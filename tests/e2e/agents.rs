@@ -225,6 +225,17 @@ pub(crate) fn blocked(active: bool, pane: u32, agent: &str, pending: usize) -> V
     })
 }
 
+/// The envelope text the plugin writes for `outcome` of `arguments`.
+pub(crate) fn text_of(arguments: &Value, outcome: &Outcome) -> String {
+    let questionnaire = request::parse(&arguments.to_string()).expect("a valid questionnaire");
+    let line = envelope::outcome(&questionnaire, outcome, None);
+    let envelope: Value = serde_json::from_str(&line).expect("the envelope is JSON");
+    envelope["content"][0]["text"]
+        .as_str()
+        .expect("a text")
+        .to_owned()
+}
+
 /// Opens a terminal pane running `command` (`sh -c`); returns its id.
 pub(crate) fn new_pane(zellij: &Zellij, name: &str, command: &str) -> u32 {
     let out = zellij.action(&["new-pane", "--name", name, "--", "sh", "-c", command]);

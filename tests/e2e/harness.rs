@@ -1090,9 +1090,10 @@ fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The executable of a real agent the tests run, as `scripts/ensure-agents.sh` installs it from
-/// `scripts/agents.txt` (`name package version bin`) into `$ASK_POPUP_CACHE` (default
-/// `~/.cache/ask-popup`).
+/// The executable of a real agent (or MCP client) the tests run, as `scripts/ensure-agents.sh`
+/// installs it from `scripts/agents.txt` (`name package version bin`) into `$ASK_POPUP_CACHE`
+/// (default `~/.cache/ask-popup`): an npm package's, or a `pypi:` package's virtual
+/// environment's.
 pub fn agent_bin(name: &str) -> PathBuf {
     const AGENTS: &str = include_str!("../../scripts/agents.txt");
     let fields: Vec<&str> = AGENTS
@@ -1100,19 +1101,24 @@ pub fn agent_bin(name: &str) -> PathBuf {
         .map(|l| l.split_whitespace().collect::<Vec<_>>())
         .find(|f| f.first() == Some(&name))
         .unwrap_or_else(|| panic!("{name} is not in scripts/agents.txt"));
-    let (version, bin) = match fields.as_slice() {
-        [_, _, version, bin] => (*version, *bin),
+    let (package, version, bin) = match fields.as_slice() {
+        [_, package, version, bin] => (*package, *version, *bin),
         _ => panic!("scripts/agents.txt: bad line for {name}"),
     };
     let cache = std::env::var_os("ASK_POPUP_CACHE")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/ask-popup")))
         .expect("HOME or ASK_POPUP_CACHE");
-    let path = cache
-        .join("npm")
-        .join(format!("{name}-{version}"))
-        .join("node_modules/.bin")
-        .join(bin);
+    let installed = format!("{name}-{version}");
+    let path = if package.starts_with("pypi:") {
+        cache.join("python").join(installed).join("bin").join(bin)
+    } else {
+        cache
+            .join("npm")
+            .join(installed)
+            .join("node_modules/.bin")
+            .join(bin)
+    };
     assert!(
         path.exists(),
         "{name} {version} is not installed at {}: run `bash scripts/ensure-agents.sh`",

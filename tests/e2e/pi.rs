@@ -4,7 +4,7 @@
 //! back is read from the next request Pi sends.
 
 use crate::agents::{
-    marked, new_pane, press_esc_in, question, shell_quote, status, wait_for_title,
+    marked, new_pane, press_esc_in, question, shell_quote, status, text_of, wait_for_title,
     wait_until_nothing_pending, zellij_on_path,
 };
 use crate::command::command;
@@ -24,17 +24,6 @@ const SHIP: &str = "When do we ship?";
 
 fn database() -> Value {
     json!({"questions": [question(DATABASE, "DB", &["Postgres", "SQLite"], false)]})
-}
-
-/// The envelope text the plugin writes for `outcome` of `arguments`.
-fn text_of(arguments: &Value, outcome: &Outcome) -> String {
-    let questionnaire = request::parse(&arguments.to_string()).expect("a valid questionnaire");
-    let line = envelope::outcome(&questionnaire, outcome, None);
-    let envelope: Value = serde_json::from_str(&line).expect("the envelope is JSON");
-    envelope["content"][0]["text"]
-        .as_str()
-        .expect("a text")
-        .to_owned()
 }
 
 /// Where Pi runs: inside the Zellij session, or in a pane that does not know it.

@@ -6,6 +6,7 @@
 
 pub mod anthropic;
 pub mod chat;
+pub mod responses;
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};

@@ -1,0 +1,407 @@
+//! End to end with `ask-popup mcp` and two real MCP clients: the Codex CLI, its model replaced by
+//! a scripted Responses API server that calls the tool and the server configured from
+//! `ask-popup setup codex` as the README says; and the MCP Python SDK, a client independent of
+//! the Rust SDK the server is written with, for the protocol's own parts (the listed schema,
+//! progress, cancellation, a client that goes away).
+
+use crate::agents::{
+    heard, marked, new_pane, question, shell_quote, status, text_of, wait_for_title,
+    wait_until_nothing_pending, zellij_on_path,
+};
+use crate::command::command;
+use crate::harness::{agent_bin, Options, Zellij};
+use crate::model::{responses, ModelServer};
+use crate::ANSWER;
+use ask_popup::command::tool;
+use ask_popup::envelope::{self, Answer, Outcome, Responses};
+use ask_popup::request;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::thread;
+use std::time::{Duration, Instant};
+
+const DATABASE: &str = "Which database?";
+const LANGUAGE: &str = "Which language?";
+
+fn database() -> Value {
+    json!({"questions": [question(DATABASE, "DB", &["Postgres", "SQLite"], false)]})
+}
+
+fn language() -> Value {
+    json!({"questions": [question(LANGUAGE, "Lang", &["Rust", "Go"], false)]})
+}
+
+fn picked(option: usize) -> Outcome {
+    let mut responses = Responses::empty(1);
+    responses.answers[0] = Some(Answer::Option(option));
+    Outcome::Submitted(responses)
+}
+
+fn q(path: &Path) -> String {
+    shell_quote(&path.to_string_lossy())
+}
+
+/// `codex exec` running in a pane of `zellij`, its model asking the tool with `arguments`.
+struct Codex {
+    name: String,
+    pane: u32,
+    model: ModelServer,
+}
+
+impl Codex {
+    fn start(zellij: &Zellij, name: &str, arguments: Value) -> Codex {
+        Codex::start_with_timeout(zellij, name, arguments, None)
+    }
+
+    /// With `tool_timeout_s`, the server's `tool_timeout_sec` is that instead of the setup's.
+    fn start_with_timeout(
+        zellij: &Zellij,
+        name: &str,
+        arguments: Value,
+        tool_timeout_s: Option<u64>,
+    ) -> Codex {
+        let model = ModelServer::start(responses::calling(tool::NAME, arguments));
+        let dir = zellij.scratch().join(name);
+        let (home, codex_home, tmp, work) = (
+            dir.join("home"),
+            dir.join("codex"),
+            dir.join("tmp"),
+            dir.join("work"),
+        );
+        for d in [&home, &codex_home, &tmp, &work] {
+            std::fs::create_dir_all(d).expect("create Codex's dirs");
+        }
+        // The server's table exactly as `ask-popup setup codex` prints it (the README's step).
+        let setup = Command::new(command())
+            .args(["setup", "codex"])
+            .output()
+            .expect("run ask-popup setup codex");
+        assert!(setup.status.success(), "setup codex: {setup:?}");
+        let mut server = String::from_utf8(setup.stdout).expect("the table is UTF-8");
+        if let Some(seconds) = tool_timeout_s {
+            server = server.replace(
+                "tool_timeout_sec = 3600",
+                &format!("tool_timeout_sec = {seconds}"),
+            );
+        }
+        // A provider on the scripted server, no retries, and nothing that reaches the network
+        // (the curated-plugin sync, the analytics export, the update check).
+        let config = format!(
+            "model = \"scripted-model\"\n\
+             model_provider = \"scripted\"\n\
+             approval_policy = \"never\"\n\
+             sandbox_mode = \"read-only\"\n\
+             check_for_update_on_startup = false\n\
+             \n\
+             [features]\nplugins = false\n\n\
+             [analytics]\nenabled = false\n\n\
+             [model_providers.scripted]\n\
+             name = \"Scripted\"\n\
+             base_url = \"{url}/v1\"\n\
+             env_key = \"SCRIPTED_API_KEY\"\n\
+             wire_api = \"responses\"\n\
+             request_max_retries = 0\n\
+             stream_max_retries = 0\n\n\
+             {server}",
+            url = model.url(),
+        );
+        std::fs::write(codex_home.join("config.toml"), config).expect("write config.toml");
+        let line = format!(
+            "cd {work} && env -u TMUX -u TMUX_PANE {path}HOME={home} CODEX_HOME={codex_home} \
+             TMPDIR={tmp} SCRIPTED_API_KEY=scripted-key {codex} exec --skip-git-repo-check \
+             'Ask me.' </dev/null >{out} 2>{err}; exec sleep 1000",
+            work = q(&work),
+            path = zellij_on_path(),
+            home = q(&home),
+            codex_home = q(&codex_home),
+            tmp = q(&tmp),
+            codex = q(&agent_bin("codex")),
+            out = q(&dir.join("out.txt")),
+            err = q(&dir.join("err.txt")),
+        );
+        let pane = new_pane(zellij, name, &line);
+        Codex {
+            name: name.to_owned(),
+            pane,
+            model,
+        }
+    }
+
+    /// The tool's output Codex sent its model: the parts of its `function_call_output`.
+    fn output(&self, zellij: &Zellij) -> Vec<String> {
+        self.model.wait_for(
+            "the function_call_output",
+            ANSWER,
+            responses::function_call_output,
+            || zellij.screen(),
+        )
+    }
+
+    /// The tool's own text, the last part of the output (after Codex's `Wall time` part).
+    fn text(&self, zellij: &Zellij) -> String {
+        let parts = self.output(zellij);
+        parts.last().cloned().unwrap_or_default()
+    }
+
+    fn asked(&self, zellij: &Zellij, question: &str) {
+        zellij.wait_for_screen(&format!("{}'s question", self.name), ANSWER, |s| {
+            s.contains("codex asks") && s.contains(question)
+        });
+    }
+}
+
+#[test]
+fn codex_gets_a_pick_from_the_popup_as_the_plugin_wrote_it() {
+    let zellij = Zellij::start();
+    let codex = Codex::start(&zellij, "codex-one", database());
+    codex.asked(&zellij, DATABASE);
+    wait_for_title(&zellij, codex.pane, &marked("codex-one"));
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    zellij.send_keys(&["Enter"]);
+    // Codex hands the model the tool's text byte for byte, after its own timing line.
+    let parts = codex.output(&zellij);
+    assert_eq!(
+        parts.last().map(String::as_str),
+        Some(text_of(&database(), &picked(1)).as_str()),
+        "{parts:?}"
+    );
+    assert!(parts.len() <= 2, "{parts:?}");
+    // The tool as the model saw it: the library's description; the schema's limits.
+    let declared = responses::declared_tool(&codex.model.requests(), tool::NAME).expect("declared");
+    assert_eq!(declared["description"], tool::DESCRIPTION);
+    let questions = &declared["parameters"]["properties"]["questions"];
+    assert_eq!(questions["maxItems"], request::MAX_QUESTIONS);
+    wait_for_title(&zellij, codex.pane, "codex-one");
+}
+
+#[test]
+fn codex_gets_a_decline_and_a_validation_error() {
+    let zellij = Zellij::start();
+    let declining = Codex::start(&zellij, "codex-no", database());
+    declining.asked(&zellij, DATABASE);
+    zellij.send_keys(&["Esc"]);
+    assert_eq!(declining.text(&zellij), envelope::DECLINED_TEXT);
+
+    // A questionnaire the validator rejects is answered without showing anything.
+    let mut reserved = database();
+    reserved["questions"][0]["options"][0]["label"] = json!("Other");
+    let rejected = Codex::start(&zellij, "codex-bad", reserved.clone());
+    let error = request::parse(&reserved.to_string()).expect_err("a reserved label");
+    assert_eq!(rejected.text(&zellij), error.to_string());
+    assert!(!zellij.screen().contains("codex asks"));
+    assert_eq!(status(&zellij)["pending"], json!([]));
+}
+
+#[test]
+fn a_call_that_outlives_codexs_tool_timeout_leaves_the_popup() {
+    let zellij = Zellij::start_with(Options::default().with_listener());
+    let codex = Codex::start_with_timeout(&zellij, "codex-late", database(), Some(4));
+    codex.asked(&zellij, DATABASE);
+    wait_for_title(&zellij, codex.pane, &marked("codex-late"));
+    // Nobody answers: Codex gives up on the call (notifications/cancelled), and the question
+    // leaves the popup, the mark comes off and the wait closes once.
+    wait_until_nothing_pending(&zellij);
+    wait_for_title(&zellij, codex.pane, "codex-late");
+    let text = codex.text(&zellij);
+    assert!(!text.contains("User has answered"), "{text}");
+    let waits: Vec<bool> = heard(&zellij)
+        .into_iter()
+        .filter(|(name, _)| name == "ask-popup:blocked")
+        .map(|(_, payload)| payload["active"] == json!(true))
+        .collect();
+    assert_eq!(waits, [true, false]);
+}
+
+#[test]
+fn two_codex_panes_asking_at_once_each_get_their_own_answer() {
+    let zellij = Zellij::start();
+    let first = Codex::start(&zellij, "codex-a", database());
+    let second = Codex::start(&zellij, "codex-b", language());
+    wait_for_title(&zellij, first.pane, &marked("codex-a"));
+    wait_for_title(&zellij, second.pane, &marked("codex-b"));
+    // Whichever shows first: SQLite for the database, Go for the language.
+    for _ in 0..2 {
+        let screen = zellij.wait_for_screen("a question", ANSWER, |s| {
+            s.contains("codex asks") && (s.contains(DATABASE) || s.contains(LANGUAGE))
+        });
+        let target = if screen.contains(DATABASE) {
+            "❯ 2. SQLite"
+        } else {
+            "❯ 2. Go"
+        };
+        zellij.send_keys(&["Down"]);
+        zellij.wait_for_screen("the second option", ANSWER, |s| s.contains(target));
+        zellij.send_keys(&["Enter"]);
+        zellij.wait_for_screen("the answered question gone", ANSWER, |s| {
+            !s.contains(target)
+        });
+    }
+    assert_eq!(first.text(&zellij), text_of(&database(), &picked(1)));
+    assert_eq!(second.text(&zellij), text_of(&language(), &picked(1)));
+    wait_for_title(&zellij, first.pane, "codex-a");
+    wait_for_title(&zellij, second.pane, "codex-b");
+}
+
+/// The MCP Python SDK client (`tests/e2e/mcp_client.py`) against `ask-popup mcp`.
+struct PythonClient {
+    out: PathBuf,
+}
+
+impl PythonClient {
+    /// Runs the client with `args` in a new pane of `zellij` (so the server is in the session).
+    fn start(zellij: &Zellij, name: &str, args: &[&str]) -> PythonClient {
+        let dir = zellij.scratch().join(name);
+        std::fs::create_dir_all(&dir).expect("the client's dir");
+        let out = dir.join("report.json");
+        let args: Vec<String> = args.iter().map(|a| shell_quote(a)).collect();
+        let line = format!(
+            "cd {dir} && exec {path}{python} {client} {server} {out} {args}",
+            dir = q(&dir),
+            path = zellij_on_path(),
+            python = q(&agent_bin("mcp-python")),
+            client = q(&client_script()),
+            server = q(&command()),
+            out = q(&out),
+            args = args.join(" "),
+        );
+        new_pane(zellij, name, &line);
+        PythonClient { out }
+    }
+
+    /// Whether the client has written its report (it does once its session is over).
+    fn done(&self) -> bool {
+        self.out.exists()
+    }
+
+    fn report(&self, zellij: &Zellij) -> Value {
+        let until = zellij.until(ANSWER);
+        while !self.done() {
+            assert!(
+                Instant::now() < until,
+                "the MCP client wrote no report\n{}",
+                zellij.screen()
+            );
+            thread::sleep(Duration::from_millis(100));
+        }
+        let text = std::fs::read_to_string(&self.out).expect("read the report");
+        serde_json::from_str(&text).expect("the report is JSON")
+    }
+}
+
+fn client_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mcp_client.py")
+}
+
+#[test]
+fn an_mcp_python_client_lists_the_tool_as_the_library_declares_it() {
+    // Outside Zellij: listing needs no popup, and a call answers no_ui at once.
+    let dir = std::env::temp_dir().join(format!("ask-popup-mcp-list-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a dir");
+    let run = |mode: &[&str]| -> Value {
+        let out = dir.join(format!("{}.json", mode[0]));
+        let ran = Command::new(agent_bin("mcp-python"))
+            .arg(client_script())
+            .arg(command())
+            .arg(&out)
+            .args(mode)
+            .env_remove("ZELLIJ")
+            .env_remove("ZELLIJ_SESSION_NAME")
+            .env_remove("ZELLIJ_PANE_ID")
+            .output()
+            .expect("run the MCP client");
+        assert!(ran.status.success(), "{ran:?}");
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("the report")).expect("JSON")
+    };
+    let listed = run(&["list"]);
+    assert_eq!(listed["initialize"]["serverInfo"]["name"], "ask-popup");
+    assert_eq!(listed["tools"].as_array().map(Vec::len), Some(1));
+    let declared = &listed["tools"][0];
+    assert_eq!(declared["name"], tool::NAME);
+    assert_eq!(declared["description"], tool::DESCRIPTION);
+    assert_eq!(declared["inputSchema"], tool::parameters());
+    assert_eq!(declared["annotations"]["readOnlyHint"], true);
+    assert_eq!(declared["annotations"]["destructiveHint"], false);
+
+    let called = run(&["call", &database().to_string()]);
+    let result = &called["result"];
+    assert_eq!(result["isError"], true);
+    assert_eq!(result["content"][0]["text"], envelope::NO_UI_TEXT);
+    assert_eq!(result["structuredContent"]["error"], "no_ui");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_mcp_python_client_hears_progress_while_the_user_thinks_and_gets_the_details() {
+    let zellij = Zellij::start();
+    let client = PythonClient::start(&zellij, "py-call", &["call", &database().to_string()]);
+    zellij.wait_for_screen("the client's question", ANSWER, |s| {
+        s.contains("mcp asks") && s.contains(DATABASE)
+    });
+    // The user takes a while: two progress notifications' worth.
+    thread::sleep(Duration::from_secs(11));
+    zellij.send_keys(&["Enter"]);
+    let report = client.report(&zellij);
+    let result = &report["result"];
+    assert_eq!(result["isError"], false);
+    assert_eq!(
+        result["content"][0]["text"],
+        text_of(&database(), &picked(0)).as_str()
+    );
+    let questionnaire = request::parse(&database().to_string()).expect("valid");
+    let envelope: Value =
+        serde_json::from_str(&envelope::outcome(&questionnaire, &picked(0), None)).expect("JSON");
+    let mut details = result["structuredContent"].clone();
+    let id = details
+        .as_object_mut()
+        .and_then(|d| d.remove("requestId"))
+        .expect("the request's id");
+    assert!(id.as_str().is_some_and(|id| !id.is_empty()), "{id}");
+    assert_eq!(details, envelope["details"]);
+    // Progress came every few seconds, rising, saying what it waits for.
+    let progress = report["progress"].as_array().expect("a list");
+    assert!(progress.len() >= 2, "{progress:?}");
+    let values: Vec<f64> = progress
+        .iter()
+        .filter_map(|p| p["progress"].as_f64())
+        .collect();
+    assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
+    assert!(progress[0]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("Waiting for the user")));
+}
+
+#[test]
+fn an_mcp_client_that_cancels_or_goes_away_takes_its_question_back() {
+    let zellij = Zellij::start();
+    // Cancelled: the client gives up after 3 s and keeps its session open a little longer.
+    let client = PythonClient::start(
+        &zellij,
+        "py-cancel",
+        &["cancel", &database().to_string(), "3"],
+    );
+    zellij.wait_for_screen("the client's question", ANSWER, |s| {
+        s.contains("mcp asks") && s.contains(DATABASE)
+    });
+    wait_until_nothing_pending(&zellij);
+    assert!(
+        !client.done(),
+        "the question left only when the client's session ended, not when it cancelled"
+    );
+    let report = client.report(&zellij);
+    assert_eq!(report["gave_up"], true);
+    assert!(report.get("result").is_none(), "{report}");
+
+    // Gone: the client is killed while the question waits.
+    let gone = PythonClient::start(&zellij, "py-gone", &["call", &language().to_string()]);
+    zellij.wait_for_screen("the second client's question", ANSWER, |s| {
+        s.contains("mcp asks") && s.contains(LANGUAGE)
+    });
+    let killed = Command::new("pkill")
+        .args(["-KILL", "-f", &gone.out.to_string_lossy()])
+        .status()
+        .expect("run pkill");
+    assert!(killed.success(), "no client to kill");
+    wait_until_nothing_pending(&zellij);
+}
