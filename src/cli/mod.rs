@@ -483,13 +483,10 @@ impl Interrupts {
         }
         // SAFETY: getppid has no preconditions.
         let parent = unsafe { libc::getppid() };
-        // On Linux the kernel tells at once when the parent ends; elsewhere `wait` notices a new
-        // parent within a poll.
-        #[cfg(target_os = "linux")]
-        // SAFETY: PR_SET_PDEATHSIG takes a signal number and changes only this process.
-        unsafe {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGHUP);
-        }
+        // `wait` notices a new parent (the old one ended) within a poll. Not PR_SET_PDEATHSIG:
+        // Linux sends it when the *thread* that spawned this process ends, and multi-threaded
+        // agents spawn from worker threads that come and go (Codex's MCP servers got it 10 s
+        // into every call, when the thread pool let its spawning thread go).
         Interrupts {
             signals: rx,
             parent,

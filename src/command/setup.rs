@@ -86,8 +86,17 @@ fn is_ours(entry: &Value) -> bool {
 pub const MCP_TOOL_TIMEOUT_S: u64 = 3600;
 
 /// The variables the MCP server needs from the agent's environment to reach the popup: the
-/// session it runs in and the pane to mark. Codex passes a server none of them unless named.
-pub const MCP_ENV_VARS: [&str; 3] = ["ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"];
+/// session it runs in, the pane to mark, and where Zellij keeps its sockets (`zellij pipe` looks
+/// in `$ZELLIJ_SOCKET_DIR`, else `$XDG_RUNTIME_DIR/zellij`, else under `$TMPDIR`). Codex passes
+/// a server none of the Zellij ones, nor `XDG_RUNTIME_DIR`, unless they are named.
+pub const MCP_ENV_VARS: [&str; 6] = [
+    "ZELLIJ",
+    "ZELLIJ_SESSION_NAME",
+    "ZELLIJ_PANE_ID",
+    "ZELLIJ_SOCKET_DIR",
+    "XDG_RUNTIME_DIR",
+    "TMPDIR",
+];
 
 /// The `[mcp_servers.ask-popup]` table for `~/.codex/config.toml`, running `exe mcp`.
 pub fn codex_snippet(exe: &str) -> String {
@@ -215,7 +224,7 @@ mod tests {
             "[mcp_servers.ask-popup]\n\
              command = \"/usr/local/bin/ask-popup\"\n\
              args = [\"mcp\"]\n\
-             env_vars = [\"ZELLIJ\", \"ZELLIJ_SESSION_NAME\", \"ZELLIJ_PANE_ID\"]\n\
+             env_vars = [\"ZELLIJ\", \"ZELLIJ_SESSION_NAME\", \"ZELLIJ_PANE_ID\", \"ZELLIJ_SOCKET_DIR\", \"XDG_RUNTIME_DIR\", \"TMPDIR\"]\n\
              tool_timeout_sec = 3600\n"
         );
         // A path with a quote or a backslash stays one TOML string.

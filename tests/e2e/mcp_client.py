@@ -8,8 +8,8 @@ with: the MCP Python SDK (PyPI `mcp`). It starts the server on stdio as any clie
                        notifications/cancelled) and keeps the session open a few seconds more
 
 Usage: mcp_client.py SERVER OUT MODE [ARGS [SECONDS]]; OUT gets one JSON document, written once
-everything is done. The server gets the Zellij variables it needs, as a configured client
-passes them (the SDK passes a server only a few variables of its own).
+everything is done. The server gets the variables it needs to reach the Zellij session, as a
+configured client passes them (the SDK passes a server only a few variables of its own).
 """
 
 import json
@@ -20,7 +20,15 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-PASSED = ("ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID", "PATH")
+PASSED = (
+    "ZELLIJ",
+    "ZELLIJ_SESSION_NAME",
+    "ZELLIJ_PANE_ID",
+    "ZELLIJ_SOCKET_DIR",
+    "XDG_RUNTIME_DIR",
+    "TMPDIR",
+    "PATH",
+)
 
 
 def wire(model):
