@@ -1,5 +1,7 @@
-//! What each input does to the dialog: keys by mode, pasted text, clicks and the wheel.
+//! What each input does to the dialog: the commands keys are bound to (`keymap.rs`), pasted
+//! text, clicks and the wheel.
 
+use super::keymap::Command;
 use super::*;
 
 impl Dialog {
@@ -24,16 +26,17 @@ impl Dialog {
         }
     }
 
+    /// A key runs the command the current mode's keymap binds it to; an unbound printable key
+    /// is typed where typing goes.
     fn key(&mut self, key: Key) -> Response {
-        if key == Key::Esc {
+        let command = self.command_for(key);
+        if command == Some(Command::Escape) {
             return self.escape();
         }
         let was_armed = std::mem::replace(&mut self.esc_armed, false);
-        let response = match self.mode {
-            Mode::Note => self.note_key(key),
-            Mode::Typing => self.typing_key(key),
-            Mode::Browse if self.on_submit_tab() => self.submit_key(key),
-            Mode::Browse => self.question_key(key),
+        let response = match command {
+            Some(command) => self.run(command, key),
+            None => self.unbound(key),
         };
         if was_armed && response == Response::Unchanged {
             Response::Render
@@ -117,65 +120,99 @@ impl Dialog {
         })
     }
 
-    fn note_key(&mut self, key: Key) -> Response {
-        if key == Key::Enter {
-            self.mode = Mode::Browse;
-            return Response::Render;
-        }
-        match Self::edit(self.note_editor(), key) {
-            Some(Edit::Nothing) | None => Response::Unchanged,
-            Some(_) => Response::Render,
+    /// What a bound key does, in the current mode (each mode's keymap holds only its own
+    /// commands).
+    fn run(&mut self, command: Command, key: Key) -> Response {
+        let submit = self.on_submit_tab();
+        match command {
+            Command::Escape => self.escape(),
+            Command::Confirm if submit => self.confirm_submit(),
+            Command::Confirm => self.confirm(),
+            Command::SaveNote => {
+                self.mode = Mode::Browse;
+                Response::Render
+            }
+            Command::Move if submit => {
+                self.submit_focus = 1 - self.submit_focus.min(1);
+                Response::Render
+            }
+            Command::Move => self.move_focus(key),
+            Command::LeaveTyping => {
+                self.mode = Mode::Browse;
+                self.move_focus(key)
+            }
+            Command::Jump => match key {
+                Key::Char(c @ '1'..='9') => {
+                    let n = c as usize - '0' as usize;
+                    if submit {
+                        self.set_submit_focus(n - 1)
+                    } else {
+                        // Numbered rows: the options, `Type something.`, and `Chat about this`.
+                        match numbered_row(&self.rows(self.tab), n) {
+                            Some(row) => self.focus(row),
+                            None => Response::Unchanged,
+                        }
+                    }
+                }
+                _ => Response::Unchanged,
+            },
+            Command::Toggle => self.toggle(),
+            Command::OpenNote => {
+                self.mode = Mode::Note;
+                Response::Render
+            }
+            Command::Scroll => match key {
+                Key::PageDown => self.scroll_preview(8),
+                _ => self.scroll_preview(-8),
+            },
+            Command::SwitchTab => match key {
+                Key::Tab | Key::Right => self.switch_tab(1),
+                _ => self.switch_tab(-1),
+            },
+            Command::ToggleContext => self.toggle_context(),
+            Command::ContextLetter if self.current_question_has_context() => self.toggle_context(),
+            Command::ContextLetter => self.unbound(key),
+            Command::Edit => self.edit_open_editor(key),
         }
     }
 
-    fn typing_key(&mut self, key: Key) -> Response {
+    /// ↑ or ↓ on a question's rows, wrapping around.
+    fn move_focus(&mut self, key: Key) -> Response {
+        let count = self.rows(self.tab).len();
         match key {
-            Key::Enter => self.confirm(),
-            Key::Up | Key::Down => {
-                self.mode = Mode::Browse;
-                self.question_key(key)
-            }
-            Key::ToggleContext => self.question_key(key),
-            _ => match Self::edit(self.draft_editor(), key) {
-                Some(Edit::Nothing) | None => Response::Unchanged,
-                Some(_) => Response::Render,
+            Key::Up => self.focus(self.current_focus().checked_sub(1).unwrap_or(count - 1)),
+            _ => self.focus((self.current_focus() + 1) % count),
+        }
+    }
+
+    /// A key no binding takes: typed into the open editor, or, back on the free-form row after
+    /// Esc, typing resumes there; anything else does nothing.
+    fn unbound(&mut self, key: Key) -> Response {
+        match self.mode {
+            Mode::Note | Mode::Typing => self.edit_open_editor(key),
+            Mode::Browse => match key {
+                Key::Char(c)
+                    if !self.on_submit_tab() && self.focused_row() == Some(Row::Freeform) =>
+                {
+                    self.mode = Mode::Typing;
+                    self.draft_editor().insert_char(c);
+                    Response::Render
+                }
+                _ => Response::Unchanged,
             },
         }
     }
 
-    fn question_key(&mut self, key: Key) -> Response {
-        let rows = self.rows(self.tab);
-        let count = rows.len();
-        match key {
-            Key::Up => self.focus(self.current_focus().checked_sub(1).unwrap_or(count - 1)),
-            Key::Down => self.focus((self.current_focus() + 1) % count),
-            Key::Char(c @ '1'..='9') => {
-                // Numbered rows: the options, `Type something.`, and `Chat about this`.
-                let n = c as usize - '0' as usize;
-                match numbered_row(&rows, n) {
-                    Some(row) => self.focus(row),
-                    None => Response::Unchanged,
-                }
-            }
-            Key::Enter => self.confirm(),
-            Key::Char(' ') => self.toggle(),
-            Key::Tab | Key::Right => self.switch_tab(1),
-            Key::BackTab | Key::Left => self.switch_tab(-1),
-            Key::Char('n') => {
-                self.mode = Mode::Note;
-                Response::Render
-            }
-            Key::PageDown => self.scroll_preview(8),
-            Key::PageUp => self.scroll_preview(-8),
-            Key::ToggleContext => self.toggle_context(),
-            Key::Char('c') if self.current_question_has_context() => self.toggle_context(),
-            Key::Char(c) if self.focused_row() == Some(Row::Freeform) => {
-                // Back on the free-form row after Esc: typing resumes.
-                self.mode = Mode::Typing;
-                self.draft_editor().insert_char(c);
-                Response::Render
-            }
-            _ => Response::Unchanged,
+    /// An editor key in the note or the draft, whichever is open.
+    fn edit_open_editor(&mut self, key: Key) -> Response {
+        let editor = match self.mode {
+            Mode::Note => self.note_editor(),
+            Mode::Typing => self.draft_editor(),
+            Mode::Browse => return Response::Unchanged,
+        };
+        match Self::edit(editor, key) {
+            Some(Edit::Nothing) | None => Response::Unchanged,
+            Some(_) => Response::Render,
         }
     }
 
@@ -192,25 +229,6 @@ impl Dialog {
         }
         self.context_expanded = !self.context_expanded;
         Response::Render
-    }
-
-    fn submit_key(&mut self, key: Key) -> Response {
-        match key {
-            Key::Up | Key::Down => {
-                self.submit_focus = 1 - self.submit_focus.min(1);
-                Response::Render
-            }
-            Key::Char('1') => self.set_submit_focus(0),
-            Key::Char('2') => self.set_submit_focus(1),
-            Key::Enter => self.confirm_submit(),
-            Key::Tab | Key::Right => self.switch_tab(1),
-            Key::BackTab | Key::Left => self.switch_tab(-1),
-            Key::Char('n') => {
-                self.mode = Mode::Note;
-                Response::Render
-            }
-            _ => Response::Unchanged,
-        }
     }
 
     fn set_submit_focus(&mut self, i: usize) -> Response {

@@ -4,13 +4,13 @@
 //! Rendering (in `view`) only reads this state.
 
 pub mod editor;
-mod hints;
 mod input;
+mod keymap;
 
 use crate::envelope::{Answer, Outcome, Responses};
 use crate::request::Questionnaire;
 pub use editor::{Edit, Editor};
-pub use hints::Hint;
+pub use keymap::Hint;
 use std::rc::Rc;
 
 /// A key, as the dialog understands it. The plugin maps Zellij's keys onto these.
