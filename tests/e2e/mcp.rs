@@ -232,6 +232,61 @@ fn a_call_that_outlives_codexs_tool_timeout_leaves_the_popup() {
 }
 
 #[test]
+fn stopping_codex_while_it_waits_takes_its_question_back() {
+    let zellij = Zellij::start();
+    let codex = Codex::start(&zellij, "codex-stop", database());
+    codex.asked(&zellij, DATABASE);
+    wait_for_title(&zellij, codex.pane, &marked("codex-stop"));
+    let asking = asking_from(zellij.session(), codex.pane);
+    assert!(
+        asking.iter().any(|l| l.contains(" mcp")),
+        "no MCP server seen: {asking:?}"
+    );
+    // Ctrl+C in Codex's pane: Codex ends, and stops its MCP servers on the way out.
+    let out = zellij.action(&[
+        "write",
+        "--pane-id",
+        &format!("terminal_{}", codex.pane),
+        "3",
+    ]);
+    assert!(out.status.success(), "write Ctrl+C: {out:?}");
+    wait_until_nothing_pending(&zellij);
+    wait_for_title(&zellij, codex.pane, "codex-stop");
+    // Nothing of the call is left running: no `ask-popup mcp`, no `zellij pipe` to the plugin.
+    let until = zellij.until(ANSWER);
+    loop {
+        let left = asking_from(zellij.session(), codex.pane);
+        if left.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < until, "still running: {left:?}");
+        thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The command lines of the processes started from pane `pane` of `session` that talk to
+/// ask-popup (read from /proc, so that other tests' processes do not count).
+fn asking_from(session: &str, pane: u32) -> Vec<String> {
+    let session = format!("ZELLIJ_SESSION_NAME={session}");
+    let pane = format!("ZELLIJ_PANE_ID={pane}");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| {
+            let dir = entry.ok()?.path();
+            let environ = std::fs::read(dir.join("environ")).ok()?;
+            let mut vars = environ.split(|b| *b == 0);
+            let ours =
+                vars.clone().any(|v| v == session.as_bytes()) && vars.any(|v| v == pane.as_bytes());
+            let cmdline = std::fs::read(dir.join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            (ours && cmdline.contains("ask-popup")).then_some(cmdline)
+        })
+        .collect()
+}
+
+#[test]
 fn two_codex_panes_asking_at_once_each_get_their_own_answer() {
     let zellij = Zellij::start();
     let first = Codex::start(&zellij, "codex-a", database());
