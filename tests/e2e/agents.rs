@@ -236,6 +236,31 @@ pub(crate) fn text_of(arguments: &Value, outcome: &Outcome) -> String {
         .to_owned()
 }
 
+/// The user answers each question of `seconds` (`(question, its second option)`), asked by
+/// `asker` (`claude asks`), in whatever order they show, with its second option.
+pub(crate) fn pick_the_second_option_of_each(
+    zellij: &Zellij,
+    asker: &str,
+    seconds: &[(&str, &str)],
+) {
+    for _ in seconds {
+        let screen = zellij.wait_for_screen("a question", ANSWER, |s| {
+            s.contains(asker) && seconds.iter().any(|(q, _)| s.contains(q))
+        });
+        let (_, second) = seconds
+            .iter()
+            .find(|(q, _)| screen.contains(q))
+            .expect("a question on screen");
+        let target = format!("❯ 2. {second}");
+        zellij.send_keys(&["Down"]);
+        zellij.wait_for_screen("the second option", ANSWER, |s| s.contains(&target));
+        zellij.send_keys(&["Enter"]);
+        zellij.wait_for_screen("the answered question gone", ANSWER, |s| {
+            !s.contains(&target)
+        });
+    }
+}
+
 /// Opens a terminal pane running `command` (`sh -c`); returns its id.
 pub(crate) fn new_pane(zellij: &Zellij, name: &str, command: &str) -> u32 {
     let out = zellij.action(&["new-pane", "--name", name, "--", "sh", "-c", command]);

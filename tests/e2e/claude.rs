@@ -4,8 +4,8 @@
 //! next request Claude Code sends.
 
 use crate::agents::{
-    marked, new_pane, pane_title, press_esc_in, question, shell_quote, wait_for_title,
-    wait_until_nothing_pending, zellij_on_path,
+    marked, new_pane, pane_title, pick_the_second_option_of_each, press_esc_in, question,
+    shell_quote, wait_for_title, wait_until_nothing_pending, zellij_on_path,
 };
 use crate::command::command;
 use crate::harness::{agent_bin, Zellij};
@@ -287,22 +287,11 @@ fn two_claude_code_panes_asking_at_once_each_get_their_own_answer() {
     wait_for_title(&zellij, first.pane, &marked("claude-a"));
     wait_for_title(&zellij, second.pane, &marked("claude-b"));
     // Whichever shows first: SQLite for the database, Go for the language.
-    for _ in 0..2 {
-        let screen = zellij.wait_for_screen("a question", ANSWER, |s| {
-            s.contains("claude asks") && (s.contains(DATABASE) || s.contains(LANGUAGE))
-        });
-        let target = if screen.contains(DATABASE) {
-            "❯ 2. SQLite"
-        } else {
-            "❯ 2. Go"
-        };
-        zellij.send_keys(&["Down"]);
-        zellij.wait_for_screen("the second option", ANSWER, |s| s.contains(target));
-        zellij.send_keys(&["Enter"]);
-        zellij.wait_for_screen("the answered question gone", ANSWER, |s| {
-            !s.contains(target)
-        });
-    }
+    pick_the_second_option_of_each(
+        &zellij,
+        "claude asks",
+        &[(DATABASE, "SQLite"), (LANGUAGE, "Go")],
+    );
     let (text, _) = first.tool_result(&zellij);
     assert!(
         text.contains(&format!("\"{DATABASE}\"=\"SQLite\"")),

@@ -5,14 +5,14 @@
 //! progress, cancellation, a client that goes away).
 
 use crate::agents::{
-    heard, marked, new_pane, question, shell_quote, status, text_of, wait_for_title,
-    wait_until_nothing_pending, zellij_on_path,
+    heard, marked, new_pane, pick_the_second_option_of_each, question, shell_quote, status,
+    text_of, wait_for_title, wait_until_nothing_pending, zellij_on_path,
 };
 use crate::command::command;
 use crate::harness::{agent_bin, Options, Zellij};
 use crate::model::{responses, ModelServer};
 use crate::ANSWER;
-use ask_popup::command::tool;
+use ask_popup::command::{setup, tool};
 use ask_popup::envelope::{self, Answer, Outcome, Responses};
 use ask_popup::request;
 use serde_json::{json, Value};
@@ -294,22 +294,11 @@ fn two_codex_panes_asking_at_once_each_get_their_own_answer() {
     wait_for_title(&zellij, first.pane, &marked("codex-a"));
     wait_for_title(&zellij, second.pane, &marked("codex-b"));
     // Whichever shows first: SQLite for the database, Go for the language.
-    for _ in 0..2 {
-        let screen = zellij.wait_for_screen("a question", ANSWER, |s| {
-            s.contains("codex asks") && (s.contains(DATABASE) || s.contains(LANGUAGE))
-        });
-        let target = if screen.contains(DATABASE) {
-            "❯ 2. SQLite"
-        } else {
-            "❯ 2. Go"
-        };
-        zellij.send_keys(&["Down"]);
-        zellij.wait_for_screen("the second option", ANSWER, |s| s.contains(target));
-        zellij.send_keys(&["Enter"]);
-        zellij.wait_for_screen("the answered question gone", ANSWER, |s| {
-            !s.contains(target)
-        });
-    }
+    pick_the_second_option_of_each(
+        &zellij,
+        "codex asks",
+        &[(DATABASE, "SQLite"), (LANGUAGE, "Go")],
+    );
     assert_eq!(first.text(&zellij), text_of(&database(), &picked(1)));
     assert_eq!(second.text(&zellij), text_of(&language(), &picked(1)));
     wait_for_title(&zellij, first.pane, "codex-a");
@@ -329,9 +318,11 @@ impl PythonClient {
         let out = dir.join("report.json");
         let args: Vec<String> = args.iter().map(|a| shell_quote(a)).collect();
         let line = format!(
-            "cd {dir} && exec {path}{python} {client} {server} {out} {args}",
+            "cd {dir} && exec env {path}ASK_POPUP_MCP_ENV_VARS={vars} {python} {client} \
+             {server} {out} {args}",
             dir = q(&dir),
             path = zellij_on_path(),
+            vars = setup::MCP_ENV_VARS.join(","),
             python = q(&agent_bin("mcp-python")),
             client = q(&client_script()),
             server = q(&command()),

@@ -9,7 +9,8 @@ with: the MCP Python SDK (PyPI `mcp`). It starts the server on stdio as any clie
 
 Usage: mcp_client.py SERVER OUT MODE [ARGS [SECONDS]]; OUT gets one JSON document, written once
 everything is done. The server gets the variables it needs to reach the Zellij session, as a
-configured client passes them (the SDK passes a server only a few variables of its own).
+configured client passes them (the SDK passes a server only a few variables of its own); the
+test names them in ASK_POPUP_MCP_ENV_VARS.
 """
 
 import json
@@ -20,15 +21,9 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-PASSED = (
-    "ZELLIJ",
-    "ZELLIJ_SESSION_NAME",
-    "ZELLIJ_PANE_ID",
-    "ZELLIJ_SOCKET_DIR",
-    "XDG_RUNTIME_DIR",
-    "TMPDIR",
-    "PATH",
-)
+# The variables a configured client passes the server (`ask_popup::command::setup::MCP_ENV_VARS`,
+# given by the test as ASK_POPUP_MCP_ENV_VARS), and PATH.
+PASSED = os.environ.get("ASK_POPUP_MCP_ENV_VARS", "").split(",") + ["PATH"]
 
 
 def wire(model):
