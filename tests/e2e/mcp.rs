@@ -62,16 +62,24 @@ struct Codex {
     model: ModelServer,
 }
 
+/// How Codex runs: `codex exec` (its output to files), or its interactive UI in the pane.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Run {
+    Exec,
+    Interactive,
+}
+
 impl Codex {
     fn start(zellij: &Zellij, name: &str, arguments: Value) -> Codex {
-        Codex::start_with_timeout(zellij, name, arguments, None)
+        Codex::launch(zellij, name, arguments, Run::Exec, None)
     }
 
     /// With `tool_timeout_s`, the server's `tool_timeout_sec` is that instead of the setup's.
-    fn start_with_timeout(
+    fn launch(
         zellij: &Zellij,
         name: &str,
         arguments: Value,
+        run: Run,
         tool_timeout_s: Option<u64>,
     ) -> Codex {
         let model = ModelServer::start(responses::calling(tool::NAME, arguments));
@@ -120,18 +128,23 @@ impl Codex {
             url = model.url(),
         );
         std::fs::write(codex_home.join("config.toml"), config).expect("write config.toml");
+        let how = match run {
+            Run::Exec => format!(
+                "exec --skip-git-repo-check 'Ask me.' </dev/null >{} 2>{}",
+                q(&dir.join("out.txt")),
+                q(&dir.join("err.txt"))
+            ),
+            Run::Interactive => "'Ask me.'".to_owned(),
+        };
         let line = format!(
             "cd {work} && env -u TMUX -u TMUX_PANE {path}HOME={home} CODEX_HOME={codex_home} \
-             TMPDIR={tmp} SCRIPTED_API_KEY=scripted-key {codex} exec --skip-git-repo-check \
-             'Ask me.' </dev/null >{out} 2>{err}; exec sleep 1000",
+             TMPDIR={tmp} SCRIPTED_API_KEY=scripted-key {codex} {how}; exec sleep 1000",
             work = q(&work),
             path = zellij_on_path(),
             home = q(&home),
             codex_home = q(&codex_home),
             tmp = q(&tmp),
             codex = q(&agent_bin("codex")),
-            out = q(&dir.join("out.txt")),
-            err = q(&dir.join("err.txt")),
         );
         let pane = new_pane(zellij, name, &line);
         Codex {
@@ -191,6 +204,21 @@ fn codex_gets_a_pick_from_the_popup_as_the_plugin_wrote_it() {
 }
 
 #[test]
+fn codexs_interactive_ui_gets_a_pick_from_the_popup() {
+    let zellij = Zellij::start();
+    let codex = Codex::launch(&zellij, "codex-ui", database(), Run::Interactive, None);
+    codex.asked(&zellij, DATABASE);
+    wait_for_title(&zellij, codex.pane, &marked("codex-ui"));
+    zellij.send_keys(&["Enter"]);
+    assert_eq!(codex.text(&zellij), text_of(&database(), &picked(0)));
+    // Codex's own screen shows the call done and the model's last words.
+    zellij.wait_for_screen("Codex's screen after the call", ANSWER, |s| {
+        s.contains("ask-popup.ask_user_question") && s.contains("Done.")
+    });
+    wait_for_title(&zellij, codex.pane, "codex-ui");
+}
+
+#[test]
 fn codex_gets_a_decline_and_a_validation_error() {
     let zellij = Zellij::start();
     let declining = Codex::start(&zellij, "codex-no", database());
@@ -213,7 +241,7 @@ fn a_call_that_outlives_codexs_tool_timeout_leaves_the_popup() {
     let zellij = Zellij::start_with(Options::default().with_listener());
     // Loads the listener before anything is said.
     assert_eq!(heard(&zellij), Vec::new());
-    let codex = Codex::start_with_timeout(&zellij, "codex-late", database(), Some(4));
+    let codex = Codex::launch(&zellij, "codex-late", database(), Run::Exec, Some(4));
     codex.asked(&zellij, DATABASE);
     wait_for_title(&zellij, codex.pane, &marked("codex-late"));
     // Nobody answers: Codex gives up on the call (notifications/cancelled), and the question
