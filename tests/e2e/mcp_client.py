@@ -5,7 +5,7 @@ with: the MCP Python SDK (PyPI `mcp`). It starts the server on stdio as any clie
   call ARGS            calls ask_user_question with ARGS (JSON) and a progress token, and
                        writes the result and every progress notification
   cancel ARGS SECONDS  calls it, gives up after SECONDS (the SDK then sends
-                       notifications/cancelled) and keeps the session open a few seconds more
+                       notifications/cancelled) and keeps the session open 8 s more
 
 Usage: mcp_client.py SERVER OUT MODE [ARGS [SECONDS]]; OUT gets one JSON document, written once
 everything is done. The server gets the variables it needs to reach the Zellij session, as a
@@ -58,7 +58,7 @@ async def main(server, out, mode, arguments=None, seconds=None):
                 report["gave_up"] = scope.cancelled_caught
                 # The server is told while the session is still open: the question must leave
                 # the popup because of the cancellation, not because stdin closed.
-                await anyio.sleep(4)
+                await anyio.sleep(8)
             else:
                 raise SystemExit(f"unknown mode {mode!r}")
     with open(out + ".tmp", "w") as f:
