@@ -134,11 +134,17 @@ impl Codex {
                 q(&dir.join("out.txt")),
                 q(&dir.join("err.txt"))
             ),
-            Run::Interactive => "'Ask me.'".to_owned(),
+            // No app-server daemon left running after the test.
+            Run::Interactive => "--no-daemon 'Ask me.'".to_owned(),
         };
+        // The interactive UI fetches an announcement from the web at start, which no setting
+        // turns off: a proxy on a closed loopback port keeps it on the machine, the model
+        // server stays direct.
         let line = format!(
             "cd {work} && env -u TMUX -u TMUX_PANE {path}HOME={home} CODEX_HOME={codex_home} \
-             TMPDIR={tmp} SCRIPTED_API_KEY=scripted-key {codex} {how}; exec sleep 1000",
+             TMPDIR={tmp} SCRIPTED_API_KEY=scripted-key HTTPS_PROXY=http://127.0.0.1:9 \
+             HTTP_PROXY=http://127.0.0.1:9 NO_PROXY=127.0.0.1,localhost {codex} {how}; \
+             exec sleep 1000",
             work = q(&work),
             path = zellij_on_path(),
             home = q(&home),
