@@ -6,8 +6,11 @@ cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 bash scripts/ensure-tools.sh
-# The real agents the integration tests run (Claude Code, Pi), at pinned versions.
+# The real agents and MCP clients the integration tests run (Claude Code, Pi, Codex, the MCP
+# Python SDK), at pinned versions.
 bash scripts/ensure-agents.sh
+# The Pi extension's unit tests (Node's test runner, through Pi's own TypeScript loader).
+bash scripts/test-pi-extension.sh
 # The plugin the e2e tests load: built and shrunk as it ships.
 bash scripts/build-plugin.sh
 # The listener plugin the e2e tests load beside ask-popup to hear its broadcasts; its own

@@ -202,7 +202,13 @@ fn describe_json_error(e: &serde_json::Error) -> String {
     format!("{what} at line {} column {}", e.line(), e.column())
 }
 
-fn type_name(v: &Value) -> &'static str {
+/// What an `invalid_payload` text says a string field must be.
+pub const EXPECTED_STRING: &str = "a string";
+/// What an `invalid_payload` text says a boolean field must be.
+pub const EXPECTED_BOOL: &str = "true or false";
+
+/// What a value of the wrong type is called in an `invalid_payload` text ("got a number").
+pub fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -254,7 +260,7 @@ fn normalise(root: &Map<String, Value>) -> Result<Questionnaire, RequestError> {
                     hint: "an array of 1 to 4 question objects",
                 })
             }
-            Some(other) => return Err(wrong_type("question", "a string", other)),
+            Some(other) => return Err(wrong_type("question", EXPECTED_STRING, other)),
         },
         Some(other) => return Err(wrong_type("questions", "an array", other)),
     };
@@ -281,7 +287,7 @@ fn optional_string(
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(normalise_newlines(s))),
-        Some(other) => Err(wrong_type(join(path, key), "a string", other)),
+        Some(other) => Err(wrong_type(join(path, key), EXPECTED_STRING, other)),
     }
 }
 
@@ -293,7 +299,7 @@ fn optional_bool(
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(other) => Err(wrong_type(join(path, key), "true or false", other)),
+        Some(other) => Err(wrong_type(join(path, key), EXPECTED_BOOL, other)),
     }
 }
 

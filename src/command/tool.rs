@@ -5,8 +5,9 @@
 
 use crate::envelope::{self, ErrorCode};
 use crate::request::{
-    RequestError, CHAT_LABEL, FREEFORM_LABEL, MAX_HEADER_CHARS, MAX_LABEL_CHARS, MAX_OPTIONS,
-    MAX_QUESTIONS, MIN_OPTIONS, MIN_TIMEOUT_MS, RESERVED_LABELS,
+    type_name, RequestError, CHAT_LABEL, EXPECTED_BOOL, EXPECTED_STRING, FREEFORM_LABEL,
+    MAX_HEADER_CHARS, MAX_LABEL_CHARS, MAX_OPTIONS, MAX_QUESTIONS, MIN_OPTIONS, MIN_TIMEOUT_MS,
+    RESERVED_LABELS,
 };
 use serde_json::{json, Value};
 
@@ -110,9 +111,27 @@ pub fn pi_shared() -> Value {
             "emptyOptions": static_error(RequestError::EmptyOptions),
             "reservedLabel": static_error(RequestError::ReservedLabel),
             "duplicateOptionLabel": static_error(RequestError::DuplicateOptionLabel),
+            // Templates: `{path}` (`questions[0].question`), `{expected}`, `{found}`.
+            "emptyField": static_error(RequestError::Empty { path: "{path}".to_owned() }),
+            "wrongType": static_error(RequestError::WrongType {
+                path: "{path}".to_owned(),
+                expected: "{expected}",
+                found: "{found}",
+            }),
             "noUi": { "code": ErrorCode::NoUi.as_str(), "text": envelope::NO_UI_TEXT },
             "noCustomUi": { "code": ErrorCode::NoCustomUi.as_str(), "text": envelope::NO_CUSTOM_UI_TEXT },
             "timedOut": { "code": ErrorCode::TimedOut.as_str(), "text": envelope::TIMED_OUT_TEXT },
+        },
+        // The words of `wrongType`: what a field must be, and what a value of each JSON type
+        // is called.
+        "expected": { "string": EXPECTED_STRING, "boolean": EXPECTED_BOOL },
+        "typeNames": {
+            "null": type_name(&Value::Null),
+            "boolean": type_name(&Value::Bool(true)),
+            "number": type_name(&json!(0)),
+            "string": type_name(&json!("")),
+            "array": type_name(&json!([])),
+            "object": type_name(&json!({})),
         },
         // The endings after which the integration's own dialogs ask instead: the popup could
         // not reach the user (the request was never seen, or the popup was closed).

@@ -13,7 +13,7 @@ import {
   type AskPopupPromptEventPayload,
 } from "./events.ts";
 import { askInDialogs, type DialogUI } from "./fallback.ts";
-import { normalise, validate, type Questionnaire } from "./questionnaire.ts";
+import { normalise, payloadError, validate, type Questionnaire } from "./questionnaire.ts";
 import { parameters } from "./schema.ts";
 import { shared } from "./shared.ts";
 
@@ -77,7 +77,7 @@ export default function piAskPopup(pi: ExtensionAPI) {
     async execute(toolCallId, params, signal, _onUpdate, ctx): Promise<ToolResult> {
       if (signal?.aborted) throw new AbortedError();
       const q = normalise(params);
-      const invalid = validate(q);
+      const invalid = payloadError(params) ?? validate(q);
       if (invalid) return rejection(invalid);
 
       emit(ASK_POPUP_PROMPT_EVENT, promptPayload(q));

@@ -43,12 +43,69 @@ export function normalise(params: unknown): Questionnaire {
       question: str(q.question),
       header: isBlank(header) ? `Q${index + 1}` : header,
       options,
-      multiSelect: q.multiSelect === true,
+      // `allowMultiple` is the plugin's alias of `multiSelect`, read when there is no `multiSelect`.
+      multiSelect: typeof q.multiSelect === "boolean" ? q.multiSelect : q.allowMultiple === true,
     };
   });
   const questionnaire: Questionnaire = { questions };
   if (typeof root.timeout === "number") questionnaire.timeout = root.timeout;
   return questionnaire;
+}
+
+function typeName(value: unknown): string {
+  const names = shared.typeNames;
+  if (value === null) return names.null;
+  if (Array.isArray(value)) return names.array;
+  switch (typeof value) {
+    case "boolean":
+      return names.boolean;
+    case "number":
+      return names.number;
+    case "string":
+      return names.string;
+    default:
+      return names.object;
+  }
+}
+
+function fieldError(error: SharedError, path: string, expected = "", found = ""): SharedError {
+  const text = error.text.replace("{path}", path).replace("{expected}", expected).replace("{found}", found);
+  return { code: error.code, text };
+}
+
+/**
+ * What the plugin refuses as `invalid_payload` in parameters that pass Pi's schema, in the order
+ * the plugin reads them: a blank question or label, and the aliases it reads (`allowMultiple`,
+ * when there is no `multiSelect`; `context`) of the wrong type.
+ */
+export function payloadError(params: unknown): SharedError | undefined {
+  const { errors, expected } = shared;
+  const root = (params ?? {}) as Record<string, unknown>;
+  const items = Array.isArray(root.questions) ? root.questions : [];
+  for (const [i, item] of items.entries()) {
+    const q = (item ?? {}) as Record<string, unknown>;
+    const path = `questions[${i}]`;
+    if (typeof q.question === "string" && isBlank(normaliseNewlines(q.question))) {
+      return fieldError(errors.emptyField, `${path}.question`);
+    }
+    const multi = q.multiSelect ?? null;
+    const alias = q.allowMultiple ?? null;
+    if (multi === null && alias !== null && typeof alias !== "boolean") {
+      return fieldError(errors.wrongType, `${path}.allowMultiple`, expected.boolean, typeName(alias));
+    }
+    const context = q.context ?? null;
+    if (context !== null && typeof context !== "string") {
+      return fieldError(errors.wrongType, `${path}.context`, expected.string, typeName(context));
+    }
+    const options = Array.isArray(q.options) ? q.options : [];
+    for (const [j, option] of options.entries()) {
+      const label = ((option ?? {}) as Record<string, unknown>).label;
+      if (typeof label === "string" && isBlank(normaliseNewlines(label))) {
+        return fieldError(errors.emptyField, `${path}.options[${j}].label`);
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The first rule the questionnaire breaks, in the seed's order, or undefined. */

@@ -46,10 +46,16 @@ export type Shared = {
     emptyOptions: SharedError;
     reservedLabel: SharedError;
     duplicateOptionLabel: SharedError;
+    /** `{path}` in the text names the field. */
+    emptyField: SharedError;
+    /** `{path}`, `{expected}` and `{found}` in the text name the field, its type and the value's. */
+    wrongType: SharedError;
     noUi: SharedError;
     noCustomUi: SharedError;
     timedOut: SharedError;
   };
+  expected: { string: string; boolean: string };
+  typeNames: Record<"null" | "boolean" | "number" | "string" | "array" | "object", string>;
   popupUnavailable: string[];
   texts: { answeredPrefix: string; answeredSuffix: string; declined: string; noInput: string };
 };
