@@ -1,5 +1,6 @@
 //! The `ask-popup` command as a process, where no Zellij is needed: the Claude Code hook's
-//! answers when it has nothing to do, and `setup claude` on a real settings file.
+//! answers when it has nothing to do, `setup claude` on a real settings file, the other setups,
+//! and the MCP server outside Zellij.
 
 use serde_json::{json, Value};
 use std::io::Write;
@@ -112,4 +113,53 @@ fn setup_claude_prints_the_hook_and_write_merges_it_keeping_a_backup() {
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ broken");
     assert!(String::from_utf8_lossy(&out.stderr).contains("left"));
     let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn setup_prints_the_mcp_servers_configuration_running_this_command() {
+    let exe = env!("CARGO_BIN_EXE_ask-popup");
+    let codex = ask_popup(&["setup", "codex"], None, "");
+    assert!(codex.status.success(), "{codex:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&codex.stdout),
+        ask_popup::command::setup::codex_snippet(exe)
+    );
+    let claude = ask_popup(&["setup", "claude-mcp"], None, "");
+    assert!(claude.status.success(), "{claude:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&claude.stdout),
+        ask_popup::command::setup::claude_mcp_line(exe)
+    );
+}
+
+#[test]
+fn the_mcp_server_answers_what_it_was_asked_before_stdin_closed_and_ends() {
+    // Outside Zellij, an initialize, a call answered no_ui at once, and the end of stdin.
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test-client", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "ask_user_question",
+            "arguments": {"questions": [{"question": "Q?", "header": "H",
+                "options": [{"label": "A", "description": "a"}, {"label": "B", "description": "b"}]}]}}}),
+    ];
+    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let out = ask_popup(&["mcp"], None, &input);
+    assert!(out.status.success(), "{out:?}");
+    let replies: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON-RPC message a line"))
+        .collect();
+    let call = replies
+        .iter()
+        .find(|r| r["id"] == 2)
+        .unwrap_or_else(|| panic!("no reply to the call: {replies:?}"));
+    assert_eq!(call["result"]["isError"], true);
+    assert_eq!(
+        call["result"]["content"][0]["text"],
+        ask_popup::envelope::NO_UI_TEXT
+    );
+    assert_eq!(call["result"]["structuredContent"]["error"], "no_ui");
 }

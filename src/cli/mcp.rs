@@ -23,6 +23,8 @@ use tokio_util::task::TaskTracker;
 
 /// How long the server waits, once its client has gone, for its questions to be withdrawn.
 const WITHDRAW_LIMIT: Duration = Duration::from_secs(15);
+/// How long it then lets the answers of those calls go out to a client that closed stdin.
+const DRAIN_LIMIT: Duration = Duration::from_secs(6);
 
 /// Runs the server until its client goes away; the process's exit status.
 pub fn serve(plugin: &str) -> i32 {
@@ -46,6 +48,8 @@ pub fn serve(plugin: &str) -> i32 {
 async fn run(plugin: &str) -> i32 {
     // Cancelled when the client has gone: stdin closed, a signal, or the parent ended.
     let gone = CancellationToken::new();
+    // Cancelled when stdin closed (the client may still read what the server answers).
+    let closed = CancellationToken::new();
     {
         let gone = gone.clone();
         let interrupts = Interrupts::install();
@@ -65,7 +69,7 @@ async fn run(plugin: &str) -> i32 {
     let calls = server.calls.clone();
     let stdin = UntilEnd {
         inner: tokio::io::stdin(),
-        gone: gone.clone(),
+        ended: vec![gone.clone(), closed.clone()],
     };
     let service = match server.serve((stdin, tokio::io::stdout())).await {
         Ok(service) => service,
@@ -74,13 +78,21 @@ async fn run(plugin: &str) -> i32 {
             return 1;
         }
     };
+    let serving = service.waiting();
+    tokio::pin!(serving);
     tokio::select! {
-        _ = service.waiting() => {}
+        _ = &mut serving => {}
         _ = gone.cancelled() => {}
     }
+    // Every call still waiting withdraws its question and answers.
     gone.cancel();
     calls.close();
     let _ = tokio::time::timeout(WITHDRAW_LIMIT, calls.wait()).await;
+    if closed.is_cancelled() {
+        // Stdin closed: what the calls answered still goes out (the SDK writes the responses
+        // in flight before it ends).
+        let _ = tokio::time::timeout(DRAIN_LIMIT, serving).await;
+    }
     0
 }
 
@@ -213,11 +225,11 @@ impl Stop for Cancelled {
     }
 }
 
-/// Standard input that says when it ends: the client closing it has gone away, and its
-/// questions leave the popup at once (not after the SDK's drain of in-flight responses).
+/// Standard input that says when it ends (cancels `ended`): the client closing it has gone away,
+/// and its questions leave the popup at once (not after the SDK's drain of in-flight responses).
 struct UntilEnd<R> {
     inner: R,
-    gone: CancellationToken,
+    ended: Vec<CancellationToken>,
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for UntilEnd<R> {
@@ -234,7 +246,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for UntilEnd<R> {
             Poll::Pending => false,
         };
         if ended {
-            self.gone.cancel();
+            self.ended.iter().for_each(CancellationToken::cancel);
         }
         polled
     }
