@@ -215,6 +215,56 @@ pub(crate) fn wait_for_heard(zellij: &Zellij, n: usize) -> Vec<(String, Value)> 
     }
 }
 
+/// What the listener heard of one question, once it ended with the broadcast `ended` (e.g.
+/// `ask-popup:answered`): its six broadcasts (the prompt, the blocked pair opened on both
+/// channels, closed on both, the ending). When Zellij dropped the asking call after its question
+/// arrived and the question was asked again with its id, the replaced question's six come first;
+/// each of those is checked to have opened and closed its wait and ended `superseded`.
+pub(crate) fn heard_of_one_question(zellij: &Zellij, ended: &str) -> Vec<(String, Value)> {
+    let until = zellij.until(ANSWER);
+    let heard = loop {
+        let heard = heard(zellij);
+        let over = heard
+            .last()
+            .is_some_and(|(name, payload)| name == ended && payload["reason"] != "superseded");
+        if over || Instant::now() >= until {
+            break heard;
+        }
+        thread::sleep(Duration::from_millis(100));
+    };
+    let (replaced, asked) = heard.split_at(heard.len().saturating_sub(6));
+    for chunk in replaced.chunks(6) {
+        let names: Vec<&str> = chunk.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "ask-popup:prompt",
+                "ask-popup:blocked",
+                "herdr:blocked",
+                "ask-popup:blocked",
+                "herdr:blocked",
+                "ask-popup:cancelled",
+            ],
+            "the listener heard {heard:#?}"
+        );
+        assert_eq!(chunk[5].1["reason"], "superseded", "{heard:#?}");
+    }
+    let names: Vec<&str> = asked.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "ask-popup:prompt",
+            "ask-popup:blocked",
+            "herdr:blocked",
+            "ask-popup:blocked",
+            "herdr:blocked",
+            ended,
+        ],
+        "the listener heard {heard:#?}"
+    );
+    asked.to_vec()
+}
+
 pub(crate) fn blocked(active: bool, pane: u32, agent: &str, pending: usize) -> Value {
     json!({
         "active": active,

@@ -4,7 +4,7 @@
 //! print what the pipes answer.
 
 use crate::agents::{
-    blocked, heard, marked, new_pane, shell_quote, status, submitted, wait_for_heard,
+    blocked, heard, heard_of_one_question, marked, new_pane, shell_quote, status, submitted,
     wait_for_title, zellij_on_path, DB,
 };
 use crate::harness::{Options, Zellij};
@@ -199,7 +199,7 @@ fn a_stopped_command_withdraws_its_question(stop: Stop, agent: &str) {
     assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
     // The pane's own name comes back, and the blocked pair is closed.
     wait_for_title(&zellij, pane, agent);
-    let heard = wait_for_heard(&zellij, 6);
+    let heard = heard_of_one_question(&zellij, "ask-popup:cancelled");
     let blocked_events: Vec<&Value> = heard
         .iter()
         .filter(|(name, _)| name == "ask-popup:blocked")
