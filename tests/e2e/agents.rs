@@ -857,10 +857,18 @@ fn thirty_two_agents_asking_at_once_each_get_their_own_answer() {
             )
         })
         .collect();
-    // Watched on screen (no CLI of ours connects meanwhile), then counted by `status`.
-    zellij.wait_for_screen("32 waiting", Duration::from_secs(90), |s| {
-        s.contains(&format!("1 of {N} waiting"))
-    });
+    // Watched on screen (no CLI of ours connects meanwhile), then counted by `status`, which
+    // asks again for any call Zellij dropped: the screen then never shows all of them, and a
+    // dropped call has ended.
+    let asking = std::cell::RefCell::new(&mut calls);
+    zellij.wait_for_screen(
+        "32 waiting, or a call ended",
+        Duration::from_secs(90),
+        |s| {
+            s.contains(&format!("1 of {N} waiting"))
+                || asking.borrow_mut().iter_mut().any(|c| !c.is_running())
+        },
+    );
     let pending = wait_for_pending(&zellij, N, &mut calls);
     let mut listed: Vec<&str> = pending["pending"]
         .as_array()
