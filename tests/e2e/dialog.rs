@@ -567,7 +567,10 @@ fn a_payload_over_1_mib_on_stdin_is_answered_payload_too_large() {
         }
     }
     let zellij = Zellij::start();
-    let out = zellij.pipe_stdin(&text, &[("id", "big-2")]).wait(ANSWER);
+    let out = zellij
+        .pipe_stdin(&text, &[("id", "big-2")])
+        .answered_at_once()
+        .wait(ANSWER);
     assert_reply(&out, &rejected(&text[..received], Some("big-2")));
     assert_eq!(details(&out)["error"], ErrorCode::PayloadTooLarge.as_str());
     assert!(
@@ -602,7 +605,10 @@ fn still_serves(zellij: &Zellij, id: &str) {
 fn a_single_stdin_line_over_1_mib_is_answered_payload_too_large() {
     let line = oversized_questionnaire().to_string() + "\n";
     let zellij = Zellij::start();
-    let out = zellij.pipe_stdin(&line, &[("id", "big-3")]).wait(ANSWER);
+    let out = zellij
+        .pipe_stdin(&line, &[("id", "big-3")])
+        .answered_at_once()
+        .wait(ANSWER);
     assert_reply(&out, &rejected(&line, Some("big-3")));
     still_serves(&zellij, "after-big");
 }
