@@ -233,36 +233,35 @@ pub(crate) fn heard_of_one_question(zellij: &Zellij, ended: &str) -> Vec<(String
         thread::sleep(Duration::from_millis(100));
     };
     let (replaced, asked) = heard.split_at(heard.len().saturating_sub(6));
+    let names = |events: &[(String, Value)]| -> Vec<String> {
+        events.iter().map(|(name, _)| name.clone()).collect()
+    };
     for chunk in replaced.chunks(6) {
-        let names: Vec<&str> = chunk.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
-            names,
-            [
-                "ask-popup:prompt",
-                "ask-popup:blocked",
-                "herdr:blocked",
-                "ask-popup:blocked",
-                "herdr:blocked",
-                "ask-popup:cancelled",
-            ],
+            names(chunk),
+            broadcasts_of_one_question("ask-popup:cancelled"),
             "the listener heard {heard:#?}"
         );
         assert_eq!(chunk[5].1["reason"], "superseded", "{heard:#?}");
     }
-    let names: Vec<&str> = asked.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
-        names,
-        [
-            "ask-popup:prompt",
-            "ask-popup:blocked",
-            "herdr:blocked",
-            "ask-popup:blocked",
-            "herdr:blocked",
-            ended,
-        ],
+        names(asked),
+        broadcasts_of_one_question(ended),
         "the listener heard {heard:#?}"
     );
     asked.to_vec()
+}
+
+/// The names of one question's broadcasts, in order, ending with `ended`.
+fn broadcasts_of_one_question(ended: &str) -> [&str; 6] {
+    [
+        "ask-popup:prompt",
+        "ask-popup:blocked",
+        "herdr:blocked",
+        "ask-popup:blocked",
+        "herdr:blocked",
+        ended,
+    ]
 }
 
 pub(crate) fn blocked(active: bool, pane: u32, agent: &str, pending: usize) -> Value {
