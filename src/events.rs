@@ -157,9 +157,14 @@ pub struct PeerMessage {
 pub enum PeerKind {
     /// This instance is here (sent on load, and in answer to a newcomer's hello).
     Hello,
-    /// The user (or the leader's countdown) ended the request of CLI pipe `pipe` here; the
-    /// others drop it, and the leader broadcasts `event`.
-    Settled { pipe: String, event: Ended },
+    /// The user (or the leader's countdown) ended the request of CLI pipe `pipe` here with
+    /// `reply`; the others drop it (remembering the reply for a caller that asks again), and
+    /// the leader broadcasts `event`.
+    Settled {
+        pipe: String,
+        event: Ended,
+        reply: String,
+    },
     /// The user is at the request of `pipe` here: its countdown stops everywhere.
     Touched { pipe: String },
 }

@@ -218,6 +218,57 @@ fn the_same_id_supersedes_the_earlier_request_and_keeps_its_state() {
 }
 
 #[test]
+fn a_request_asked_again_after_it_ended_gets_the_same_reply_at_once() {
+    // Zellij dropped the first CLI after the question arrived; the user answered that one, and
+    // the caller's second CLI (same id) came only then.
+    let mut b = Broker::new(Config::default());
+    let args = [("id", "r1"), ("pane_id", "3")];
+    b.pipe(cli("p1", Some(&question("One?")), &args));
+    settle(&mut b);
+    let first = replies(&b.input(Input::Key(Key::Enter)));
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].0, "p1");
+    let fx = b.pipe(cli("p2", Some(&question("One?")), &args));
+    let again = replies(&fx);
+    assert_eq!(again.len(), 1, "{fx:?}");
+    assert_eq!(again[0].0, "p2");
+    assert_eq!(again[0].1, first[0].1);
+    assert_eq!(b.pending_count(), 0, "the question is not shown again");
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Show)), "{fx:?}");
+    // Another caller's request with that id, and a new id, are questions of their own.
+    b.pipe(cli(
+        "p3",
+        Some(&question("One?")),
+        &[("id", "r1"), ("pane_id", "4")],
+    ));
+    b.pipe(cli(
+        "p4",
+        Some(&question("One?")),
+        &[("id", "r2"), ("pane_id", "3")],
+    ));
+    assert_eq!(b.pending_count(), 2);
+}
+
+#[test]
+fn the_reply_repeated_is_the_answer_not_the_superseded_one() {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli("p1", Some(&question("One?")), &[("id", "r1")]));
+    b.pipe(cli("p2", Some(&question("One?")), &[("id", "r1")]));
+    assert_eq!(b.pending_count(), 1, "p2 replaced p1, and is shown");
+    settle(&mut b);
+    let answered = replies(&b.input(Input::Key(Key::Enter)));
+    assert_eq!(answered[0].0, "p2");
+    let again = replies(&b.pipe(cli("p3", Some(&question("One?")), &[("id", "r1")])));
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].1, answered[0].1);
+    assert!(
+        again[0].1["details"].get("error").is_none(),
+        "{:?}",
+        again[0].1
+    );
+}
+
+#[test]
 fn closing_the_popup_dismisses_everyone() {
     let mut b = Broker::new(Config::default());
     b.pipe(cli("p1", Some(&question("One?")), &[("id", "a")]));

@@ -127,6 +127,42 @@ fn the_question_shows_on_both_and_an_answer_in_either_releases_the_caller_once()
 }
 
 #[test]
+fn asked_again_after_an_answer_in_either_client_the_leader_alone_repeats_it() {
+    for answer_in_leader in [true, false] {
+        let (mut one, mut two) = two_clients();
+        let args = [("pane_id", "3"), ("id", "r")];
+        both(
+            cli("p1", Some(&question("Pick?")), &args),
+            &mut one,
+            &mut two,
+        );
+        settle(&mut one);
+        settle(&mut two);
+        let (answering, other) = if answer_in_leader {
+            (&mut one, &mut two)
+        } else {
+            (&mut two, &mut one)
+        };
+        let fx = answering.input(Input::Key(Key::Enter));
+        let answered = replies(&fx);
+        assert_eq!(answered.len(), 1);
+        carry(&fx, answering, other);
+        // The caller's CLI was dropped before the reply reached it; it asks again.
+        let (a, b) = both(
+            cli("p2", Some(&question("Pick?")), &args),
+            &mut one,
+            &mut two,
+        );
+        let (ra, rb) = (replies(&a), replies(&b));
+        assert_eq!(ra.len(), 1, "the leader repeats the reply: {a:?}");
+        assert_eq!(ra[0].0, "p2");
+        assert_eq!(ra[0].1, answered[0].1);
+        assert!(rb.is_empty(), "{b:?}");
+        assert_eq!((one.pending_count(), two.pending_count()), (0, 0));
+    }
+}
+
+#[test]
 fn what_every_instance_decides_alike_is_answered_once_by_the_leader() {
     let (mut one, mut two) = two_clients();
     // A rejection, the status pipe, a withdrawal, a superseded request.

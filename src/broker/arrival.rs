@@ -29,6 +29,9 @@ pub(super) struct Arrivals {
     /// Requests withdrawn before they arrived (the withdrawal overtook the question), with
     /// when: such a question is answered `aborted` at once.
     pub(super) withdrawn: HashMap<(Caller, String), u64>,
+    /// The replies requests ended with lately, by caller and id, with when: a caller asking
+    /// again with that id gets the same reply (see `Broker::remember_reply`).
+    pub(super) replies: HashMap<(Caller, String), (u64, String)>,
 }
 
 impl Broker {
@@ -168,13 +171,14 @@ impl Broker {
         self.reply_shared(pipe, envelope::rejection(error, request_id), effects);
     }
 
-    /// Drops what is remembered too long: answered pipes, withdrawals, and partial payloads
+    /// Drops what is remembered too long: answered pipes, withdrawals, replies, and partial payloads
     /// whose caller stopped sending (answered, in case it still listens).
     pub(super) fn forget_old(&mut self, effects: &mut Vec<Effect>) {
         let now = self.now_ms;
         let fresh = |at: &u64| now.saturating_sub(*at) < FORGET_AFTER_MS;
         self.arrivals.answered.retain(|_, at| fresh(at));
         self.arrivals.withdrawn.retain(|_, at| fresh(at));
+        self.arrivals.replies.retain(|_, (at, _)| fresh(at));
         let stale: Vec<String> = self
             .arrivals
             .partials

@@ -50,6 +50,9 @@ pub const KEY_GUARD_MS: u64 = 400;
 pub const FORGET_AFTER_MS: u64 = 60_000;
 /// Answered pipes remembered at most, however fast they come.
 const MAX_REMEMBERED: usize = 4096;
+/// The most reply bytes remembered for callers that ask again after their request ended
+/// (`Arrivals::replies`); a larger reply is not remembered.
+const MAX_REMEMBERED_REPLY_BYTES: usize = 1024 * 1024;
 /// The most payload bytes held at once, pending requests and partial payloads together.
 pub const MAX_PENDING_BYTES: usize = 8 * 1024 * 1024;
 /// The countdown and clock tick.
@@ -304,6 +307,34 @@ impl Broker {
                 output,
             });
         }
+    }
+
+    /// Remembers, for a while, the reply the request of `caller` with `id` ended with: asked
+    /// again with the same id (Zellij dropped its caller's CLI before the reply reached it, and
+    /// the caller asked again), it gets the same reply instead of the question a second time.
+    fn remember_reply(&mut self, caller: &Caller, id: Option<&str>, output: &str) {
+        let Some(id) = id else { return };
+        if output.len() > MAX_REMEMBERED_REPLY_BYTES {
+            return;
+        }
+        let replies = &mut self.arrivals.replies;
+        let mut held: usize = replies.values().map(|(_, o)| o.len()).sum();
+        while held + output.len() > MAX_REMEMBERED_REPLY_BYTES || replies.len() >= MAX_REMEMBERED {
+            let Some(oldest) = replies
+                .iter()
+                .min_by_key(|(_, (at, _))| *at)
+                .map(|(key, _)| key.clone())
+            else {
+                break;
+            };
+            if let Some((_, dropped)) = replies.remove(&oldest) {
+                held = held.saturating_sub(dropped.len());
+            }
+        }
+        replies.insert(
+            (caller.clone(), id.to_owned()),
+            (self.now_ms, output.to_owned()),
+        );
     }
 
     fn remember(&mut self, pipe: &str) {

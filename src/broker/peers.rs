@@ -43,11 +43,12 @@ impl Broker {
                     effects.push(self.peer_message(PeerKind::Hello));
                 }
             }
-            PeerKind::Settled { pipe, event } => {
+            PeerKind::Settled { pipe, event, reply } => {
                 let Some(i) = self.pending.iter().position(|r| r.pipe == pipe) else {
                     return;
                 };
                 let request = self.take(i);
+                self.remember_reply(&request.caller, request.request_id.as_deref(), &reply);
                 self.after_removal(effects);
                 self.remember(&pipe);
                 self.after_request(&request, Some(event), effects);

@@ -26,6 +26,12 @@ impl Broker {
                 self.reply_shared(&pipe, output, effects);
                 return;
             }
+            let key = (caller.clone(), id.clone());
+            if let Some((_, output)) = self.arrivals.replies.get(&key).cloned() {
+                // It ended a moment ago and is asked again: its caller never got the reply.
+                self.reply_shared(&pipe, output, effects);
+                return;
+            }
         }
         effects.push(Effect::Block(pipe.clone()));
         if questionnaire.timeout_ms.is_none() {
@@ -204,18 +210,31 @@ impl Broker {
         let output = envelope::outcome(questionnaire, &outcome, request.request_id.as_deref());
         let event = self.ended(&request, &outcome);
         self.remember(&request.pipe);
+        let superseded = matches!(
+            outcome,
+            Outcome::Host {
+                code: ErrorCode::Superseded,
+                ..
+            }
+        );
+        if !superseded {
+            // (A superseded request's id belongs to the request that replaced it.)
+            self.remember_reply(&request.caller, request.request_id.as_deref(), &output);
+        }
+        let tell_peers = decided == Decided::Here && self.peers.known.len() > 1;
         if decided == Decided::Here || self.leads() {
             effects.push(Effect::Reply {
                 pipe: request.pipe.clone(),
-                output,
+                output: output.clone(),
             });
         }
-        if decided == Decided::Here && self.peers.known.len() > 1 {
+        if tell_peers {
             // The other instances drop it; the leader says how it ended. (Alone, this costs
             // the caller nothing: Zellij would hand the message back before the reply.)
             let settled = PeerKind::Settled {
                 pipe: request.pipe.clone(),
                 event: event.clone(),
+                reply: output,
             };
             effects.push(self.peer_message(settled));
         }
