@@ -163,3 +163,93 @@ fn the_mcp_server_answers_what_it_was_asked_before_stdin_closed_and_ends() {
     );
     assert_eq!(call["result"]["structuredContent"]["error"], "no_ui");
 }
+
+#[test]
+fn the_mcp_server_ends_without_a_panic_however_its_session_ends() {
+    // initialize, initialized, then a list, a call (answered no_ui outside Zellij), or both, then
+    // the end of stdin: the session's future completes, and must not be polled again.
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test-client", "version": "1"}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "ask_user_question",
+        "arguments": {"questions": [{"question": "Q?", "header": "H",
+            "options": [{"label": "A", "description": "a"}, {"label": "B", "description": "b"}]}]}}});
+    let sessions = [
+        vec![&initialize, &initialized, &list],
+        vec![&initialize, &initialized, &call],
+        vec![&initialize, &initialized, &list, &call],
+        vec![&initialize, &initialized],
+    ];
+    for run in 0..120 {
+        let session = &sessions[run % sessions.len()];
+        let input: String = session.iter().map(|r| format!("{r}\n")).collect();
+        let out = ask_popup(&["mcp"], None, &input);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && !stderr.contains("panicked"),
+            "run {run}, {} messages: {:?}, stderr: {stderr}",
+            session.len(),
+            out.status
+        );
+        let replies = String::from_utf8_lossy(&out.stdout).lines().count();
+        assert_eq!(replies, session.len() - 1, "run {run}: one reply a request");
+    }
+}
+
+/// The envelope `ask-popup ask` printed: its text and its error code.
+fn ask_envelope(out: &Output) -> (String, String) {
+    let envelope: Value = serde_json::from_slice(&out.stdout).expect("one envelope");
+    (
+        envelope["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned(),
+        envelope["details"]["error"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned(),
+    )
+}
+
+#[test]
+fn an_argument_that_is_no_questionnaire_is_told_what_is_wrong_with_it() {
+    let cases = [
+        ("[1]", "got an array"),
+        ("", "the payload was empty"),
+        ("\"Which?\"", "got a string"),
+        ("not json", "is not valid JSON"),
+        (
+            "missing-file.json",
+            "missing-file.json: No such file or directory",
+        ),
+    ];
+    for (arg, says) in cases {
+        let out = ask_popup(&["ask", arg], None, "");
+        assert_eq!(out.status.code(), Some(1), "{arg:?}");
+        let (text, code) = ask_envelope(&out);
+        assert_eq!(code, "invalid_payload", "{arg:?}");
+        assert!(text.contains(says), "{arg:?}: {text}");
+    }
+}
+
+#[test]
+fn a_questionnaire_too_large_is_told_its_size_however_it_is_sent() {
+    let description = "x".repeat(1_126_504 - 120);
+    let payload = json!({"questions": [{"question": "Q?", "header": "H", "options": [
+        {"label": "A", "description": description}, {"label": "B", "description": "b"}]}]})
+    .to_string();
+    let size = payload.len();
+    let file = std::env::temp_dir().join(format!("ask-popup-large-{}.json", std::process::id()));
+    std::fs::write(&file, &payload).unwrap();
+    let from_file = ask_popup(&["ask", file.to_str().unwrap()], None, "");
+    let from_stdin = ask_popup(&["ask"], None, &payload);
+    std::fs::remove_file(&file).ok();
+    for (how, out) in [("a file", from_file), ("stdin", from_stdin)] {
+        let (text, code) = ask_envelope(&out);
+        assert_eq!(code, "payload_too_large", "{how}");
+        assert!(text.contains(&format!("is {size} bytes")), "{how}: {text}");
+    }
+}

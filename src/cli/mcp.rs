@@ -67,9 +67,11 @@ async fn run(plugin: &str) -> i32 {
         calls: TaskTracker::new(),
     };
     let calls = server.calls.clone();
+    // `closed` first: whoever sees `gone` must also see `closed`, or a client that closed stdin
+    // would be taken for one that went away, and lose the answers still in flight.
     let stdin = UntilEnd {
         inner: tokio::io::stdin(),
-        ended: vec![gone.clone(), closed.clone()],
+        ended: vec![closed.clone(), gone.clone()],
     };
     let service = match server.serve((stdin, tokio::io::stdout())).await {
         Ok(service) => service,
@@ -80,15 +82,17 @@ async fn run(plugin: &str) -> i32 {
     };
     let serving = service.waiting();
     tokio::pin!(serving);
-    tokio::select! {
-        _ = &mut serving => {}
-        _ = gone.cancelled() => {}
-    }
+    // Whether the session's future has completed: a completed future must not be polled again
+    // (rmcp's `waiting` is an async fn, which panics when resumed after completion).
+    let ended = tokio::select! {
+        _ = &mut serving => true,
+        _ = gone.cancelled() => false,
+    };
     // Every call still waiting withdraws its question and answers.
     gone.cancel();
     calls.close();
     let _ = tokio::time::timeout(WITHDRAW_LIMIT, calls.wait()).await;
-    if closed.is_cancelled() {
+    if closed.is_cancelled() && !ended {
         // Stdin closed: what the calls answered still goes out (the SDK writes the responses
         // in flight before it ends).
         let _ = tokio::time::timeout(DRAIN_LIMIT, serving).await;
