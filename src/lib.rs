@@ -11,6 +11,7 @@ pub mod envelope;
 pub mod events;
 pub mod intake;
 pub mod marks;
+pub mod pipe_args;
 pub mod popup;
 pub mod request;
 pub mod view;

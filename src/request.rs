@@ -124,6 +124,14 @@ pub enum RequestError {
 }
 
 impl RequestError {
+    /// The rejection of a payload that is empty, or only white space.
+    pub fn empty() -> RequestError {
+        RequestError::Missing {
+            path: "questions".to_owned(),
+            hint: "the payload was empty; send one JSON object with a \"questions\" array",
+        }
+    }
+
     /// The `error` code the envelope carries.
     pub fn code(&self) -> ErrorCode {
         use RequestError::*;

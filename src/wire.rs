@@ -277,6 +277,12 @@ pub fn read_message(input: impl Read, max_payload: usize) -> Result<WireMessage,
                 let len = d.length()?;
                 let bytes = d.bytes(len, len.min(128 * 1024))?;
                 if let Some((k, v)) = arg(&bytes) {
+                    // A request id is percent-encoded where it holds what Zellij splits on.
+                    let v = if k == "id" {
+                        crate::pipe_args::decode(&v)
+                    } else {
+                        v
+                    };
                     msg.args.insert(k, v);
                 }
             }
@@ -310,6 +316,10 @@ mod tests {
     }
 
     fn encode(payload: &[u8]) -> String {
+        encode_with_id(payload, b"r7")
+    }
+
+    fn encode_with_id(payload: &[u8], id: &[u8]) -> String {
         let mut m = Vec::new();
         varint(1 << 3, &mut m);
         varint(0, &mut m);
@@ -318,7 +328,7 @@ mod tests {
         field(5, payload, &mut m);
         let mut arg = Vec::new();
         field(1, b"id", &mut arg);
-        field(2, b"r7", &mut arg);
+        field(2, id, &mut arg);
         field(6, &arg, &mut m);
         varint(7 << 3, &mut m);
         varint(1, &mut m);
@@ -334,6 +344,13 @@ mod tests {
         assert_eq!(msg.name, "ask");
         assert_eq!(msg.payload, WirePayload::Text("{\"q\": 1}".into()));
         assert_eq!(msg.args.get("id").map(String::as_str), Some("r7"));
+    }
+
+    #[test]
+    fn a_request_id_is_read_as_the_command_wrote_it() {
+        let sent = crate::pipe_args::encode("job=7,q1");
+        let msg = read_message(encode_with_id(b"{}", sent.as_bytes()).as_bytes(), 1024).unwrap();
+        assert_eq!(msg.args.get("id").map(String::as_str), Some("job=7,q1"));
     }
 
     #[test]

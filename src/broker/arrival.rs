@@ -11,14 +11,6 @@ pub(super) struct Partial {
     pub(super) request_id: Option<String>,
 }
 
-/// The error for a payload with nothing in it.
-pub(super) fn empty_payload() -> RequestError {
-    RequestError::Missing {
-        path: "questions".to_owned(),
-        hint: "the payload was empty; send one JSON object with a \"questions\" array",
-    }
-}
-
 /// The arrival side of the broker: payloads still coming, and what it must remember a while.
 #[derive(Debug, Default)]
 pub(super) struct Arrivals {
@@ -52,7 +44,7 @@ impl Broker {
             if let Some(partial) = self.arrivals.partials.remove(&pipe) {
                 // The input ended before a whole questionnaire arrived.
                 let error = if partial.intake.is_blank() {
-                    empty_payload()
+                    RequestError::empty()
                 } else {
                     match request::parse(partial.intake.text()) {
                         Err(e) => e,
@@ -119,7 +111,7 @@ impl Broker {
                         bytes: intake.size(),
                     })
                 } else if intake.is_blank() {
-                    Err(empty_payload())
+                    Err(RequestError::empty())
                 } else {
                     request::parse(intake.text())
                 };

@@ -137,7 +137,7 @@ fn ask_command(arg: Option<&str>, agent: Option<String>, id: Option<String>, plu
         id_given,
     };
     let envelope = answer(
-        read_payload(&PayloadSource::of(arg)),
+        read_payload(&PayloadSource::of(arg, |path| Path::new(path).is_file())),
         &caller,
         plugin,
         &Interrupts::install(),
@@ -547,20 +547,13 @@ fn print(text: &str) {
 
 /// Reads the questionnaire from where the argument says.
 fn read_payload(source: &PayloadSource) -> Result<Vec<u8>, ask_popup::request::RequestError> {
-    let read = match source {
-        PayloadSource::Inline(json) => return Ok(json.clone().into_bytes()),
-        PayloadSource::File(path) => std::fs::read(path),
-        PayloadSource::Stdin => {
-            // One byte past the limit is enough to reject it as too large.
-            let limit = ask_popup::request::MAX_PAYLOAD_BYTES as u64 + 1;
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .take(limit)
-                .read_to_end(&mut bytes)
-                .map(|_| bytes)
-        }
-    };
-    read.map_err(|e| ask_popup::request::RequestError::Unreadable {
-        detail: e.to_string(),
-    })
+    match source {
+        PayloadSource::Inline(json) => Ok(json.clone().into_bytes()),
+        PayloadSource::File(path) => std::fs::File::open(path)
+            .map_err(|e| ask_popup::request::RequestError::Unreadable {
+                detail: format!("{}: {e}", path.display()),
+            })
+            .and_then(ask::read_bounded),
+        PayloadSource::Stdin => ask::read_bounded(std::io::stdin().lock()),
+    }
 }

@@ -59,7 +59,7 @@ impl Caller {
             args.push_str(&agent);
         }
         args.push_str(",id=");
-        args.push_str(&arg_value(&self.id));
+        args.push_str(&crate::pipe_args::encode(&self.id));
         args
     }
 
@@ -102,7 +102,7 @@ pub fn fresh_id(pid: u32, nanos: u128) -> String {
 /// Where the questionnaire comes from: the command's one optional argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PayloadSource {
-    /// The JSON itself (an argument that starts with `{`).
+    /// The JSON itself.
     Inline(String),
     /// A file to read.
     File(PathBuf),
@@ -111,13 +111,58 @@ pub enum PayloadSource {
 }
 
 impl PayloadSource {
-    pub fn of(arg: Option<&str>) -> PayloadSource {
-        match arg {
-            None | Some("-") => PayloadSource::Stdin,
-            Some(arg) if arg.trim_start().starts_with('{') => PayloadSource::Inline(arg.to_owned()),
-            Some(path) => PayloadSource::File(PathBuf::from(path)),
+    /// What the argument is: a file when one of that name exists, or when it can only be a file
+    /// name (one word with a `/` or a `.`, and not JSON); otherwise the questionnaire itself, so
+    /// that `[1]`, `""` or a typo in the JSON is answered with what is wrong with it as JSON, as
+    /// the plugin would, rather than "No such file or directory".
+    pub fn of(arg: Option<&str>, is_file: impl Fn(&str) -> bool) -> PayloadSource {
+        let arg = match arg {
+            None | Some("-") => return PayloadSource::Stdin,
+            Some(arg) => arg,
+        };
+        let text = arg.trim();
+        let inline = PayloadSource::Inline(arg.to_owned());
+        if text.starts_with('{') {
+            return inline;
+        }
+        if is_file(arg) {
+            return PayloadSource::File(PathBuf::from(arg));
+        }
+        let json_like = text.is_empty()
+            || text.starts_with(['[', '"'])
+            || serde_json::from_str::<serde_json::Value>(text).is_ok();
+        let path_like = !text.contains(char::is_whitespace) && text.contains(['/', '.']);
+        if !json_like && path_like {
+            PayloadSource::File(PathBuf::from(arg))
+        } else {
+            inline
         }
     }
+}
+
+/// Reads a questionnaire from `input`, keeping at most one byte past the limit in memory; one
+/// over the limit is rejected with its whole size, counted to its end.
+pub fn read_bounded(mut input: impl std::io::Read) -> Result<Vec<u8>, RequestError> {
+    use std::io::Read;
+    let unreadable = |e: std::io::Error| RequestError::Unreadable {
+        detail: e.to_string(),
+    };
+    let limit = request::MAX_PAYLOAD_BYTES as u64 + 1;
+    let mut bytes = Vec::new();
+    input
+        .by_ref()
+        .take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() <= request::MAX_PAYLOAD_BYTES {
+        return Ok(bytes);
+    }
+    let rest = std::io::copy(&mut input, &mut std::io::sink()).map_err(unreadable)?;
+    Err(RequestError::PayloadTooLarge {
+        bytes: bytes
+            .len()
+            .saturating_add(usize::try_from(rest).unwrap_or(usize::MAX)),
+    })
 }
 
 /// Checks a questionnaire as the plugin will, so a malformed call is answered without a round
@@ -125,6 +170,9 @@ impl PayloadSource {
 /// pipe's stdin. JSON allows no raw line breaks inside strings, so outside them they become
 /// spaces; a payload on stdin is not bound by the ~128 KiB limit on one argument.
 pub fn prepare(payload: &[u8]) -> Result<String, RequestError> {
+    if payload.iter().all(u8::is_ascii_whitespace) {
+        return Err(RequestError::empty());
+    }
     request::parse_bytes(payload)?;
     let text = String::from_utf8_lossy(payload);
     Ok(text.replace(['\r', '\n'], " "))
@@ -201,6 +249,7 @@ pub fn agent_from_parent(comm: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
 
     const DB: &str = r#"{"questions":[{"question":"Which database?","header":"DB","options":[{"label":"Postgres","description":"Relational"},{"label":"SQLite","description":"Embedded"}]}]}"#;
 
@@ -223,8 +272,8 @@ mod tests {
             (caller(None, None, "r1"), "pane_id=,id=r1"),
             (caller(Some("3"), Some(""), "r1"), "pane_id=3,id=r1"),
             (
-                caller(Some("3"), Some("a,b=c\nd"), "x=1,y"),
-                "pane_id=3,agent=abcd,id=x1y",
+                caller(Some("3"), Some("a,b=c\nd"), "x=1,y%"),
+                "pane_id=3,agent=abcd,id=x=1%2Cy%25",
             ),
             (
                 caller(Some("3"), None, &"i".repeat(40)),
@@ -242,20 +291,64 @@ mod tests {
 
     #[test]
     fn the_argument_is_json_a_file_or_stdin() {
-        assert_eq!(PayloadSource::of(None), PayloadSource::Stdin);
-        assert_eq!(PayloadSource::of(Some("-")), PayloadSource::Stdin);
-        assert_eq!(
-            PayloadSource::of(Some(DB)),
-            PayloadSource::Inline(DB.to_owned())
-        );
-        assert_eq!(
-            PayloadSource::of(Some("  {\"questions\":[]}")),
-            PayloadSource::Inline("  {\"questions\":[]}".to_owned())
-        );
-        assert_eq!(
-            PayloadSource::of(Some("q.json")),
-            PayloadSource::File("q.json".into())
-        );
+        let exists = |path: &str| ["q.json", "questions", "[1]"].contains(&path);
+        let of = |arg| PayloadSource::of(arg, exists);
+        let inline = |arg: &str| PayloadSource::Inline(arg.to_owned());
+        let file = |arg: &str| PayloadSource::File(arg.into());
+        let cases = [
+            (None, PayloadSource::Stdin),
+            (Some("-"), PayloadSource::Stdin),
+            (Some(DB), inline(DB)),
+            (Some("  {\"questions\":[]}"), inline("  {\"questions\":[]}")),
+            (Some("q.json"), file("q.json")),
+            (Some("questions"), file("questions")),
+            (Some("missing.json"), file("missing.json")),
+            (Some("dir/q"), file("dir/q")),
+            // A file of that name wins over JSON, except for an object.
+            (Some("[1]"), file("[1]")),
+            (Some("[2]"), inline("[2]")),
+            (Some(""), inline("")),
+            (Some("  "), inline("  ")),
+            (Some("\"Which?\""), inline("\"Which?\"")),
+            (Some("1.5"), inline("1.5")),
+            (Some("null"), inline("null")),
+            (Some("not json"), inline("not json")),
+            (Some("questions: [1]"), inline("questions: [1]")),
+        ];
+        for (arg, expected) in cases {
+            assert_eq!(of(arg), expected, "{arg:?}");
+        }
+    }
+
+    #[test]
+    fn a_questionnaire_that_is_not_an_object_is_told_what_is_wrong_with_it() {
+        let cases = [
+            (
+                "[1]",
+                "must be a JSON object with a \"questions\" array, got an array",
+            ),
+            ("", "the payload was empty"),
+            ("  \n", "the payload was empty"),
+            ("not json", "is not valid JSON"),
+        ];
+        for (payload, says) in cases {
+            let error = prepare(payload.as_bytes()).expect_err(payload);
+            assert!(error.to_string().contains(says), "{payload:?}: {error}");
+            assert_eq!(error.code(), ErrorCode::InvalidPayload, "{payload:?}");
+        }
+    }
+
+    #[test]
+    fn a_questionnaire_over_the_limit_is_rejected_with_its_whole_size() {
+        let max = request::MAX_PAYLOAD_BYTES;
+        for size in [0, 10, max, max + 1, max + 78_000] {
+            let read = read_bounded(std::io::repeat(b' ').take(size as u64));
+            if size <= max {
+                assert_eq!(read.map(|b| b.len()), Ok(size));
+            } else {
+                assert_eq!(read, Err(RequestError::PayloadTooLarge { bytes: size }));
+            }
+        }
     }
 
     #[test]

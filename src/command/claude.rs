@@ -83,7 +83,7 @@ pub fn answer(call: &Call, envelope: &str) -> Option<String> {
     let output = if details.get("cancelled").and_then(Value::as_bool) == Some(false) {
         let mut updated = Map::new();
         updated.insert("questions".to_owned(), call.questions.clone());
-        updated.insert("answers".to_owned(), Value::Object(answers(details)));
+        updated.insert("answers".to_owned(), Value::Object(answers(call, details)));
         let annotations = annotations(call, details);
         if !annotations.is_empty() {
             updated.insert("annotations".to_owned(), Value::Object(annotations));
@@ -108,9 +108,22 @@ pub fn answer(call: &Call, envelope: &str) -> Option<String> {
     Some(format!("{output}\n"))
 }
 
-/// `{"<question>": "<answer>"}` in question order: a label, the typed text, or the ticked labels
-/// (and typed text) joined with `, `, as the envelope's text gives them.
-fn answers(details: &Value) -> Map<String, Value> {
+/// The questions' texts exactly as Claude Code sent them (the popup's envelope carries them
+/// normalised: CRLF as LF), which Claude Code matches its answers and annotations to.
+fn original_questions(call: &Call) -> Vec<&str> {
+    call.questions
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|q| q.get("question").and_then(Value::as_str).unwrap_or(""))
+        .collect()
+}
+
+/// `{"<question>": "<answer>"}` in question order, keyed by the question as Claude Code sent it:
+/// a label, the typed text, or the ticked labels (and typed text) joined with `, `, as the
+/// envelope's text gives them.
+fn answers(call: &Call, details: &Value) -> Map<String, Value> {
+    let questions = original_questions(call);
     let mut answers = Map::new();
     for answer in details
         .get("answers")
@@ -118,7 +131,12 @@ fn answers(details: &Value) -> Map<String, Value> {
         .into_iter()
         .flatten()
     {
-        let Some(question) = answer.get("question").and_then(Value::as_str) else {
+        let original = answer
+            .get("questionIndex")
+            .and_then(Value::as_u64)
+            .and_then(|i| questions.get(usize::try_from(i).ok()?).copied());
+        let Some(question) = original.or_else(|| answer.get("question").and_then(Value::as_str))
+        else {
             continue;
         };
         let text = match answer.get("answer").and_then(Value::as_str) {
@@ -147,13 +165,7 @@ fn answers(details: &Value) -> Map<String, Value> {
 /// `{"<question>": {"preview": …, "notes": …}}` for the questions with a picked preview or a note
 /// (answered or not), in question order; the global note joins the last question's notes.
 fn annotations(call: &Call, details: &Value) -> Map<String, Value> {
-    let questions: Vec<&str> = call
-        .questions
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|q| q.get("question").and_then(Value::as_str))
-        .collect();
+    let questions = original_questions(call);
     let mut notes: Vec<Option<String>> = vec![None; questions.len()];
     let mut previews: Vec<Option<String>> = vec![None; questions.len()];
     let entries = ["answers", "unansweredNotes"].iter().flat_map(|key| {
@@ -355,6 +367,32 @@ mod tests {
         for (what, envelope, expected) in cases {
             assert_eq!(answer(&call(), &envelope), expected, "{what}: {envelope}");
         }
+    }
+
+    #[test]
+    fn answers_and_annotations_are_keyed_by_the_question_as_claude_code_sent_it() {
+        let original = "Which layout\r\nfor the page?";
+        let input = hook_input(TOOL).replace("Which layout?", "Which layout\\r\\nfor the page?");
+        let call = read_input(input.as_bytes())
+            .expect("valid")
+            .expect("AskUserQuestion");
+        let questionnaire = request::parse(&call.payload).expect("valid questions");
+        assert_eq!(
+            questionnaire.questions[0].question,
+            "Which layout\nfor the page?"
+        );
+        let mut responses = Responses::empty(2);
+        responses.answers[0] = Some(Answer::Option(0));
+        let envelope = envelope::outcome(&questionnaire, &Outcome::Submitted(responses), None);
+        let output: Value =
+            serde_json::from_str(&answer(&call, &envelope).expect("allow")).unwrap();
+        let updated = &output["hookSpecificOutput"]["updatedInput"];
+        assert_eq!(updated["answers"], json!({ original: "Grid" }));
+        assert_eq!(
+            updated["annotations"],
+            json!({ original: {"preview": "+--+--+"} })
+        );
+        assert_eq!(updated["questions"][0]["question"], original);
     }
 
     #[test]
