@@ -34,4 +34,15 @@ echo "--- the tests ---"
 # One test at a time: an e2e test runs a real Zellij and often a real agent, and on two cores
 # two of them at once starve each other into the timing windows where Zellij 0.45.1's CLI drops
 # calls (the host tests are fast either way).
-cargo test -- --test-threads=1
+# Every test binary runs even after a failure (--no-fail-fast), and the last lines name each
+# failed test (above them, each failure says what it waited for and what it saw).
+test_log=$(mktemp)
+trap 'rm -rf "$demo_home" "$test_log"' EXIT
+status=0
+cargo test --no-fail-fast -- --test-threads=1 2>&1 | tee "$test_log" || status=$?
+if [ "$status" -ne 0 ]; then
+    echo
+    echo "--- failed tests ---"
+    grep -E '^test .* \.\.\. FAILED$' "$test_log" | sed -E 's/^test (.*) \.\.\. FAILED$/\1/' || echo "(none named: see the output above)"
+    exit "$status"
+fi

@@ -119,6 +119,8 @@ mod plugin {
         plugin_id: u32,
         /// The client this instance draws for.
         client_id: u16,
+        /// The Zellij server's process id: what tells this session's kept replies from another's.
+        zellij_pid: u32,
         /// When the plugin loaded: the broker's clock counts from there.
         started: Option<std::time::Instant>,
         /// The screen's rows and columns, once Zellij has said.
@@ -154,6 +156,10 @@ mod plugin {
             let ids = get_plugin_ids();
             self.plugin_id = ids.plugin_id;
             self.client_id = ids.client_id;
+            self.zellij_pid = ids.zellij_pid;
+            for kept in across_reload::take(self.zellij_pid) {
+                self.broker.recall(&kept);
+            }
             self.started = Some(std::time::Instant::now());
             // The first question loads the plugin, and Zellij holds it back until the user
             // answers the permission request, which it draws in this pane: a pane that a pipe
@@ -349,6 +355,7 @@ mod plugin {
                     Effect::Hide => hide_self(),
                     Effect::SetTimer(seconds) => set_timeout(seconds),
                     Effect::Render => render = true,
+                    Effect::KeepAcrossReload(kept) => across_reload::keep(self.zellij_pid, &kept),
                     Effect::Fit => grow = true,
                 }
             }
@@ -513,6 +520,61 @@ mod plugin {
             heading: color(text.emphasis_0),
             link: color(text.emphasis_1),
             ..Theme::default()
+        }
+    }
+
+    /// What one instance keeps for the next when the popup closes (`Effect::KeepAcrossReload`):
+    /// a file in the plugin's `/cache` folder, which Zellij shares between every instance of the
+    /// plugin's URL (`/data` is the instance's own), named after the session's server and the
+    /// time, read for a minute and then deleted by whichever instance loads next.
+    mod across_reload {
+        use std::time::{SystemTime, UNIX_EPOCH};
+
+        const DIR: &str = "/cache";
+        const PREFIX: &str = "ask-popup-closed-";
+        /// How long kept replies count: as long as the broker remembers replies.
+        const FRESH_MS: u128 = ask_popup::broker::FORGET_AFTER_MS as u128;
+
+        fn now_ms() -> u128 {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_millis())
+                .unwrap_or(0)
+        }
+
+        pub fn keep(zellij_pid: u32, kept: &str) {
+            let path = format!("{DIR}/{PREFIX}{zellij_pid}-{}.json", now_ms());
+            if let Err(e) = std::fs::write(&path, kept) {
+                eprintln!("ask-popup: cannot keep the replies across the reload ({path}): {e}");
+            }
+        }
+
+        /// The texts kept by this session's earlier instances in the last minute; older files
+        /// (of any session) are deleted.
+        pub fn take(zellij_pid: u32) -> Vec<String> {
+            let now = now_ms();
+            let mut kept = Vec::new();
+            for entry in std::fs::read_dir(DIR).into_iter().flatten().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some((pid, ms)) = name
+                    .strip_prefix(PREFIX)
+                    .and_then(|rest| rest.strip_suffix(".json"))
+                    .and_then(|rest| rest.split_once('-'))
+                    .and_then(|(pid, ms)| {
+                        Some((pid.parse::<u32>().ok()?, ms.parse::<u128>().ok()?))
+                    })
+                else {
+                    continue;
+                };
+                if now.saturating_sub(ms) > FRESH_MS {
+                    let _ = std::fs::remove_file(entry.path());
+                } else if pid == zellij_pid {
+                    if let Ok(text) = std::fs::read_to_string(entry.path()) {
+                        kept.push(text);
+                    }
+                }
+            }
+            kept
         }
     }
 }

@@ -269,6 +269,65 @@ fn the_reply_repeated_is_the_answer_not_the_superseded_one() {
 }
 
 #[test]
+fn a_popup_closed_stays_closed_for_callers_that_ask_again_after_the_reload() {
+    // The user closes the popup with three agents waiting; the plugin unloads, and Zellij loses
+    // the replies on the way out. Each caller asks again with its id, which loads a fresh
+    // instance: that one answers each `dismissed` at once and shows nothing.
+    let mut closing = Broker::new(Config::default());
+    let callers: [&[(&str, &str)]; 3] = [
+        &[("id", "r1"), ("pane_id", "3")],
+        &[("id", "r1"), ("pane_id", "4")],
+        &[("id", "job=7,q1"), ("agent", "script")],
+    ];
+    for (i, args) in callers.iter().enumerate() {
+        closing.pipe(cli(
+            &format!("p{i}"),
+            Some(&question(&format!("Q{i}?"))),
+            args,
+        ));
+    }
+    let fx = closing.before_close();
+    let lost = replies(&fx);
+    assert_eq!(lost.len(), 3);
+    let kept: Vec<&String> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::KeepAcrossReload(kept) => Some(kept),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kept.len(), 1, "{fx:?}");
+
+    let mut fresh = Broker::new(Config::default());
+    fresh.recall(kept[0]);
+    for (i, args) in callers.iter().enumerate() {
+        let fx = fresh.pipe(cli(
+            &format!("again{i}"),
+            Some(&question(&format!("Q{i}?"))),
+            args,
+        ));
+        let again = replies(&fx);
+        assert_eq!(again.len(), 1, "{fx:?}");
+        assert_eq!(again[0].0, format!("again{i}"));
+        assert_eq!(again[0].1["details"]["error"], "dismissed");
+        assert_eq!(again[0].1, lost[i].1);
+        assert!(!fx.iter().any(|e| matches!(e, Effect::Show)), "{fx:?}");
+    }
+    assert_eq!(fresh.pending_count(), 0, "nothing is shown again");
+    // A new question from the same caller is asked as usual.
+    fresh.pipe(cli(
+        "p9",
+        Some(&question("New?")),
+        &[("id", "r2"), ("pane_id", "3")],
+    ));
+    assert_eq!(fresh.pending_count(), 1);
+    // What is not kept text is ignored.
+    for junk in ["", "nonsense", "{}", "[1,{\"id\":\"x\"}]"] {
+        Broker::new(Config::default()).recall(junk);
+    }
+}
+
+#[test]
 fn closing_the_popup_dismisses_everyone() {
     let mut b = Broker::new(Config::default());
     b.pipe(cli("p1", Some(&question("One?")), &[("id", "a")]));

@@ -205,3 +205,54 @@ impl Broker {
         (self.arrivals.answered.len(), self.arrivals.partials.len())
     }
 }
+
+impl Broker {
+    /// The replies remembered for callers that ask again (`Arrivals::replies`), as text that
+    /// `recall` reads back in the next instance; `None` when there are none.
+    pub(super) fn kept_replies(&self) -> Option<String> {
+        let kept: Vec<Value> = self
+            .arrivals
+            .replies
+            .iter()
+            .map(|((caller, id), (_, reply))| {
+                let mut entry = serde_json::Map::new();
+                match caller {
+                    Caller::Pane(pane) => entry.insert("pane".to_owned(), Value::from(*pane)),
+                    Caller::Agent(agent) => {
+                        entry.insert("agent".to_owned(), Value::from(agent.clone()))
+                    }
+                };
+                entry.insert("id".to_owned(), Value::from(id.as_str()));
+                entry.insert("reply".to_owned(), Value::from(reply.as_str()));
+                Value::Object(entry)
+            })
+            .collect();
+        (!kept.is_empty()).then(|| Value::Array(kept).to_string())
+    }
+
+    /// Takes back the replies an earlier instance of this session kept when the popup closed
+    /// (`Effect::KeepAcrossReload`): their callers asking again get them at once. Text that is
+    /// not what `kept_replies` writes is ignored.
+    pub fn recall(&mut self, kept: &str) {
+        let Ok(Value::Array(entries)) = serde_json::from_str::<Value>(kept) else {
+            return;
+        };
+        for entry in entries {
+            let caller = match (entry.get("pane"), entry.get("agent")) {
+                (Some(pane), _) => match pane.as_u64().and_then(|p| u32::try_from(p).ok()) {
+                    Some(pane) => Caller::Pane(pane),
+                    None => continue,
+                },
+                (None, Some(agent)) => Caller::Agent(agent.as_str().map(str::to_owned)),
+                (None, None) => continue,
+            };
+            let (Some(id), Some(reply)) = (
+                entry.get("id").and_then(Value::as_str),
+                entry.get("reply").and_then(Value::as_str),
+            ) else {
+                continue;
+            };
+            self.remember_reply(&caller, Some(id), reply);
+        }
+    }
+}

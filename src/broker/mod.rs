@@ -135,6 +135,9 @@ pub enum Effect {
     Fit,
     /// Another request is shown: fit the popup to it afresh (it may shrink).
     FitAnew,
+    /// The popup is closing and the plugin unloads: keep this text where the next instance of
+    /// this session finds it, for a minute, and hand it to `Broker::recall` when it loads.
+    KeepAcrossReload(String),
 }
 
 /// Who asked: ids are scoped to it. The pane when the caller said which, else its agent name.

@@ -304,6 +304,12 @@ impl Broker {
             let output = envelope::host_error(ErrorCode::Dismissed, partial.request_id.as_deref());
             self.reply_shared(&pipe, output, &mut effects);
         }
+        // Closing the popup unloads the plugin, and Zellij can lose a reply on the way out: its
+        // caller then asks again with the same id, which loads a fresh instance. That one must
+        // repeat the reply, not show the question the user just closed.
+        if let Some(kept) = self.kept_replies() {
+            effects.push(Effect::KeepAcrossReload(kept));
+        }
         self.done(effects)
     }
 

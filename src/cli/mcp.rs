@@ -150,12 +150,17 @@ impl ServerHandler for Server {
         }
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
         let payload = arguments.to_string().into_bytes();
-        let client = context.peer.peer_info();
+        // The client says who it is when the session starts (`initialize`), or, in the
+        // inline lifecycle (`server/discover`, protocol 2026-07-28, as Claude Code speaks it),
+        // in each request's `_meta`.
+        let client = context
+            .peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone())
+            .or_else(|| context.meta.client_info().map(|info| info.name));
         let caller = Caller {
             pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),
-            agent: Some(mcp::agent_of(
-                client.as_deref().map(|c| c.client_info.name.as_str()),
-            )),
+            agent: Some(mcp::agent_of(client.as_deref())),
             id: fresh_id(),
             id_given: false,
         };
@@ -176,17 +181,15 @@ impl ServerHandler for Server {
             progress.abort();
         }
         let envelope = envelope.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        let client = client.as_deref().map(|c| c.client_info.name.as_str());
-        let result = mcp::tool_result(&envelope, client).ok_or_else(|| {
+        let result = mcp::tool_result(&envelope).ok_or_else(|| {
             ErrorData::internal_error("the popup's reply was not an envelope", None)
         })?;
         let content = vec![ContentBlock::text(result.text)];
-        let mut call = if result.is_error {
+        let call = if result.is_error {
             CallToolResult::error(content)
         } else {
             CallToolResult::success(content)
         };
-        call.structured_content = result.structured;
         Ok(call.into())
     }
 }

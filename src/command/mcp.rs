@@ -1,7 +1,12 @@
 //! `ask-popup mcp`: what the MCP server decides, apart from speaking the protocol. The tool's
-//! result is the envelope (its text as content, its details as structured content, an error
-//! when it carries one), the popup names the asking agent after the MCP client, and a
-//! waiting call tells the client it is alive.
+//! result is the envelope's text, alone (an error when the envelope carries one), the popup names
+//! the asking agent after the MCP client, and a waiting call tells the client it is alive.
+//!
+//! Why the text alone: the text is what the model must read (what the user chose, to stop on
+//! "Chat about this", that a timeout is not a decline), and clients differ in what they hand the
+//! model when a result also has structured content: Codex 0.169 and Claude Code 2.1.328 give it
+//! the structured content's JSON *in place of* the text. The tool declares no output schema, so
+//! the protocol asks for no structured content, and every client hands its model the text.
 
 use crate::command::ask::agent_value;
 use serde_json::Value;
@@ -11,37 +16,22 @@ use serde_json::Value;
 pub const PROGRESS_EVERY_S: u64 = 5;
 
 /// The tool's result, from the envelope the popup (or the command) wrote.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolResult {
-    /// What the model reads: the envelope's text.
+    /// What the model reads: the envelope's text, byte for byte.
     pub text: String,
-    /// The structured content: the envelope's `details`, for clients that read them beside the
-    /// text; `None` for a client that would hand the model the details instead of the text.
-    pub structured: Option<Value>,
     /// Whether the envelope carries an `error` (a validation error, a timeout, or the popup
     /// unable to answer).
     pub is_error: bool,
 }
 
-/// The tool result for `envelope`, for the client named `client` (its `clientInfo.name`);
-/// `None` if it is not an envelope.
-pub fn tool_result(envelope: &str, client: Option<&str>) -> Option<ToolResult> {
+/// The tool result for `envelope`; `None` if it is not an envelope.
+pub fn tool_result(envelope: &str) -> Option<ToolResult> {
     let envelope: Value = serde_json::from_str(envelope).ok()?;
     let text = envelope["content"][0]["text"].as_str()?.to_owned();
     let details = envelope.get("details").filter(|d| d.is_object())?;
     let is_error = details.get("error").is_some();
-    Some(ToolResult {
-        text,
-        structured: (!hides_text_behind_structure(client)).then(|| details.clone()),
-        is_error,
-    })
-}
-
-/// Whether the client gives its model a result's structured content in place of its text, so
-/// that the model would read the details' JSON and never the envelope's words (what to do on
-/// "Chat about this", that a timeout is not a decline). Codex (0.169) does.
-pub fn hides_text_behind_structure(client: Option<&str>) -> bool {
-    client.is_some_and(|name| name.trim().to_ascii_lowercase().starts_with("codex"))
+    Some(ToolResult { text, is_error })
 }
 
 /// The progress notification's message while the call waits `waited_s` seconds for the user.
@@ -50,10 +40,11 @@ pub fn progress_message(waited_s: u64) -> String {
 }
 
 /// The name the popup shows for an MCP client: its `clientInfo.name` without the usual
-/// `-mcp-client` tail (`codex-mcp-client` → `codex`), or `mcp` when it gave none.
+/// `-mcp-client` or `-code` tail (`codex-mcp-client` → `codex`, `claude-code` → `claude`), or
+/// `mcp` when it gave none.
 pub fn agent_of(client_name: Option<&str>) -> String {
     let name = client_name.unwrap_or("").trim();
-    let name = ["-mcp-client", "_mcp_client", " mcp client", "-mcp"]
+    let name = ["-mcp-client", "_mcp_client", " mcp client", "-mcp", "-code"]
         .iter()
         .find_map(|tail| name.strip_suffix(tail))
         .unwrap_or(name);
@@ -80,61 +71,43 @@ mod tests {
         let mut responses = Responses::empty(1);
         responses.answers[0] = Some(envelope::Answer::Option(0));
         let answered = envelope::outcome(&questionnaire, &Outcome::Submitted(responses), None);
-        let result = tool_result(&answered, Some("claude-code")).expect("an envelope");
+        let result = tool_result(&answered).expect("an envelope");
         assert_eq!(
-            result.text,
-            "User has answered your questions: \"Which?\"=\"A\". You can now continue with the user's answers in mind."
+            result,
+            ToolResult {
+                text: "User has answered your questions: \"Which?\"=\"A\". You can now continue with the user's answers in mind.".to_owned(),
+                is_error: false,
+            }
         );
-        let envelope: Value = serde_json::from_str(&answered).unwrap();
-        assert_eq!(result.structured.as_ref(), Some(&envelope["details"]));
-        assert!(!result.is_error);
 
         let declined = envelope::outcome(
             &questionnaire,
             &Outcome::Declined(Responses::empty(1)),
             None,
         );
-        assert!(!tool_result(&declined, None).unwrap().is_error);
+        assert!(!tool_result(&declined).unwrap().is_error);
 
         for code in [ErrorCode::NoUi, ErrorCode::Dismissed, ErrorCode::TimedOut] {
-            let result = tool_result(&envelope::host_error(code, None), None).unwrap();
+            let result = tool_result(&envelope::host_error(code, None)).unwrap();
             assert!(result.is_error, "{code:?}");
             assert_eq!(result.text, envelope::host_text(code));
         }
         let rejected = request::parse("{}").unwrap_err();
-        let result = tool_result(&envelope::rejection(&rejected, None), None).unwrap();
+        let result = tool_result(&envelope::rejection(&rejected, None)).unwrap();
         assert!(result.is_error);
         assert_eq!(result.text, rejected.to_string());
-        assert_eq!(tool_result("nonsense", None), None);
+        assert_eq!(tool_result("nonsense"), None);
         assert_eq!(
-            tool_result(r#"{"content":[{"text":"t"}],"details":1}"#, None),
+            tool_result(r#"{"content":[{"text":"t"}],"details":1}"#),
             None
         );
-    }
-
-    #[test]
-    fn codex_gets_the_text_alone() {
-        let declined = envelope::host_error(ErrorCode::NoUi, None);
-        for client in ["codex-mcp-client", "Codex", "codex_exec"] {
-            let result = tool_result(&declined, Some(client)).unwrap();
-            assert_eq!(result.structured, None, "{client}");
-            assert_eq!(result.text, envelope::NO_UI_TEXT);
-        }
-        for client in [
-            None,
-            Some("claude-code"),
-            Some("mcp-python"),
-            Some("my-codex"),
-        ] {
-            assert!(tool_result(&declined, client).unwrap().structured.is_some());
-        }
     }
 
     #[test]
     fn the_agent_is_named_after_the_client() {
         let cases = [
             (Some("codex-mcp-client"), "codex"),
-            (Some("claude-code"), "claude-code"),
+            (Some("claude-code"), "claude"),
             (Some("Cursor"), "Cursor"),
             (Some(""), "mcp"),
             (None, "mcp"),

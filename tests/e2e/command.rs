@@ -288,3 +288,112 @@ fn the_command_rejects_an_invalid_questionnaire_at_once_with_status_1() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// `ask-popup status` as a script runs it (it asks again when Zellij drops its call).
+fn command_status(zellij: &Zellij) -> Value {
+    let out = zellij
+        .in_session(&command())
+        .arg("status")
+        .output()
+        .expect("run ask-popup status");
+    assert!(out.status.success(), "ask-popup status: {out:?}");
+    serde_json::from_slice(&out.stdout).expect("status is JSON")
+}
+
+#[test]
+fn a_closed_popup_stays_closed_for_every_waiting_command() {
+    // Several agents wait; the user closes the popup, three times over. Closing unloads the
+    // plugin, and a reply Zellij loses on the way out makes its command ask again, which loads a
+    // fresh plugin: each command must still end with one `dismissed`, its own, and the question
+    // must not come back.
+    const AGENTS: usize = 3;
+    let zellij = Zellij::start();
+    for round in 0..3 {
+        let mut commands: Vec<std::process::Child> = (0..AGENTS)
+            .map(|i| {
+                zellij
+                    .in_session(&command())
+                    .args(["ask", "--agent", &format!("agent{i}")])
+                    .args(["--id", &format!("close-{round}-{i}"), DB])
+                    .stdout(Stdio::piped())
+                    .spawn()
+                    .expect("run ask-popup ask")
+            })
+            .collect();
+        let until = zellij.until(ANSWER);
+        while command_status(&zellij)["pending"].as_array().map(Vec::len) != Some(AGENTS) {
+            assert!(
+                Instant::now() < until,
+                "round {round}: the questions never all arrived"
+            );
+            thread::sleep(Duration::from_millis(200));
+        }
+        let plugin = zellij.plugin_pane(ANSWER);
+        let out = zellij.action(&["close-pane", "--pane-id", &plugin]);
+        assert!(out.status.success(), "close-pane: {out:?}");
+        for (i, command) in commands.iter_mut().enumerate() {
+            let until = zellij.until(ANSWER);
+            let status = loop {
+                if let Some(status) = command.try_wait().expect("the command's status") {
+                    break status;
+                }
+                assert!(
+                    Instant::now() < until,
+                    "round {round}: agent{i} never ended"
+                );
+                thread::sleep(Duration::from_millis(100));
+            };
+            let mut out = String::new();
+            std::io::Read::read_to_string(&mut command.stdout.take().expect("stdout"), &mut out)
+                .expect("read the envelope");
+            assert_eq!(out.lines().count(), 1, "round {round}, agent{i}: {out:?}");
+            let envelope: Value = serde_json::from_str(&out).expect("an envelope");
+            assert_eq!(
+                envelope["details"]["error"], "dismissed",
+                "round {round}, agent{i}"
+            );
+            assert_eq!(
+                envelope["details"]["requestId"],
+                format!("close-{round}-{i}"),
+                "round {round}, agent{i}"
+            );
+            assert_eq!(status.code(), Some(1), "round {round}, agent{i}");
+        }
+        // Nothing came back: no question waits, and the popup shows none.
+        assert_eq!(
+            command_status(&zellij)["pending"],
+            json!([]),
+            "round {round}"
+        );
+        assert!(
+            !zellij.screen().contains("Which database?"),
+            "round {round}: {}",
+            zellij.screen()
+        );
+    }
+}
+
+#[test]
+fn an_id_holding_commas_comes_back_intact() {
+    let zellij = Zellij::start();
+    let id = "job=7,q1,%2C";
+    let mut asking = zellij
+        .in_session(&command())
+        .args(["ask", "--agent", "ids", "--id", id, DB])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run ask-popup ask");
+    zellij.wait_for_screen("the question", ANSWER, |s| {
+        s.contains("ids asks") && s.contains("Which database?")
+    });
+    zellij.send_keys(&["Enter"]);
+    let until = zellij.until(ANSWER);
+    while asking.try_wait().expect("status").is_none() {
+        assert!(Instant::now() < until, "the command never ended");
+        thread::sleep(Duration::from_millis(100));
+    }
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut asking.stdout.take().expect("stdout"), &mut out)
+        .expect("read the envelope");
+    assert_eq!(out, submitted(DB, &[(0, Answer::Option(0))], &[], Some(id)));
+}

@@ -509,6 +509,22 @@ impl Zellij {
         zellij
     }
 
+    /// `program`, run as if from a pane of this session without being one: isolated like
+    /// `zellij`, with the session's name set and `zellij` on `PATH`.
+    pub fn in_session(&self, program: &Path) -> Command {
+        let mut cmd = Command::new(program);
+        self.isolate(&mut cmd);
+        cmd.env("ZELLIJ_SESSION_NAME", &self.session);
+        if let Some(dir) = zellij_bin().parent() {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let paths = std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&path));
+            if let Ok(path) = std::env::join_paths(paths) {
+                cmd.env("PATH", path);
+            }
+        }
+        cmd
+    }
+
     fn isolate(&self, cmd: &mut Command) {
         // A test run from inside Zellij must not talk to that session.
         for var in [
