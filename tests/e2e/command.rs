@@ -374,6 +374,63 @@ fn a_closed_popup_stays_closed_for_every_waiting_command() {
 }
 
 #[test]
+fn a_caller_asking_again_after_the_popup_closed_gets_dismissed_not_the_question() {
+    // The case closing the popup must survive, made certain: the caller's CLI is gone when the
+    // popup closes (Zellij dropped it, or lost the reply as the plugin unloaded), so the
+    // `dismissed` reaches nobody; the caller asks again with its id, which loads a fresh plugin.
+    let zellij = Zellij::start();
+    let mut first = zellij
+        .zellij()
+        .args(["pipe", "--plugin", "ask-popup", "--name", "ask"])
+        .args(["--args", "agent=again,id=closed-1", "--", DB])
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("run zellij pipe");
+    let until = zellij.until(ANSWER);
+    while command_status(&zellij)["pending"].as_array().map(Vec::len) != Some(1) {
+        assert!(Instant::now() < until, "the question never arrived");
+        thread::sleep(Duration::from_millis(200));
+    }
+    first.kill().expect("stop the first call");
+    first.wait().expect("the first call ends");
+    let plugin = zellij.plugin_pane(ANSWER);
+    let out = zellij.action(&["close-pane", "--pane-id", &plugin]);
+    assert!(out.status.success(), "close-pane: {out:?}");
+    let until = zellij.until(ANSWER);
+    while zellij.plugin_pane_id().is_some() {
+        assert!(Instant::now() < until, "the popup never closed");
+        thread::sleep(Duration::from_millis(100));
+    }
+
+    let mut again = zellij
+        .in_session(&command())
+        .args(["ask", "--agent", "again", "--id", "closed-1", DB])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run ask-popup ask");
+    let until = zellij.until(ANSWER);
+    let status = loop {
+        if let Some(status) = again.try_wait().expect("status") {
+            break status;
+        }
+        assert!(
+            Instant::now() < until,
+            "the question came back instead of its reply; screen:\n{}",
+            zellij.screen()
+        );
+        thread::sleep(Duration::from_millis(100));
+    };
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut again.stdout.take().expect("stdout"), &mut out)
+        .expect("read the envelope");
+    let envelope: Value = serde_json::from_str(&out).expect("an envelope");
+    assert_eq!(envelope["details"]["error"], "dismissed", "{out}");
+    assert_eq!(envelope["details"]["requestId"], "closed-1");
+    assert_eq!(status.code(), Some(1));
+    assert_eq!(command_status(&zellij)["pending"], json!([]));
+}
+
+#[test]
 fn an_id_holding_commas_comes_back_intact() {
     let zellij = Zellij::start();
     let id = "job=7,q1,%2C";
