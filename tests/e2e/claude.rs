@@ -1,7 +1,8 @@
 //! End to end with the real Claude Code: its model replaced by a scripted Anthropic server that
 //! asks for `AskUserQuestion`, its `PreToolUse` hook installed by `ask-popup setup claude
-//! --write`, and the user answering in the popup. What the model gets back is read from the
-//! next request Claude Code sends.
+//! --write`, and the user answering in the popup; or, through `ask-popup mcp` added by the line
+//! `ask-popup setup claude-mcp` prints, a model that loads the MCP tool through `ToolSearch` and
+//! calls it. What the model gets back is read from the next request Claude Code sends.
 
 use crate::agents::{
     marked, new_pane, pane_title, pick_the_second_option_of_each, press_esc_in, question,
@@ -28,19 +29,37 @@ fn database() -> Value {
     question(DATABASE, "DB", &["Postgres", "SQLite"], false)
 }
 
+/// The MCP tool as Claude Code names it: `mcp__<server>__<tool>`.
+const MCP_TOOL: &str = "mcp__ask-popup__ask_user_question";
+
+/// How Claude Code reaches the popup.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wiring {
+    /// Its own AskUserQuestion, answered by the hook `ask-popup setup claude --write` installs.
+    Hook,
+    /// The `ask-popup mcp` server, added by the line `ask-popup setup claude-mcp` prints.
+    Mcp,
+}
+
 /// Claude Code running in a pane of `zellij`, asking `questions` as soon as it starts.
 struct Claude {
     name: String,
     pane: u32,
     model: ModelServer,
+    wiring: Wiring,
 }
 
 impl Claude {
     fn start(zellij: &Zellij, name: &str, questions: Value) -> Claude {
-        let model = ModelServer::start(anthropic::calling(
-            "AskUserQuestion",
-            json!({ "questions": questions }),
-        ));
+        Claude::start_wired(zellij, name, questions, Wiring::Hook)
+    }
+
+    fn start_wired(zellij: &Zellij, name: &str, questions: Value, wiring: Wiring) -> Claude {
+        let input = json!({ "questions": questions });
+        let model = match wiring {
+            Wiring::Hook => ModelServer::start(anthropic::calling("AskUserQuestion", input)),
+            Wiring::Mcp => ModelServer::start(anthropic::calling_deferred(MCP_TOOL, input)),
+        };
         let dir = zellij.scratch().join(name);
         let home = dir.join("home");
         let project = dir.join("project");
@@ -56,17 +75,26 @@ impl Claude {
             "projects": {project.to_string_lossy(): {"hasTrustDialogAccepted": true}},
         });
         std::fs::write(home.join(".claude.json"), state.to_string()).expect("seed .claude.json");
-        // The hook, installed as a user installs it.
-        let setup = Command::new(command())
-            .args(["setup", "claude", "--write"])
-            .env("HOME", &home)
-            .output()
-            .expect("run ask-popup setup claude --write");
-        assert!(setup.status.success(), "setup claude --write: {setup:?}");
-
+        match wiring {
+            // The hook, installed as a user installs it.
+            Wiring::Hook => {
+                let setup = Command::new(command())
+                    .args(["setup", "claude", "--write"])
+                    .env("HOME", &home)
+                    .output()
+                    .expect("run ask-popup setup claude --write");
+                assert!(setup.status.success(), "setup claude --write: {setup:?}");
+            }
+            Wiring::Mcp => add_the_mcp_server(&home),
+        }
+        // A user leaves an MCP call as long as a person needs (milliseconds).
+        let mcp_timeout = match wiring {
+            Wiring::Hook => "",
+            Wiring::Mcp => "MCP_TOOL_TIMEOUT=3600000 ",
+        };
         let line = format!(
             "cd {project} && exec env -u TMUX -u TMUX_PANE {path}HOME={home} \
-             ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY={API_KEY} \
+             ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY={API_KEY} {mcp_timeout}\
              CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 {claude} 'Ask me.'",
             project = shell_quote(&project.to_string_lossy()),
             path = zellij_on_path(),
@@ -79,15 +107,18 @@ impl Claude {
             name: name.to_owned(),
             pane,
             model,
+            wiring,
         }
     }
 
     /// The tool result Claude Code sent its model: `(text, is_error)`.
     fn tool_result(&self, zellij: &Zellij) -> (String, bool) {
+        let read = match self.wiring {
+            Wiring::Hook => anthropic::tool_result,
+            Wiring::Mcp => anthropic::result_of_call,
+        };
         self.model
-            .wait_for("the tool result", ANSWER, anthropic::tool_result, || {
-                zellij.screen()
-            })
+            .wait_for("the tool result", ANSWER, read, || zellij.screen())
     }
 
     /// Waits until the popup shows this Claude's question.
@@ -96,6 +127,40 @@ impl Claude {
             s.contains("claude asks") && s.contains(question)
         });
     }
+}
+
+/// Adds the MCP server as a user does: runs the line `ask-popup setup claude-mcp` prints, with
+/// the pinned Claude Code as its `claude`, and allows the tool in the user's settings.
+fn add_the_mcp_server(home: &Path) {
+    let printed = Command::new(command())
+        .args(["setup", "claude-mcp"])
+        .output()
+        .expect("run ask-popup setup claude-mcp");
+    assert!(printed.status.success(), "setup claude-mcp: {printed:?}");
+    let line = String::from_utf8_lossy(&printed.stdout).trim().to_owned();
+    assert!(line.starts_with("claude mcp add "), "{line}");
+    let claude_dir = agent_bin("claude-code")
+        .parent()
+        .expect("the agent's bin dir")
+        .to_path_buf();
+    let path = std::env::join_paths(std::iter::once(claude_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    let added = Command::new("sh")
+        .args(["-c", &line])
+        .env("HOME", home)
+        .env("PATH", path)
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run the claude mcp add line");
+    assert!(added.status.success(), "{line}: {added:?}");
+    let settings = json!({"permissions": {"allow": [MCP_TOOL]}});
+    std::fs::create_dir_all(home.join(".claude")).expect("~/.claude");
+    std::fs::write(home.join(".claude/settings.json"), settings.to_string())
+        .expect("write settings.json");
 }
 
 /// The settings `ask-popup setup claude --write` wrote for Claude Code.
@@ -301,4 +366,46 @@ fn two_claude_code_panes_asking_at_once_each_get_their_own_answer() {
     assert!(text.contains(&format!("\"{LANGUAGE}\"=\"Go\"")), "{text:?}");
     wait_for_title(&zellij, first.pane, "claude-a");
     wait_for_title(&zellij, second.pane, "claude-b");
+}
+
+#[test]
+fn claude_code_through_mcp_gets_the_envelopes_text() {
+    let zellij = Zellij::start();
+    let claude = Claude::start_wired(&zellij, "claude-mcp", json!([database()]), Wiring::Mcp);
+    claude.asked(&zellij, DATABASE);
+    wait_for_title(&zellij, claude.pane, &marked("claude-mcp"));
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    zellij.send_keys(&["Enter"]);
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(!is_error, "{text}");
+    let expected = format!(
+        "User has answered your questions: \"{DATABASE}\"=\"SQLite\". You can now continue with \
+         the user's answers in mind."
+    );
+    // Byte for byte: the envelope's text, not the details' JSON.
+    assert_eq!(text, expected);
+    wait_for_title(&zellij, claude.pane, "claude-mcp");
+}
+
+#[test]
+fn claude_code_through_mcp_gets_a_decline() {
+    let zellij = Zellij::start();
+    let claude = Claude::start_wired(&zellij, "claude-mcp-no", json!([database()]), Wiring::Mcp);
+    claude.asked(&zellij, DATABASE);
+    zellij.send_keys(&["Esc"]);
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(!is_error, "a decline is an answer: {text}");
+    assert_eq!(text, ask_popup::envelope::DECLINED_TEXT);
+}
+
+#[test]
+fn interrupting_claude_code_through_mcp_takes_its_question_out_of_the_popup() {
+    let zellij = Zellij::start();
+    let claude = Claude::start_wired(&zellij, "claude-mcp-esc", json!([database()]), Wiring::Mcp);
+    claude.asked(&zellij, DATABASE);
+    wait_for_title(&zellij, claude.pane, &marked("claude-mcp-esc"));
+    press_esc_in(&zellij, claude.pane);
+    wait_until_nothing_pending(&zellij);
+    wait_for_title(&zellij, claude.pane, "claude-mcp-esc");
 }

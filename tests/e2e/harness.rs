@@ -385,35 +385,53 @@ impl Zellij {
     }
 
     /// Attaches a second client to the session, in a second tmux session (`SECOND`) of the
-    /// same tmux server, and waits until it shows the session.
+    /// same tmux server, and waits until it shows the session. A `zellij attach` that ends
+    /// without showing it (seen once in ten runs: its terminal stayed blank) is attached again,
+    /// as a person would; its exit status is shown in its terminal and said if all tries fail.
     pub fn attach_second_client(&self) {
+        const ENDED: &str = "zellij attach ended with status";
         let line = format!(
-            "{} attach {}",
-            self.client_command(),
+            "{} attach {}; echo \"{ENDED} $?\"; exec sleep 1000",
+            self.client_command().trim_start_matches("exec "),
             shell_quote(&self.session)
         );
-        let out = self.tmux_run(&[
-            "new-session",
-            "-d",
-            "-s",
-            SECOND,
-            "-x",
-            &COLS.to_string(),
-            "-y",
-            &ROWS.to_string(),
-            &line,
-        ]);
-        assert!(
-            out.status.success(),
-            "tmux new-session for a second client failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         let tab_bar = format!("Zellij ({})", self.session);
-        self.wait_for_screen_of(
-            SECOND,
-            "the second client's tab bar",
-            Duration::from_secs(60),
-            |s| s.contains(&tab_bar),
+        for attempt in 1..=3 {
+            let _ = self.tmux_run(&["kill-session", "-t", SECOND]);
+            let out = self.tmux_run(&[
+                "new-session",
+                "-d",
+                "-s",
+                SECOND,
+                "-x",
+                &COLS.to_string(),
+                "-y",
+                &ROWS.to_string(),
+                &line,
+            ]);
+            assert!(
+                out.status.success(),
+                "tmux new-session for a second client failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            // Blank for half a minute, or ended: a person would attach again.
+            let until = self.until(Duration::from_secs(30));
+            let screen = loop {
+                let screen = self.screen_of(SECOND);
+                if screen.contains(&tab_bar) {
+                    return;
+                }
+                if screen.contains(ENDED) || Instant::now() >= until {
+                    break screen;
+                }
+                thread::sleep(Duration::from_millis(100));
+            };
+            eprintln!("the second client's attach {attempt} showed no session:\n{screen}");
+        }
+        panic!(
+            "the second client never attached; last screen:\n{}\nlog tail:\n{}",
+            self.screen_of(SECOND),
+            self.log_tail(40)
         );
     }
 

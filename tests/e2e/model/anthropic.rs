@@ -26,6 +26,86 @@ pub fn calling(tool: &'static str, input: Value) -> impl Fn(&Recorded) -> Respon
     }
 }
 
+/// Claude Code's tool through which the model loads a deferred tool (an MCP server's tools are
+/// not in the model's first tool list).
+pub const TOOL_SEARCH: &str = "ToolSearch";
+
+/// A script that makes the model call the deferred `tool` with `input` once per conversation:
+/// it first selects the tool through `ToolSearch` unless the tool is offered already, then calls
+/// it, then ends the turn. The call's id starts with `toolu_scripted_` (see `result_of_call`).
+pub fn calling_deferred(tool: &'static str, input: Value) -> impl Fn(&Recorded) -> Response {
+    let calls = AtomicUsize::new(0);
+    move |request| {
+        if request.method != "POST" || !request.path.starts_with("/v1/messages") {
+            return Response::Status(200);
+        }
+        let offered = |name: &str| {
+            request.body["tools"]
+                .as_array()
+                .is_some_and(|tools| tools.iter().any(|t| t["name"] == name))
+        };
+        let called = |name: &str| {
+            request.body["messages"].as_array().is_some_and(|messages| {
+                messages.iter().any(|m| {
+                    m["content"].as_array().is_some_and(|blocks| {
+                        blocks
+                            .iter()
+                            .any(|b| b["type"] == "tool_use" && b["name"] == name)
+                    })
+                })
+            })
+        };
+        if called(tool) {
+            text("Done.")
+        } else if offered(tool) {
+            let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
+            tool_use(&format!("toolu_scripted_{n}"), tool, &input)
+        } else if offered(TOOL_SEARCH) && !called(TOOL_SEARCH) {
+            tool_use(
+                "toolu_search_1",
+                TOOL_SEARCH,
+                &json!({"query": format!("select:{tool}"), "max_results": 1}),
+            )
+        } else {
+            text("Done.")
+        }
+    }
+}
+
+/// The result of the scripted call (id `toolu_scripted_…`) the agent sent back, wherever it
+/// stands in the conversation (Claude Code may add a message after it, such as its MCP servers'
+/// instructions): `(content text, is_error)`.
+pub fn result_of_call(requests: &[Recorded]) -> Option<(String, bool)> {
+    requests.iter().find_map(|r| {
+        r.body["messages"]
+            .as_array()?
+            .iter()
+            .filter_map(|m| m["content"].as_array())
+            .flatten()
+            .find(|block| {
+                block["type"] == "tool_result"
+                    && block["tool_use_id"]
+                        .as_str()
+                        .is_some_and(|id| id.starts_with("toolu_scripted_"))
+            })
+            .map(content_of)
+    })
+}
+
+/// A `tool_result` block's text (its blocks' texts joined by lines) and whether it is an error.
+fn content_of(result: &Value) -> (String, bool) {
+    let content = match &result["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    };
+    (content, result["is_error"] == true)
+}
+
 /// The `tool_result` block in the last user message of a request, if it has one.
 pub fn last_tool_result(body: &Value) -> Option<Value> {
     let last = body["messages"].as_array()?.last()?;
@@ -38,19 +118,9 @@ pub fn last_tool_result(body: &Value) -> Option<Value> {
 
 /// The first tool result the agent sent back: `(content text, is_error)`.
 pub fn tool_result(requests: &[Recorded]) -> Option<(String, bool)> {
-    requests.iter().find_map(|r| {
-        let result = last_tool_result(&r.body)?;
-        let content = match &result["content"] {
-            Value::String(text) => text.clone(),
-            Value::Array(blocks) => blocks
-                .iter()
-                .filter_map(|b| b["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => String::new(),
-        };
-        Some((content, result["is_error"] == true))
-    })
+    requests
+        .iter()
+        .find_map(|r| last_tool_result(&r.body).map(|result| content_of(&result)))
 }
 
 fn message_start() -> (Option<String>, String) {

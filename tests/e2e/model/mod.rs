@@ -101,14 +101,33 @@ impl ModelServer {
                     .iter()
                     .map(|r| format!("{} {}", r.method, r.path))
                     .collect();
+                let seen: Vec<String> = requests.iter().map(summary).collect();
                 panic!(
-                    "the model server never saw {what}; requests: {paths:?}\n{}",
+                    "the model server never saw {what}; requests: {paths:?}\nwhat they carried:\n{}\n{}",
+                    seen.join("\n"),
                     context()
                 );
             }
             thread::sleep(Duration::from_millis(100));
         }
     }
+}
+
+/// One request in a line or two: the tools it offered and its last message, cut short.
+fn summary(request: &Recorded) -> String {
+    let tools: Vec<&str> = request.body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    let last = request.body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .map(|m| m["content"].to_string())
+        .unwrap_or_default();
+    let last: String = last.chars().take(800).collect();
+    format!("- tools {tools:?}; last message: {last}")
 }
 
 impl Drop for ModelServer {
