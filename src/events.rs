@@ -125,6 +125,20 @@ impl Ended {
 pub struct Status<'a> {
     pub pending: Vec<StatusEntry<'a>>,
     pub visible: bool,
+    /// What the plugin holds in memory, when the pipe's arguments ask for it (`held=1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<Held>,
+}
+
+/// What the plugin holds, for scripts that watch its memory (the soak test): the payloads of
+/// waiting and arriving requests, the replies kept for callers that ask again, and the pipes
+/// remembered as answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Held {
+    pub payload_bytes: usize,
+    pub reply_bytes: usize,
+    pub answered_pipes: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]

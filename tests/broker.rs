@@ -328,6 +328,33 @@ fn a_popup_closed_stays_closed_for_callers_that_ask_again_after_the_reload() {
 }
 
 #[test]
+fn status_says_what_the_plugin_holds_when_asked() {
+    let mut b = Broker::new(Config::default());
+    let held = |b: &mut Broker, pipe: &str| {
+        let fx = b.pipe(named(pipe, "status", Some("now"), &[("held", "1")]));
+        replies(&fx)[0].1["held"].clone()
+    };
+    assert_eq!(
+        held(&mut b, "s1"),
+        json!({"payloadBytes": 0, "replyBytes": 0, "answeredPipes": 0})
+    );
+    let payload = question("One?");
+    b.pipe(cli("p1", Some(&payload), &[("id", "r1")]));
+    assert_eq!(held(&mut b, "s2")["payloadBytes"], payload.len());
+    settle(&mut b);
+    let answered = replies(&b.input(Input::Key(Key::Enter)));
+    let after = held(&mut b, "s3");
+    assert_eq!(after["payloadBytes"], 0);
+    assert_eq!(
+        after["replyBytes"],
+        serde_json::to_string(&answered[0].1).unwrap().len() + 1
+    );
+    // Without the argument, the status is as before.
+    let fx = b.pipe(named("s4", "status", Some("now"), &[]));
+    assert_eq!(replies(&fx)[0].1.get("held"), None);
+}
+
+#[test]
 fn closing_the_popup_dismisses_everyone() {
     let mut b = Broker::new(Config::default());
     b.pipe(cli("p1", Some(&question("One?")), &[("id", "a")]));

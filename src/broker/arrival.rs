@@ -200,6 +200,15 @@ impl Broker {
                 .sum::<usize>()
     }
 
+    /// What this instance holds in memory (`status` with `held=1`).
+    pub fn held(&self) -> crate::events::Held {
+        crate::events::Held {
+            payload_bytes: self.held_bytes(),
+            reply_bytes: self.arrivals.replies.values().map(|(_, r)| r.len()).sum(),
+            answered_pipes: self.arrivals.answered.len(),
+        }
+    }
+
     /// Pipes remembered as answered, and partial payloads held (for the memory bounds).
     pub fn remembered(&self) -> (usize, usize) {
         (self.arrivals.answered.len(), self.arrivals.partials.len())

@@ -264,7 +264,15 @@ impl Broker {
         };
         match msg.name.as_str() {
             STATUS_PIPE => {
-                let output = format!("{}\n", to_json(&self.status()));
+                let mut status = self.status();
+                if msg
+                    .args
+                    .get("held")
+                    .is_some_and(|v| v == "1" || v == "true")
+                {
+                    status.held = Some(self.held());
+                }
+                let output = format!("{}\n", to_json(&status));
                 self.reply_once(&pipe, msg.payload.is_some(), output, &mut effects);
             }
             SHOW_PIPE => {

@@ -337,6 +337,7 @@ impl Broker {
         Status {
             pending,
             visible: self.visible,
+            held: None,
         }
     }
 

@@ -159,6 +159,18 @@ pub(crate) fn wait_asked(
 /// attached, each runs an instance of the listener, each hears every broadcast and answers:
 /// their lists must agree.
 pub(crate) fn heard(zellij: &Zellij) -> Vec<(String, Value)> {
+    let lists = heard_by_each(zellij);
+    let list = lists.first().cloned().unwrap_or_default();
+    assert!(
+        lists.iter().all(|l| *l == list),
+        "the listener's instances heard different things: {lists:#?}"
+    );
+    list
+}
+
+/// What each instance of the listener heard (one per client; a client that attached later
+/// heard only what came after).
+pub(crate) fn heard_by_each(zellij: &Zellij) -> Vec<Vec<(String, Value)>> {
     let out = zellij.pipe_to(LISTENER, "heard", &[], "x").wait(AT_ONCE);
     assert!(
         out.status.success(),
@@ -175,29 +187,30 @@ pub(crate) fn heard(zellij: &Zellij) -> Vec<(String, Value)> {
                 String::from_utf8_lossy(&out.stdout)
             )
         });
-    let list = lists.first().cloned().unwrap_or_else(|| {
-        panic!(
-            "the listener answered nothing: {:?}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
     assert!(
-        lists.iter().all(|l| *l == list),
-        "the listener's instances heard different things: {lists:#?}"
+        !lists.is_empty(),
+        "the listener answered nothing: {:?}",
+        String::from_utf8_lossy(&out.stdout)
     );
-    list.as_array()
-        .expect("the listener answers a list")
+    lists
         .iter()
-        .map(|m| {
-            let name = m["name"].as_str().expect("a name").to_owned();
-            let payload = m["payload"]
-                .as_str()
-                .map(|p| {
-                    serde_json::from_str(p)
-                        .unwrap_or_else(|e| panic!("{name} payload is not JSON ({e}): {p:?}"))
+        .map(|list| {
+            list.as_array()
+                .expect("the listener answers a list")
+                .iter()
+                .map(|m| {
+                    let name = m["name"].as_str().expect("a name").to_owned();
+                    let payload = m["payload"]
+                        .as_str()
+                        .map(|p| {
+                            serde_json::from_str(p).unwrap_or_else(|e| {
+                                panic!("{name} payload is not JSON ({e}): {p:?}")
+                            })
+                        })
+                        .unwrap_or(Value::Null);
+                    (name, payload)
                 })
-                .unwrap_or(Value::Null);
-            (name, payload)
+                .collect()
         })
         .collect()
 }

@@ -13,6 +13,8 @@ mod hosting;
 mod mcp;
 mod model;
 mod pi;
+#[cfg(feature = "soak")]
+mod soak;
 
 use ask_popup::envelope::{self, Outcome, Responses};
 use ask_popup::request;
