@@ -289,6 +289,31 @@ fn the_command_rejects_an_invalid_questionnaire_at_once_with_status_1() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// Waits until a command started with its stdout piped ends (`what` says which, should it not):
+/// its exit status and what it printed.
+fn output_of(
+    zellij: &Zellij,
+    child: &mut std::process::Child,
+    what: &str,
+) -> (std::process::ExitStatus, String) {
+    let until = zellij.until(ANSWER);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the command's status") {
+            break status;
+        }
+        assert!(
+            Instant::now() < until,
+            "{what}; screen:\n{}",
+            zellij.screen()
+        );
+        thread::sleep(Duration::from_millis(100));
+    };
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut out)
+        .expect("read the envelope");
+    (status, out)
+}
+
 /// `ask-popup status` as a script runs it (it asks again when Zellij drops its call).
 fn command_status(zellij: &Zellij) -> Value {
     let out = zellij
@@ -332,20 +357,11 @@ fn a_closed_popup_stays_closed_for_every_waiting_command() {
         let out = zellij.action(&["close-pane", "--pane-id", &plugin]);
         assert!(out.status.success(), "close-pane: {out:?}");
         for (i, command) in commands.iter_mut().enumerate() {
-            let until = zellij.until(ANSWER);
-            let status = loop {
-                if let Some(status) = command.try_wait().expect("the command's status") {
-                    break status;
-                }
-                assert!(
-                    Instant::now() < until,
-                    "round {round}: agent{i} never ended"
-                );
-                thread::sleep(Duration::from_millis(100));
-            };
-            let mut out = String::new();
-            std::io::Read::read_to_string(&mut command.stdout.take().expect("stdout"), &mut out)
-                .expect("read the envelope");
+            let (status, out) = output_of(
+                &zellij,
+                command,
+                &format!("round {round}: agent{i} never ended"),
+            );
             assert_eq!(out.lines().count(), 1, "round {round}, agent{i}: {out:?}");
             let envelope: Value = serde_json::from_str(&out).expect("an envelope");
             assert_eq!(
@@ -408,21 +424,11 @@ fn a_caller_asking_again_after_the_popup_closed_gets_dismissed_not_the_question(
         .stdout(Stdio::piped())
         .spawn()
         .expect("run ask-popup ask");
-    let until = zellij.until(ANSWER);
-    let status = loop {
-        if let Some(status) = again.try_wait().expect("status") {
-            break status;
-        }
-        assert!(
-            Instant::now() < until,
-            "the question came back instead of its reply; screen:\n{}",
-            zellij.screen()
-        );
-        thread::sleep(Duration::from_millis(100));
-    };
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut again.stdout.take().expect("stdout"), &mut out)
-        .expect("read the envelope");
+    let (status, out) = output_of(
+        &zellij,
+        &mut again,
+        "the question came back instead of its reply",
+    );
     let envelope: Value = serde_json::from_str(&out).expect("an envelope");
     assert_eq!(envelope["details"]["error"], "dismissed", "{out}");
     assert_eq!(envelope["details"]["requestId"], "closed-1");
@@ -444,13 +450,6 @@ fn an_id_holding_commas_comes_back_intact() {
         s.contains("ids asks") && s.contains("Which database?")
     });
     zellij.send_keys(&["Enter"]);
-    let until = zellij.until(ANSWER);
-    while asking.try_wait().expect("status").is_none() {
-        assert!(Instant::now() < until, "the command never ended");
-        thread::sleep(Duration::from_millis(100));
-    }
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut asking.stdout.take().expect("stdout"), &mut out)
-        .expect("read the envelope");
+    let (_, out) = output_of(&zellij, &mut asking, "the command never ended");
     assert_eq!(out, submitted(DB, &[(0, Answer::Option(0))], &[], Some(id)));
 }
