@@ -305,14 +305,18 @@ pub(crate) fn pick_the_second_option_of_each(
     asker: &str,
     seconds: &[(&str, &str)],
 ) {
-    for _ in seconds {
+    // Only the questions not yet answered: an answered one stays on screen in its agent's own
+    // pane (Claude Code prints "· Which database? → SQLite"), outside the popup.
+    let mut waiting: Vec<&(&str, &str)> = seconds.iter().collect();
+    while !waiting.is_empty() {
         let screen = zellij.wait_for_screen("a question", ANSWER, |s| {
-            s.contains(asker) && seconds.iter().any(|(q, _)| s.contains(q))
+            s.contains(asker) && waiting.iter().any(|(q, _)| s.contains(q))
         });
-        let (_, second) = seconds
+        let i = waiting
             .iter()
-            .find(|(q, _)| screen.contains(q))
+            .position(|(q, _)| screen.contains(q))
             .expect("a question on screen");
+        let (_, second) = waiting.remove(i);
         let target = format!("❯ 2. {second}");
         zellij.send_keys(&["Down"]);
         zellij.wait_for_screen("the second option", ANSWER, |s| s.contains(&target));
