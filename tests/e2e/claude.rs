@@ -9,7 +9,7 @@ use crate::agents::{
     shell_quote, wait_for_title, wait_until_nothing_pending, zellij_on_path,
 };
 use crate::command::command;
-use crate::harness::{agent_bin, Zellij};
+use crate::harness::{agent_bin, path_with, Zellij};
 use crate::model::{anthropic, ModelServer};
 use crate::ANSWER;
 use serde_json::{json, Value};
@@ -139,14 +139,8 @@ fn add_the_mcp_server(home: &Path) {
     assert!(printed.status.success(), "setup claude-mcp: {printed:?}");
     let line = String::from_utf8_lossy(&printed.stdout).trim().to_owned();
     assert!(line.starts_with("claude mcp add "), "{line}");
-    let claude_dir = agent_bin("claude-code")
-        .parent()
-        .expect("the agent's bin dir")
-        .to_path_buf();
-    let path = std::env::join_paths(std::iter::once(claude_dir).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .expect("PATH");
+    let claude = agent_bin("claude-code");
+    let path = path_with(claude.parent().expect("the agent's bin dir"));
     let added = Command::new("sh")
         .args(["-c", &line])
         .env("HOME", home)

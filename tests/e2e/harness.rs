@@ -106,6 +106,13 @@ fn check_prerequisites() {
     );
 }
 
+/// This process's `PATH` with `dir` in front.
+pub fn path_with(dir: &Path) -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let paths = std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&path));
+    std::env::join_paths(paths).expect("PATH with the dir in front")
+}
+
 /// Panics with `build` unless `wasm` exists and is newer than every source it was built from.
 fn check_wasm(wasm: &Path, build: &str) {
     let built = std::fs::metadata(wasm)
@@ -534,11 +541,7 @@ impl Zellij {
         self.isolate(&mut cmd);
         cmd.env("ZELLIJ_SESSION_NAME", &self.session);
         if let Some(dir) = zellij_bin().parent() {
-            let path = std::env::var_os("PATH").unwrap_or_default();
-            let paths = std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&path));
-            if let Ok(path) = std::env::join_paths(paths) {
-                cmd.env("PATH", path);
-            }
+            cmd.env("PATH", path_with(dir));
         }
         cmd
     }
