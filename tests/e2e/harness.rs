@@ -584,15 +584,20 @@ impl Zellij {
 
     /// `zellij pipe --plugin ask-popup --name ask [--args ARGS] -- PAYLOAD`, stdin /dev/null:
     /// the way the SPEC tells agents to call.
+    ///
+    /// A question with an `id` is asked again by `wait` if Zellij dropped its CLI, as an agent
+    /// does: the plugin answers the repeat with the reply the request ended with, or lets it
+    /// take over the request still pending.
     pub fn pipe(&self, payload: &str, args: &[(&str, &str)]) -> PipeCall {
         let mut zellij = self.pipe_command(args);
         zellij.arg("--").arg(payload);
-        PipeCall::spawn(zellij, None)
+        PipeCall::spawn(zellij, None).asked_again_if_dropped(args)
     }
 
     /// The same pipe with the payload written to the CLI's stdin, which is then closed.
     pub fn pipe_stdin(&self, payload: &str, args: &[(&str, &str)]) -> PipeCall {
         PipeCall::spawn(self.pipe_command(args), Some(payload.to_owned()))
+            .asked_again_if_dropped(args)
     }
 
     /// `zellij pipe --plugin PLUGIN --name NAME [--args ARGS] -- PAYLOAD`, stdin /dev/null, for
@@ -927,6 +932,12 @@ impl PipeCall {
     /// harmless to send twice: `wait` then sends it again if Zellij dropped the CLI (`dropped`).
     pub fn answered_at_once(mut self) -> PipeCall {
         self.idempotent = true;
+        self
+    }
+
+    /// A question with an `id` is safe to ask again (see `Zellij::pipe`).
+    fn asked_again_if_dropped(mut self, args: &[(&str, &str)]) -> PipeCall {
+        self.idempotent |= args.iter().any(|(key, _)| *key == "id");
         self
     }
 
