@@ -181,6 +181,27 @@ pub enum PeerKind {
     },
     /// The user is at the request of `pipe` here: its countdown stops everywhere.
     Touched { pipe: String },
+    /// The leader's pending requests and lately answered pipes, for the newcomer `to` (a
+    /// client that attached after they arrived: its instance never heard them).
+    Sync {
+        to: u16,
+        requests: Vec<SyncedRequest>,
+        answered: Vec<String>,
+    },
+}
+
+/// A pending request as the leader hands it to a newcomer: its questionnaire in the request's
+/// own JSON (parsed again by the newcomer), and how far its countdown has run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncedRequest {
+    pub pipe: String,
+    pub args: std::collections::BTreeMap<String, String>,
+    pub questionnaire: String,
+    pub bytes: usize,
+    pub timeout_ms: Option<u64>,
+    /// None: no countdown (none asked for, or stopped because the user is at it).
+    pub remaining_ms: Option<u64>,
 }
 
 /// One JSON line, as the wire wants it. Serialising these plain structs cannot fail; an empty

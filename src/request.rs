@@ -6,6 +6,7 @@
 //! SPEC gives, so a payload with several faults is always rejected for the same one.
 
 use crate::envelope::ErrorCode;
+use serde::Serialize;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
@@ -32,31 +33,36 @@ pub const OTHER_LABEL: &str = "Other";
 /// Labels the dialog uses for its own rows, and `Other`, which models reach for.
 pub const RESERVED_LABELS: [&str; 4] = [OTHER_LABEL, FREEFORM_LABEL, CHAT_LABEL, NEXT_LABEL];
 
-/// A validated questionnaire: 1-4 questions, ready to show.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A validated questionnaire: 1-4 questions, ready to show. Serialised, it is a request in
+/// the canonical shape that `parse` reads back as the same questionnaire (without its timeout).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Questionnaire {
     pub questions: Vec<Question>,
     /// Auto-dismiss after this many milliseconds, with a countdown.
+    #[serde(skip)]
     pub timeout_ms: Option<u64>,
 }
 
 /// One question: its text, a short header for the tab, and 2-4 options.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Question {
     pub question: String,
     pub header: String,
     pub options: Vec<QuestionOption>,
     pub multi_select: bool,
     /// Markdown shown above the options (the `context` alias).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
 }
 
 /// One option the user can pick.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct QuestionOption {
     pub label: String,
     pub description: String,
     /// Markdown shown beside the options while this one is focused.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
 }
 

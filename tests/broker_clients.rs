@@ -279,3 +279,129 @@ fn a_denied_permission_answers_what_it_can_at_once() {
         "the popup shows why nothing works"
     );
 }
+
+#[test]
+fn a_client_that_attaches_later_is_told_what_is_pending_and_shows_it_without_hiding_the_popup() {
+    // Client 1's instance serves alone, a question with a countdown waits, a second one too.
+    let mut one = Broker::new(Config::default());
+    one.join(1);
+    one.pane_titles([(3, "claude".to_owned())]);
+    let timed = serde_json::json!({"questions": [{"question": "Q?", "header": "H", "options": ["A", "B"]}], "timeout": 5000}).to_string();
+    one.pipe(cli("p1", Some(&timed), &[("pane_id", "3"), ("id", "r1")]));
+    one.pipe(cli(
+        "p2",
+        Some(&question("Other?")),
+        &[("agent", "codex"), ("id", "r2")],
+    ));
+    tick(&mut one, 1000);
+    tick(&mut one, 1000);
+    let remaining = one.current_dialog().unwrap().countdown().unwrap();
+
+    // Client 2 attaches: its instance loads with nothing, is granted, and says hello.
+    let mut two = Broker::new(Config::default());
+    two.await_permission();
+    let hello = two.permission(true, 2);
+    let (from_one, in_two) = carry(&hello, &mut one, &mut two);
+    assert!(replies(&from_one).is_empty() && replies(&in_two).is_empty());
+    assert!(
+        !in_two.iter().any(|e| matches!(e, Effect::Block(_))),
+        "the callers are held already: {in_two:?}"
+    );
+    assert_eq!(two.pending_count(), 2);
+    assert!(in_two.contains(&Effect::Show));
+    assert_eq!(two.current_dialog().unwrap().countdown(), Some(remaining));
+    assert_eq!(
+        two.current_dialog().unwrap().questionnaire(),
+        one.current_dialog().unwrap().questionnaire()
+    );
+    // Its hello window ends: the popup stays (an instance with nothing to show would hide it
+    // for every client).
+    let fx = tick(&mut two, 300);
+    assert!(!fx.contains(&Effect::Hide), "{fx:?}");
+    assert!(one.leads() && !two.leads());
+
+    // The user answers in the new client: its caller gets one reply, with its id.
+    settle(&mut two);
+    let fx = two.input(Input::Key(Key::Enter));
+    let r = replies(&fx);
+    assert_eq!(r.len(), 1, "{fx:?}");
+    assert_eq!(
+        (r[0].0.as_str(), &r[0].1["details"]["requestId"]),
+        ("p1", &serde_json::json!("r1"))
+    );
+    let (a, b) = carry(&fx, &mut one, &mut two);
+    assert!(replies(&a).is_empty() && replies(&b).is_empty());
+    assert_eq!((one.pending_count(), two.pending_count()), (1, 1));
+    // The leader marks and restores the title it marked.
+    assert_eq!(renames(&a), [(3, String::new())]);
+
+    // What is left is the same request in both, answered once, by the pipe it came on.
+    let (a, b) = both(cli("p2", None, &[]), &mut one, &mut two);
+    assert!(replies(&a).is_empty() && replies(&b).is_empty());
+    let fx = one.pipe(named(
+        "c",
+        "cancel",
+        Some("x"),
+        &[("agent", "codex"), ("id", "r2")],
+    ));
+    let fx2 = two.pipe(named(
+        "c",
+        "cancel",
+        Some("x"),
+        &[("agent", "codex"), ("id", "r2")],
+    ));
+    let r: Vec<_> = replies(&fx).into_iter().chain(replies(&fx2)).collect();
+    assert_eq!(r.iter().filter(|(p, _)| p == "p2").count(), 1, "{r:?}");
+    assert_eq!((one.pending_count(), two.pending_count()), (0, 0));
+}
+
+#[test]
+fn a_newcomer_is_told_nothing_by_an_instance_that_does_not_lead() {
+    let (mut one, mut two) = two_clients();
+    both(cli("p1", Some(&question("Q?")), &[]), &mut one, &mut two);
+    let mut three = Broker::new(Config::default());
+    three.await_permission();
+    let hello = three.permission(true, 3);
+    // Delivered to two alone: it answers hello, and leaves the pending requests to the leader.
+    let fx = two.pipe(peer_messages(&hello).remove(0));
+    assert_eq!(peer_messages(&fx).len(), 1);
+    let told = three.pipe(peer_messages(&fx).remove(0));
+    assert_eq!(three.pending_count(), 0, "{told:?}");
+    let fx = one.pipe(peer_messages(&hello).remove(0));
+    for msg in peer_messages(&fx) {
+        three.pipe(msg);
+    }
+    assert_eq!(three.pending_count(), 1);
+}
+
+#[test]
+fn a_question_answered_while_a_newcomer_loaded_is_not_asked_there() {
+    let mut one = Broker::new(Config::default());
+    one.join(1);
+    let mut two = Broker::new(Config::default());
+    two.await_permission();
+    // The question reaches both; two holds it (it is still loading); one's user answers it.
+    one.pipe(cli("p1", Some(&question("Q?")), &[("id", "r")]));
+    two.pipe(cli("p1", Some(&question("Q?")), &[("id", "r")]));
+    settle(&mut one);
+    let fx = one.input(Input::Key(Key::Enter));
+    assert_eq!(replies(&fx).len(), 1);
+    for msg in peer_messages(&fx) {
+        two.pipe(msg);
+    }
+    let hello = two.permission(true, 2);
+    carry(&hello, &mut one, &mut two);
+    let fx = tick(&mut two, 300);
+    assert_eq!(two.pending_count(), 0, "{fx:?}");
+    assert!(replies(&fx).is_empty());
+}
+
+#[test]
+fn a_second_grant_changes_nothing_in_an_instance_that_serves() {
+    let (mut one, mut two) = two_clients();
+    both(cli("p1", Some(&question("Q?")), &[]), &mut one, &mut two);
+    assert!(one.permission(true, 1).is_empty());
+    // Messages are still answered at once.
+    let fx = one.pipe(named("s", "status", Some("x"), &[]));
+    assert_eq!(replies(&fx).len(), 1);
+}

@@ -3,6 +3,7 @@
 use ask_popup::envelope::ErrorCode;
 use ask_popup::request::{parse, parse_bytes, RequestError};
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
 use serde_json::{json, Value};
 
 fn opt(label: &str) -> Value {
@@ -456,4 +457,92 @@ proptest! {
     fn random_questions_never_panic(qs in prop::collection::vec(arb_json(), 0..6)) {
         let _ = parse(&json!({ "questions": qs }).to_string());
     }
+}
+
+/// A questionnaire in any of the shapes agents send: aliases, missing headers, CR LF, blank
+/// contexts and previews.
+fn arb_request() -> impl Strategy<Value = Value> {
+    let text = prop::sample::select(vec![
+        "Which?",
+        "A\r\nB?",
+        "x",
+        "  spaced  ",
+        "é ✓ 漢字?",
+        "",
+        " ",
+        "Other",
+        "Chat about this",
+    ]);
+    let option = (
+        text.clone(),
+        prop::option::of(text.clone()),
+        prop::option::of(text.clone()),
+        prop::sample::select(vec!["label", "title", "value"]),
+        any::<bool>(),
+    )
+        .prop_map(|(label, description, preview, key, bare)| {
+            (label, description, preview, key, bare)
+        });
+    // Labels are made distinct (with their place), as a valid request's are.
+    let options = prop::collection::vec(option, 2..5).prop_map(|options| {
+        options
+            .into_iter()
+            .enumerate()
+            .map(|(i, (label, description, preview, key, bare))| {
+                let label = format!("{}{label}", i + 1);
+                if bare {
+                    json!(label)
+                } else {
+                    json!({key: label, "description": description, "preview": preview})
+                }
+            })
+            .collect::<Vec<_>>()
+    });
+    let question = (
+        text.clone(),
+        prop::option::of(text.clone()),
+        options,
+        prop::option::of(any::<bool>()),
+        any::<bool>(),
+        prop::option::of(text),
+    )
+        .prop_map(|(q, header, options, multi, alias, context)| {
+            let multi_key = if alias { "allowMultiple" } else { "multiSelect" };
+            json!({"question": format!("{q} {}?", options.len()), "header": header, "options": options, multi_key: multi, "context": context})
+        });
+    (
+        prop::collection::vec(question, 1..5),
+        prop::option::of(1000u64..100_000),
+    )
+        .prop_map(|(questions, timeout)| json!({"questions": questions, "timeout": timeout}))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A questionnaire written out as JSON (how one instance hands a pending request to a
+    /// client that attached later) reads back as itself, its timeout aside.
+    #[test]
+    fn a_questionnaire_written_out_reads_back_the_same(request in arb_request()) {
+        if let Ok(q) = parse(&request.to_string()) {
+            let mut back = parse(&serde_json::to_string(&q).unwrap()).expect("reads back");
+            prop_assert_eq!(back.timeout_ms, None);
+            back.timeout_ms = q.timeout_ms;
+            prop_assert_eq!(back, q);
+        }
+    }
+}
+
+#[test]
+fn the_questionnaires_written_out_are_mostly_valid() {
+    // The round trip above is only worth something if most generated requests parse.
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = arb_request();
+    let valid = (0..200)
+        .filter(|_| {
+            let request = strategy.new_tree(&mut runner).unwrap().current();
+            parse(&request.to_string()).is_ok()
+        })
+        .count();
+    assert!(valid > 100, "only {valid} of 200 generated requests parse");
 }

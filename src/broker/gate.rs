@@ -46,6 +46,12 @@ impl Broker {
     /// `client`) says hello to the others and listens for theirs a moment before it answers
     /// what it held; denied, it answers what it can at once.
     pub fn permission(&mut self, granted: bool, client: u16) -> Vec<Effect> {
+        if granted && self.peers.me.is_some() && self.gate.state == Gate::Open {
+            // Granted again (Zellij tells every instance when the grant came without a
+            // client): this instance already serves, and holding messages again would only
+            // delay them.
+            return Vec::new();
+        }
         if !granted {
             return self.release(false);
         }

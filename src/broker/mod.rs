@@ -15,8 +15,8 @@
 use crate::dialog::{Dialog, Input, Key, Mode, Response};
 use crate::envelope::{self, ErrorCode, Outcome, Responses};
 use crate::events::{
-    to_json, Blocked, Ended, PeerKind, PeerMessage, Prompt, Status, StatusEntry, Withdrawn,
-    BLOCKED_EVENT, HERDR_BLOCKED_EVENT, PROMPT_EVENT, WAITING_LABEL,
+    to_json, Blocked, Ended, PeerKind, PeerMessage, Prompt, Status, StatusEntry, SyncedRequest,
+    Withdrawn, BLOCKED_EVENT, HERDR_BLOCKED_EVENT, PROMPT_EVENT, WAITING_LABEL,
 };
 use crate::intake::{Assembly, Intake};
 use crate::marks::PaneMarks;
@@ -175,6 +175,23 @@ struct Request {
     drawn_ready: bool,
     /// While on screen: the time up to which its countdown has been charged.
     counted_to_ms: Option<u64>,
+}
+
+impl Request {
+    /// The pipe arguments that name its caller and id, as they came.
+    fn args(&self) -> BTreeMap<String, String> {
+        let mut args = BTreeMap::new();
+        if let Caller::Pane(pane) = self.caller {
+            args.insert("pane_id".to_owned(), pane.to_string());
+        }
+        if let Some(agent) = &self.agent {
+            args.insert("agent".to_owned(), agent.clone());
+        }
+        if let Some(id) = &self.request_id {
+            args.insert("id".to_owned(), id.clone());
+        }
+        args
+    }
 }
 
 /// How a request ended, as far as the other instances are concerned.

@@ -38,13 +38,28 @@ impl Broker {
         }
         match message.kind {
             PeerKind::Hello => {
+                let led = self.leads();
                 if self.peers.known.insert(message.from) && self.peers.me.is_some() {
-                    // A newcomer: tell it we are here too.
+                    // A newcomer: tell it we are here too, and, from the leader, what it missed.
                     effects.push(self.peer_message(PeerKind::Hello));
+                    if led && self.gate.state == Gate::Open {
+                        effects.push(self.sync_for(message.from));
+                    }
+                }
+            }
+            PeerKind::Sync {
+                to,
+                requests,
+                answered,
+            } => {
+                if Some(to) == self.peers.me {
+                    self.synced(requests, answered, effects);
                 }
             }
             PeerKind::Settled { pipe, event, reply } => {
                 let Some(i) = self.pending.iter().position(|r| r.pipe == pipe) else {
+                    // Not heard here yet (this instance is still loading): not to be asked.
+                    self.remember(&pipe);
                     return;
                 };
                 let request = self.take(i);
@@ -58,6 +73,88 @@ impl Broker {
                     r.dialog.stop_countdown();
                 }
             }
+        }
+    }
+
+    /// What the newcomer `to` missed: every pending request, how far its countdown ran, and
+    /// the pipes answered lately (their messages may still reach it, held while it loaded).
+    fn sync_for(&self, to: u16) -> Effect {
+        let requests = self
+            .pending
+            .iter()
+            .map(|r| SyncedRequest {
+                pipe: r.pipe.clone(),
+                args: r.args(),
+                questionnaire: to_json(r.dialog.questionnaire()),
+                bytes: r.bytes,
+                timeout_ms: r.dialog.questionnaire().timeout_ms,
+                remaining_ms: r.dialog.countdown().map(|c| c.remaining_ms),
+            })
+            .collect();
+        let answered = self.arrivals.answered.keys().cloned().collect();
+        self.peer_message(PeerKind::Sync {
+            to,
+            requests,
+            answered,
+        })
+    }
+
+    /// The leader's pending requests, for this newcomer: each one not known here yet is
+    /// asked here too, as it stands in the leader (its caller's CLI is already held there).
+    fn synced(
+        &mut self,
+        requests: Vec<SyncedRequest>,
+        answered: Vec<String>,
+        effects: &mut Vec<Effect>,
+    ) {
+        for pipe in answered {
+            if !self.pending.iter().any(|r| r.pipe == pipe) {
+                self.remember(&pipe);
+            }
+        }
+        let before = self.pending.len();
+        for synced in requests {
+            let known = self.pending.iter().any(|r| r.pipe == synced.pipe)
+                || self.arrivals.answered.contains_key(&synced.pipe);
+            if known {
+                continue;
+            }
+            let Ok(mut questionnaire) = request::parse(&synced.questionnaire) else {
+                continue;
+            };
+            questionnaire.timeout_ms = synced.timeout_ms;
+            let mut dialog = Dialog::new(questionnaire);
+            dialog.set_countdown(synced.remaining_ms);
+            let caller = Caller::of(&synced.args);
+            let pane = match caller {
+                Caller::Pane(pane) => Some(pane),
+                Caller::Agent(_) => None,
+            };
+            self.arrivals.partials.remove(&synced.pipe);
+            self.pending.push(Request {
+                pipe: synced.pipe,
+                pane,
+                agent: agent_arg(&synced.args),
+                caller,
+                request_id: synced.args.get("id").cloned().filter(|id| !id.is_empty()),
+                dialog,
+                cache: ViewCache::new(),
+                arrived_ms: self.now_ms,
+                bytes: synced.bytes,
+                first_shown_ms: None,
+                drawn_ready: false,
+                counted_to_ms: None,
+            });
+        }
+        if self.pending.len() > before {
+            if self.config.indicator {
+                // The marks the leader set, known here in case this instance comes to lead.
+                let panes: Vec<u32> = self.pending.iter().filter_map(|r| r.pane).collect();
+                for pane in panes {
+                    self.marks.mark(pane, effects);
+                }
+            }
+            self.show(effects);
         }
     }
 

@@ -306,6 +306,12 @@ impl Dialog {
         !self.responses().is_empty() || self.tabs.iter().any(|t| !t.draft.is_blank())
     }
 
+    /// The countdown as another instance has it: `remaining_ms` left, or none (stopped, or no
+    /// timeout).
+    pub fn set_countdown(&mut self, remaining_ms: Option<u64>) {
+        self.countdown = remaining_ms.map(|remaining_ms| Countdown { remaining_ms });
+    }
+
     /// Stops the countdown for good: the user is here (in another client's popup).
     pub fn stop_countdown(&mut self) {
         self.countdown = None;

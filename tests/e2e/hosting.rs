@@ -74,6 +74,47 @@ fn two_clients_answer_once(plugin_first: bool) {
 }
 
 #[test]
+fn a_client_that_attaches_while_a_question_waits_shows_it_and_the_first_keeps_it() {
+    // The new client's instance of the plugin never heard the question: the others tell it.
+    let zellij = Zellij::start_with(Options::default().with_listener());
+    let (pane, title) = caller_pane(&zellij);
+    let id = pane.to_string();
+    let call = crate::dialog::ask(
+        &zellij,
+        DB,
+        &[("agent", "claude"), ("pane_id", &id), ("id", "late-1")],
+        |s| s.contains("claude asks") && s.contains("Which database?"),
+    );
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen_of(FIRST, "the focus on SQLite", ANSWER, |s| {
+        s.contains("❯ 2. SQLite")
+    });
+    zellij.attach_second_client();
+    zellij.wait_for_screen_of(SECOND, "the question on the new client", ANSWER, |s| {
+        s.contains("claude asks") && s.contains("Which database?") && !settling(s)
+    });
+    // The first client's popup stayed, as the user left it.
+    zellij.wait_for_screen_of(FIRST, "the question still there", ANSWER, |s| {
+        s.contains("Which database?") && s.contains("❯ 2. SQLite")
+    });
+    let pending = status(&zellij)["pending"].clone();
+    assert_eq!(pending.as_array().map(Vec::len), Some(1), "{pending}");
+    assert_eq!(pending[0]["requestId"], "late-1", "{pending}");
+
+    // The user answers on the new client: its own popup, from the first option.
+    zellij.type_into(SECOND, &["Enter"]);
+    assert_reply(
+        &call.wait(ANSWER),
+        &submitted(DB, &[(0, Answer::Option(0))], &[], Some("late-1")),
+    );
+    zellij.wait_for_screen_of(FIRST, "the question gone", ANSWER, |s| {
+        !s.contains("Which database?")
+    });
+    wait_for_title(&zellij, pane, &title);
+    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+}
+
+#[test]
 fn keys_typed_as_the_popup_appears_do_not_answer_it() {
     let zellij = Zellij::start();
     // Loaded and idle, so the next question shows the moment it arrives.
