@@ -6,8 +6,7 @@
 #
 #   bash benches/soak.sh [--minutes T] [--agents N] [--seed S]
 #
-# Not yet part of `bash scripts/test.sh` (see tests/e2e/soak.rs's first lines): built with the
-# `soak` feature.
+# `bash scripts/test.sh` runs it for one minute with four agents, as part of the e2e suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -28,5 +27,5 @@ bash scripts/ensure-tools.sh >/dev/null
 bash scripts/build-plugin.sh
 cargo build --release --target wasm32-wasip1 --manifest-path tests/listener/Cargo.toml
 SOAK_MINUTES=$minutes SOAK_AGENTS=$agents SOAK_SEED=$seed \
-    cargo test --features soak --test e2e -- --exact --nocapture \
+    cargo test --test e2e -- --exact --nocapture \
     soak::a_soak_of_agents_asking_and_every_ending_keeps_every_invariant

@@ -425,7 +425,11 @@ impl Zellij {
             let until = self.until(Duration::from_secs(30));
             let screen = loop {
                 let screen = self.screen_of(SECOND);
-                if screen.contains(&tab_bar) {
+                // The session on screen: its tab bar, or its first pane when the tab bar is not
+                // drawn yet. (Zellij 0.45.1 starts the bars' instances for the new client and
+                // may send them the tabs before they listen: they stay blank until the tabs
+                // change. Seen in the soak, with many requests pending.)
+                if screen.contains(&tab_bar) || screen.contains("Pane #1") {
                     return;
                 }
                 if screen.contains(ENDED) || Instant::now() >= until {

@@ -13,7 +13,6 @@ mod hosting;
 mod mcp;
 mod model;
 mod pi;
-#[cfg(feature = "soak")]
 mod soak;
 
 use ask_popup::envelope::{self, Outcome, Responses};

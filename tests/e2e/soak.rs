@@ -6,15 +6,11 @@
 //! request and at the end it checks what must always hold, and prints a table.
 //!
 //! `bash benches/soak.sh [--minutes T] [--agents N] [--seed S]` runs it (`SOAK_MINUTES`,
-//! `SOAK_AGENTS` and `SOAK_SEED`; built with the `soak` feature).
+//! `SOAK_AGENTS` and `SOAK_SEED`); the e2e suite runs it for one minute with four agents.
 //!
-//! Not yet part of the test command, because its one-minute runs are not yet green every time:
-//! the keys it sends to the popup's pane (`zellij action send-keys`) reach every client's
-//! instance of the plugin, and now and then answer another question than the one the first
-//! client shows (a question meant to be closed or to time out ended answered or in a chat);
-//! Zellij's CLI now and then stalls for twenty seconds and more (a listener's `heard` call). Each
-//! is to be told apart — the driver's fault or the product's — and fixed before the short run
-//! joins `scripts/test.sh`.
+//! The user's keys go to the popup's pane (`zellij action send-keys`), which reaches every
+//! client's instance of the plugin at once, as no person's typing does: so the soak answers only
+//! while one client is attached. The agents' endings, timeouts and withdrawals go on meanwhile.
 
 use crate::agents::{heard, heard_by_each, new_pane, terminal_panes, DB};
 use crate::command::command;
