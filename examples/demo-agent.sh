@@ -3,7 +3,7 @@
 # as a coding agent's tool call would.
 here=$(cd "$(dirname "$0")" && pwd)
 printf '\033[1mdemo-agent\033[0m: I need three decisions before I write the billing service.\n'
-printf 'Asking through ask-popup… (answer in the popup; Ctrl+] hides it, Ctrl+y brings it back)\n\n'
+printf 'Asking through ask-popup… (answer in the popup; Ctrl+] hides it, Ctrl o then y brings it back)\n\n'
 # The command as this checkout built it (scripts/demo.sh), else the installed one.
 ask_popup="$here/../target/release/ask-popup"
 [ -x "$ask_popup" ] || ask_popup=ask-popup

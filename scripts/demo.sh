@@ -33,11 +33,13 @@ plugins {
     }
 }
 keybinds {
-    shared_except "locked" {
-        bind "Ctrl y" {
+    session {
+        // Bring a hidden popup back: Ctrl o, then y.
+        bind "y" {
             MessagePlugin "ask-popup" {
                 name "show"
             }
+            SwitchToMode "normal"
         }
     }
 }

@@ -3,6 +3,7 @@
 //! statuses, the Claude Code hook's answer, the MCP tool's result, the settings) lives in
 //! `ask_popup::command`; the MCP server's protocol side is `mcp.rs`.
 
+mod install;
 mod mcp;
 
 use ask_popup::command::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
@@ -72,10 +73,25 @@ enum Action {
         #[command(flatten)]
         plugin: PluginArg,
     },
-    /// Print an agent's configuration for ask-popup, or install it with --write.
+    /// Wire Zellij and the installed agents to ask-popup (all of them, or the one named): print
+    /// what would change, do it with --write, take it out again with --remove --write.
     Setup {
         #[command(subcommand)]
-        agent: SetupAgent,
+        agent: Option<SetupAgent>,
+        #[command(flatten)]
+        how: SetupHow,
+    },
+    /// Check that everything ask-popup needs is in place: one line per check, each ✗ with the
+    /// command that fixes it. Exits 0 only when every check holds.
+    Doctor {
+        /// Print the checks as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Zellij's config dir (default: $ZELLIJ_CONFIG_DIR, else where Zellij finds it).
+        #[arg(long)]
+        config_dir: Option<PathBuf>,
+        #[command(flatten)]
+        plugin: PluginArg,
     },
 }
 
@@ -88,17 +104,48 @@ struct PluginArg {
 
 #[derive(Subcommand)]
 enum SetupAgent {
-    /// Claude Code: the PreToolUse hook that answers AskUserQuestion from the popup.
-    Claude {
-        /// Merge it into ~/.claude/settings.json (keeping a backup) instead of printing it.
+    /// Zellij: the plugin file in Zellij's config dir, and the `ask-popup` alias and the binding
+    /// that brings a hidden popup back (Ctrl o, then y) merged into config.kdl. Without --write
+    /// it prints what it would change.
+    Zellij {
+        #[command(flatten)]
+        how: SetupHow,
+        /// Zellij's config dir (default: $ZELLIJ_CONFIG_DIR, else where Zellij finds it).
         #[arg(long)]
-        write: bool,
+        config_dir: Option<PathBuf>,
     },
-    /// Codex: the `[mcp_servers.ask-popup]` table for ~/.codex/config.toml.
-    Codex,
+    /// Claude Code: the PreToolUse hook that answers AskUserQuestion from the popup, printed, or
+    /// merged into ~/.claude/settings.json with --write.
+    Claude {
+        #[command(flatten)]
+        how: SetupHow,
+    },
+    /// Codex: the `[mcp_servers.ask-popup]` table, printed, or merged into
+    /// ~/.codex/config.toml ($CODEX_HOME) with --write.
+    Codex {
+        #[command(flatten)]
+        how: SetupHow,
+    },
+    /// Pi: the ask_user_question extension, installed into Pi's extensions dir with --write
+    /// (~/.pi/agent/extensions/ask-popup, or under $PI_CODING_AGENT_DIR).
+    Pi {
+        #[command(flatten)]
+        how: SetupHow,
+    },
     /// Claude Code: the `claude mcp add` line for the MCP server (the hook, `setup claude`, is
     /// the better fit for Claude Code).
     ClaudeMcp,
+}
+
+/// What a setup does: print, write, or take out again.
+#[derive(clap::Args, Clone, Copy)]
+struct SetupHow {
+    /// Do it (keeping each edited file's old text beside it, as .bak).
+    #[arg(long)]
+    write: bool,
+    /// Take out exactly what setup added (with --write; without, print what it would take out).
+    #[arg(long)]
+    remove: bool,
 }
 
 pub fn main() -> i32 {
@@ -113,13 +160,20 @@ pub fn main() -> i32 {
         Action::Show { plugin } => pipe_command(&plugin.plugin, "show"),
         Action::ClaudeHook { plugin } => claude_hook(&plugin.plugin),
         Action::Mcp { plugin } => mcp::serve(&plugin.plugin),
-        Action::Setup { agent } => match agent {
-            SetupAgent::Claude { write } => setup_claude(write),
-            SetupAgent::Codex => {
-                print(&setup::codex_snippet(&exe()));
-                0
+        Action::Doctor {
+            json,
+            config_dir,
+            plugin,
+        } => install::doctor(json, config_dir.as_deref(), &plugin.plugin),
+        Action::Setup { agent, how } => match agent {
+            None => install::setup_all(how.write, how.remove),
+            Some(SetupAgent::Zellij { how, config_dir }) => {
+                install::setup_zellij(how.write, how.remove, config_dir.as_deref())
             }
-            SetupAgent::ClaudeMcp => {
+            Some(SetupAgent::Claude { how }) => install::setup_claude(how.write, how.remove),
+            Some(SetupAgent::Codex { how }) => install::setup_codex(how.write, how.remove),
+            Some(SetupAgent::Pi { how }) => install::setup_pi(how.write, how.remove),
+            Some(SetupAgent::ClaudeMcp) => {
                 print(&setup::claude_mcp_line(&exe()));
                 0
             }
@@ -237,77 +291,11 @@ fn pipe_command(plugin: &str, name: &str) -> i32 {
 }
 
 /// This command's path, for the configuration that runs it.
-fn exe() -> String {
+pub(crate) fn exe() -> String {
     std::env::current_exe()
         .ok()
         .and_then(|p| p.to_str().map(str::to_owned))
         .unwrap_or_else(|| "ask-popup".to_owned())
-}
-
-/// `ask-popup setup claude [--write]`.
-fn setup_claude(write: bool) -> i32 {
-    let command = format!("{} claude-hook", setup::shell_word(&exe()));
-    if !write {
-        print(&setup::claude_snippet(&command));
-        return 0;
-    }
-    let Some(home) = std::env::var_os("HOME") else {
-        eprintln!("ask-popup setup claude: HOME is not set");
-        return 1;
-    };
-    let path = Path::new(&home).join(".claude").join("settings.json");
-    let existing = match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => {
-            eprintln!(
-                "ask-popup setup claude: cannot read {}: {e}",
-                path.display()
-            );
-            return 1;
-        }
-    };
-    match setup::merge_claude(existing.as_deref().unwrap_or(""), &command) {
-        Err(e) => {
-            eprintln!("ask-popup setup claude: left {} alone: {e}", path.display());
-            1
-        }
-        Ok(None) => {
-            println!(
-                "{} already sends AskUserQuestion to ask-popup",
-                path.display()
-            );
-            0
-        }
-        Ok(Some(text)) => {
-            let backup = path.with_extension("json.bak");
-            let written = (|| {
-                if let Some(dir) = path.parent() {
-                    std::fs::create_dir_all(dir)?;
-                }
-                if existing.is_some() {
-                    std::fs::copy(&path, &backup)?;
-                }
-                std::fs::write(&path, text)
-            })();
-            match written {
-                Ok(()) => {
-                    println!("added the ask-popup hook to {}", path.display());
-                    if existing.is_some() {
-                        println!("the previous file is kept as {}", backup.display());
-                    }
-                    0
-                }
-                Err(e) => {
-                    eprintln!(
-                        "ask-popup setup claude: cannot write {}: {e}",
-                        path.display()
-                    );
-                    1
-                }
-            }
-        }
-    }
 }
 
 /// How long a `zellij pipe` that answers at once (`cancel`, `status`, `show`) may take.
@@ -526,7 +514,7 @@ fn fresh_id() -> String {
     ask::fresh_id(std::process::id(), nanos)
 }
 
-fn find_on_path(program: &str) -> Option<PathBuf> {
+pub(crate) fn find_on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(program))
@@ -539,7 +527,7 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// Prints to stdout; a reader that went away (the agent was stopped) is not an error here.
-fn print(text: &str) {
+pub(crate) fn print(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();

@@ -9,3 +9,4 @@ pub mod claude;
 pub mod mcp;
 pub mod setup;
 pub mod tool;
+pub mod zellij;

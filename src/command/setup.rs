@@ -13,9 +13,11 @@ pub enum SetupError {
     #[error("it is not valid JSON ({0}); fix or move it, then run this again")]
     NotJson(String),
     #[error(
-        "`{0}` in it is not what Claude Code expects (an object of lists); add the hook by hand"
+        "`{0}` in it is not of the kind the agent expects (an object, a list or a table); add the entry by hand"
     )]
     Unexpected(&'static str),
+    #[error("it is not valid TOML ({0}); fix or move it, then run this again")]
+    NotToml(String),
 }
 
 /// The `hooks.PreToolUse` entry that sends Claude Code's `AskUserQuestion` to the popup.
@@ -67,6 +69,127 @@ pub fn merge_claude(existing: &str, command: &str) -> Result<Option<String>, Set
     Ok(Some(format!("{}\n", pretty(&settings))))
 }
 
+/// `existing` Claude Code settings without this command's hook; None when it has none.
+pub fn remove_claude(existing: &str) -> Result<Option<String>, SetupError> {
+    if existing.trim().is_empty() {
+        return Ok(None);
+    }
+    let mut settings: Value =
+        serde_json::from_str(existing).map_err(|e| SetupError::NotJson(e.to_string()))?;
+    let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return Ok(None);
+    };
+    let Some(entries) = hooks.get_mut("PreToolUse").and_then(Value::as_array_mut) else {
+        return Ok(None);
+    };
+    let before = entries.len();
+    entries.retain(|e| !is_ours(e));
+    if entries.len() == before {
+        return Ok(None);
+    }
+    if entries.is_empty() {
+        hooks.remove("PreToolUse");
+    }
+    if hooks.is_empty() {
+        if let Some(root) = settings.as_object_mut() {
+            root.remove("hooks");
+        }
+    }
+    Ok(Some(format!("{}\n", pretty(&settings))))
+}
+
+/// The Pi extension (`integrations/pi`), carried by the command so that `setup pi --write` can
+/// install it where Pi finds it on its own: `(path in the extension's dir, text)`.
+pub const PI_EXTENSION: [(&str, &str); 12] = [
+    (
+        "package.json",
+        include_str!("../../integrations/pi/package.json"),
+    ),
+    ("README.md", include_str!("../../integrations/pi/README.md")),
+    (
+        "src/index.ts",
+        include_str!("../../integrations/pi/src/index.ts"),
+    ),
+    (
+        "src/command.ts",
+        include_str!("../../integrations/pi/src/command.ts"),
+    ),
+    (
+        "src/config.ts",
+        include_str!("../../integrations/pi/src/config.ts"),
+    ),
+    (
+        "src/envelope.ts",
+        include_str!("../../integrations/pi/src/envelope.ts"),
+    ),
+    (
+        "src/events.ts",
+        include_str!("../../integrations/pi/src/events.ts"),
+    ),
+    (
+        "src/fallback.ts",
+        include_str!("../../integrations/pi/src/fallback.ts"),
+    ),
+    (
+        "src/questionnaire.ts",
+        include_str!("../../integrations/pi/src/questionnaire.ts"),
+    ),
+    (
+        "src/schema.ts",
+        include_str!("../../integrations/pi/src/schema.ts"),
+    ),
+    (
+        "src/shared.ts",
+        include_str!("../../integrations/pi/src/shared.ts"),
+    ),
+    (
+        "src/shared.json",
+        include_str!("../../integrations/pi/src/shared.json"),
+    ),
+];
+/// The extension's directory under Pi's `extensions/`.
+pub const PI_EXTENSION_DIR: &str = "ask-popup";
+
+/// Pi's agent dir, as Pi finds it: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
+pub fn pi_agent_dir(env: impl Fn(&str) -> Option<String>) -> Option<std::path::PathBuf> {
+    if let Some(dir) = env("PI_CODING_AGENT_DIR").filter(|d| !d.is_empty()) {
+        return Some(dir.into());
+    }
+    env("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|home| std::path::Path::new(&home).join(".pi").join("agent"))
+}
+
+/// Codex's config.toml: `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`.
+pub fn codex_config(env: impl Fn(&str) -> Option<String>) -> Option<std::path::PathBuf> {
+    if let Some(dir) = env("CODEX_HOME").filter(|d| !d.is_empty()) {
+        return Some(std::path::Path::new(&dir).join("config.toml"));
+    }
+    env("HOME").filter(|h| !h.is_empty()).map(|home| {
+        std::path::Path::new(&home)
+            .join(".codex")
+            .join("config.toml")
+    })
+}
+
+/// Whether Claude Code's `settings` (the text of settings.json) send AskUserQuestion to this
+/// command's hook.
+pub fn has_claude_hook(settings: &str) -> bool {
+    serde_json::from_str::<Value>(settings).is_ok_and(|settings| {
+        settings
+            .pointer("/hooks/PreToolUse")
+            .and_then(Value::as_array)
+            .is_some_and(|entries| entries.iter().any(is_ours))
+    })
+}
+
+/// Whether Codex's `config` (the text of config.toml) has the `[mcp_servers.ask-popup]` table.
+pub fn has_codex_table(config: &str) -> bool {
+    config
+        .lines()
+        .any(|line| line.trim() == "[mcp_servers.ask-popup]")
+}
+
 /// Whether a `PreToolUse` entry is one this command wrote (its only hook runs `claude-hook`).
 fn is_ours(entry: &Value) -> bool {
     let hooks = entry.get("hooks").and_then(Value::as_array);
@@ -107,6 +230,55 @@ pub fn codex_snippet(exe: &str) -> String {
         toml_string(exe),
         env_vars.join(", "),
     )
+}
+
+/// `existing` (the text of Codex's config.toml, empty when there is none) with the
+/// `[mcp_servers.ask-popup]` table as `codex_snippet` writes it, everything else kept as it was.
+/// None when the table is there as it should be. A table of the same name is replaced.
+pub fn merge_codex(existing: &str, exe: &str) -> Result<Option<String>, SetupError> {
+    let mut doc: toml_edit::DocumentMut = existing
+        .parse()
+        .map_err(|e: toml_edit::TomlError| SetupError::NotToml(e.to_string()))?;
+    let ours: toml_edit::DocumentMut = codex_snippet(exe).parse().expect("the snippet is TOML");
+    let table = ours["mcp_servers"]["ask-popup"].clone();
+    let servers = doc
+        .entry("mcp_servers")
+        .or_insert_with(|| {
+            let mut t = toml_edit::Table::new();
+            t.set_implicit(true);
+            toml_edit::Item::Table(t)
+        })
+        .as_table_mut()
+        .ok_or(SetupError::Unexpected("mcp_servers"))?;
+    if servers
+        .get("ask-popup")
+        .is_some_and(|t| t.to_string() == table.to_string())
+    {
+        return Ok(None);
+    }
+    servers.insert("ask-popup", table);
+    let mut text = doc.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(Some(text))
+}
+
+/// `existing` without the `[mcp_servers.ask-popup]` table; None when it has none.
+pub fn remove_codex(existing: &str) -> Result<Option<String>, SetupError> {
+    let mut doc: toml_edit::DocumentMut = existing
+        .parse()
+        .map_err(|e: toml_edit::TomlError| SetupError::NotToml(e.to_string()))?;
+    let Some(servers) = doc.get_mut("mcp_servers").and_then(|s| s.as_table_mut()) else {
+        return Ok(None);
+    };
+    if servers.remove("ask-popup").is_none() {
+        return Ok(None);
+    }
+    if servers.is_empty() && servers.is_implicit() {
+        doc.remove("mcp_servers");
+    }
+    Ok(Some(doc.to_string()))
 }
 
 /// The command line that adds the MCP server to Claude Code for every project of the user.
@@ -229,6 +401,74 @@ mod tests {
         );
         // A path with a quote or a backslash stays one TOML string.
         assert!(codex_snippet(r#"/a "b"\c"#).contains(r#"command = "/a \"b\"\\c""#));
+    }
+
+    #[test]
+    fn the_codex_table_is_merged_keeping_the_rest_and_taken_out_again() {
+        let original = "# my codex\nmodel = \"o4\"   # fast\n\n[mcp_servers.other]\ncommand = \"x\"\n\n[profiles.work]\nmodel = \"o3\"\n";
+        let merged = merge_codex(original, "/bin/ask-popup").unwrap().unwrap();
+        assert!(
+            merged.starts_with("# my codex\nmodel = \"o4\"   # fast\n"),
+            "{merged}"
+        );
+        assert!(
+            merged.contains("[mcp_servers.other]\ncommand = \"x\"\n"),
+            "{merged}"
+        );
+        assert!(
+            merged.contains(&codex_snippet("/bin/ask-popup")),
+            "{merged}"
+        );
+        assert!(has_codex_table(&merged));
+        assert_eq!(merge_codex(&merged, "/bin/ask-popup").unwrap(), None);
+        assert_eq!(remove_codex(&merged).unwrap().as_deref(), Some(original));
+        assert_eq!(remove_codex(original).unwrap(), None);
+    }
+
+    #[test]
+    fn the_claude_hook_is_taken_out_leaving_the_rest() {
+        let mine = r#"{"model": "opus", "hooks": {"Stop": []}}"#;
+        let merged = merge_claude(mine, "/x/ask-popup claude-hook")
+            .unwrap()
+            .unwrap();
+        assert!(has_claude_hook(&merged));
+        let removed = remove_claude(&merged).unwrap().unwrap();
+        assert!(!has_claude_hook(&removed));
+        let removed: Value = serde_json::from_str(&removed).unwrap();
+        assert_eq!(removed, serde_json::from_str::<Value>(mine).unwrap());
+        assert_eq!(remove_claude(mine).unwrap(), None);
+        let alone = merge_claude("", "/x/ask-popup claude-hook")
+            .unwrap()
+            .unwrap();
+        assert_eq!(remove_claude(&alone).unwrap().as_deref(), Some("{}\n"));
+    }
+
+    #[test]
+    fn the_pi_extension_carries_every_file_of_integrations_pi() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/pi/src");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| format!("src/{}", e.unwrap().file_name().to_string_lossy()))
+            .collect();
+        on_disk.sort();
+        let mut carried: Vec<String> = PI_EXTENSION
+            .iter()
+            .map(|(path, _)| path.to_string())
+            .filter(|p| p.starts_with("src/"))
+            .collect();
+        carried.sort();
+        assert_eq!(carried, on_disk);
+    }
+
+    #[test]
+    fn a_fresh_codex_config_gets_the_table_alone() {
+        let merged = merge_codex("", "/bin/ask-popup").unwrap().unwrap();
+        assert_eq!(merged, codex_snippet("/bin/ask-popup"));
+        assert_eq!(remove_codex(&merged).unwrap().as_deref(), Some(""));
+        assert!(matches!(
+            merge_codex("[x", "e"),
+            Err(SetupError::NotToml(_))
+        ));
     }
 
     #[test]

@@ -1006,6 +1006,4 @@ fn the_agents_layout_loads_and_shows_the_mark_in_the_agents_pane_frame() {
     zellij.wait_for_screen("the mark gone", ANSWER, |s| !s.contains("⏳"));
 }
 
-pub(crate) fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
+pub(crate) use crate::harness::shell_quote;

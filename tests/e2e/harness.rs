@@ -191,6 +191,9 @@ pub struct Options {
     /// A layout for the session (`zellij --new-session-with-layout FILE`); it must show the
     /// tab bar.
     pub layout: Option<PathBuf>,
+    /// Zellij as a new user has it after `ask-popup setup zellij --write` in an empty HOME:
+    /// the config that setup wrote, found where Zellij looks, and no permission granted yet.
+    pub installed: bool,
 }
 
 impl Default for Options {
@@ -199,6 +202,7 @@ impl Default for Options {
             deadline: TEST_DEADLINE,
             plugins: Vec::new(),
             layout: None,
+            installed: false,
         }
     }
 }
@@ -217,6 +221,12 @@ impl Options {
             wasm: listener_wasm_path(),
             permissions: vec!["ReadCliPipes".to_owned()],
         });
+        self
+    }
+
+    /// See `installed`.
+    pub fn installed_by_setup(mut self) -> Options {
+        self.installed = true;
         self
     }
 
@@ -244,7 +254,8 @@ pub struct Zellij {
     tmux_socket: String,
     env: Vec<(&'static str, OsString)>,
     deadline: Instant,
-    config: PathBuf,
+    /// The config the client starts with (`--config`); None: where Zellij finds it itself.
+    config: Option<PathBuf>,
     layout: Option<PathBuf>,
     // Last: released only after `drop` has torn the world down.
     _serial: MutexGuard<'static, ()>,
@@ -308,28 +319,48 @@ impl Zellij {
             Some(dir) => format!("layout_dir {:?}\n", dir.to_str().expect("UTF-8 path")),
             None => String::new(),
         };
-        let config = root.join("config.kdl");
-        std::fs::write(
-            &config,
-            format!(
-                "show_startup_tips false\n\
-                 show_release_notes false\n\
-                 session_serialization false\n\
-                 {layout_dir}\
-                 plugins {{\n{aliases}}}\n"
-            ),
-        )
-        .expect("write config");
-        let cache = root.join("cache").join("zellij");
-        std::fs::create_dir_all(&cache).expect("create zellij cache");
-        let grants: String = plugins
-            .iter()
-            .map(|(_, path, permissions)| {
-                let lines: String = permissions.iter().map(|p| format!("    {p}\n")).collect();
-                format!("{path:?} {{\n{lines}}}\n")
-            })
-            .collect();
-        std::fs::write(cache.join("permissions.kdl"), grants).expect("write permissions");
+        let config = if options.installed {
+            // What a new user runs, with this world's HOME and XDG dirs.
+            let mut setup = Command::new(env!("CARGO_BIN_EXE_ask-popup"));
+            setup.args(["setup", "zellij", "--write"]).env_clear();
+            setup.env(
+                "PATH",
+                path_with(zellij_bin().parent().expect("zellij's dir")),
+            );
+            for (k, v) in &env {
+                setup.env(k, v);
+            }
+            let out = run(setup, COMMAND_TIMEOUT);
+            assert!(
+                out.status.success(),
+                "ask-popup setup zellij --write: {out:?}"
+            );
+            None
+        } else {
+            let config = root.join("config.kdl");
+            std::fs::write(
+                &config,
+                format!(
+                    "show_startup_tips false\n\
+                     show_release_notes false\n\
+                     session_serialization false\n\
+                     {layout_dir}\
+                     plugins {{\n{aliases}}}\n"
+                ),
+            )
+            .expect("write config");
+            let cache = root.join("cache").join("zellij");
+            std::fs::create_dir_all(&cache).expect("create zellij cache");
+            let grants: String = plugins
+                .iter()
+                .map(|(_, path, permissions)| {
+                    let lines: String = permissions.iter().map(|p| format!("    {p}\n")).collect();
+                    format!("{path:?} {{\n{lines}}}\n")
+                })
+                .collect();
+            std::fs::write(cache.join("permissions.kdl"), grants).expect("write permissions");
+            Some(config)
+        };
 
         let zellij = Zellij {
             session: format!("apz{tag}"),
@@ -384,10 +415,15 @@ impl Zellij {
             line.push_str(&format!(" {k}={}", shell_quote(&v.to_string_lossy())));
         }
         line.push_str(&format!(
-            " {} --config {}",
-            shell_quote(&zellij_bin().to_string_lossy()),
-            shell_quote(&self.config.to_string_lossy()),
+            " {}",
+            shell_quote(&zellij_bin().to_string_lossy())
         ));
+        if let Some(config) = &self.config {
+            line.push_str(&format!(
+                " --config {}",
+                shell_quote(&config.to_string_lossy())
+            ));
+        }
         line
     }
 
@@ -1138,7 +1174,8 @@ fn run_quietly(mut cmd: Command, timeout: Duration) -> bool {
     }
 }
 
-fn shell_quote(s: &str) -> String {
+/// `s` as one word for `sh`.
+pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 

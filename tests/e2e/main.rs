@@ -10,6 +10,7 @@ mod command;
 mod dialog;
 mod harness;
 mod hosting;
+mod install;
 mod mcp;
 mod model;
 mod pi;

@@ -93,19 +93,6 @@ impl Codex {
         for d in [&home, &codex_home, &tmp, &work] {
             std::fs::create_dir_all(d).expect("create Codex's dirs");
         }
-        // The server's table exactly as `ask-popup setup codex` prints it (the README's step).
-        let setup = Command::new(command())
-            .args(["setup", "codex"])
-            .output()
-            .expect("run ask-popup setup codex");
-        assert!(setup.status.success(), "setup codex: {setup:?}");
-        let mut server = String::from_utf8(setup.stdout).expect("the table is UTF-8");
-        if let Some(seconds) = tool_timeout_s {
-            server = server.replace(
-                "tool_timeout_sec = 3600",
-                &format!("tool_timeout_sec = {seconds}"),
-            );
-        }
         // A provider on the scripted server, no retries, and nothing that reaches the network
         // (the curated-plugin sync, the analytics export, the update check).
         let config = format!(
@@ -123,11 +110,31 @@ impl Codex {
              env_key = \"SCRIPTED_API_KEY\"\n\
              wire_api = \"responses\"\n\
              request_max_retries = 0\n\
-             stream_max_retries = 0\n\n\
-             {server}",
+             stream_max_retries = 0\n",
             url = model.url(),
         );
-        std::fs::write(codex_home.join("config.toml"), config).expect("write config.toml");
+        let config_path = codex_home.join("config.toml");
+        std::fs::write(&config_path, config).expect("write config.toml");
+        // The server's table merged in by `ask-popup setup codex --write`, as a user does.
+        let setup = Command::new(command())
+            .args(["setup", "codex", "--write"])
+            .env("HOME", &home)
+            .env("CODEX_HOME", &codex_home)
+            .output()
+            .expect("run ask-popup setup codex --write");
+        assert!(setup.status.success(), "setup codex --write: {setup:?}");
+        let written = std::fs::read_to_string(&config_path).expect("config.toml");
+        assert!(
+            written.contains(&setup::codex_snippet(&command().to_string_lossy())),
+            "{written}"
+        );
+        if let Some(seconds) = tool_timeout_s {
+            let written = written.replace(
+                "tool_timeout_sec = 3600",
+                &format!("tool_timeout_sec = {seconds}"),
+            );
+            std::fs::write(&config_path, written).expect("write config.toml");
+        }
         let how = match run {
             Run::Exec => format!(
                 "exec --skip-git-repo-check 'Ask me.' </dev/null >{} 2>{}",

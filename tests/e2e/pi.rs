@@ -1,5 +1,5 @@
 //! End to end with the real Pi coding agent: its model replaced by a scripted Chat Completions
-//! server that calls `ask_user_question`, the extension loaded from `integrations/pi`, and the
+//! server that calls `ask_user_question`, the extension installed by `ask-popup setup pi --write`, and the
 //! user answering in the popup (or, outside Zellij, in Pi's own dialog). What the model gets
 //! back is read from the next request Pi sends.
 
@@ -68,6 +68,16 @@ impl Pi {
             Where::InZellij => "",
             Where::OutsideZellij => "-u ZELLIJ -u ZELLIJ_SESSION_NAME -u ZELLIJ_PANE_ID ",
         };
+        // The extension as `ask-popup setup pi --write` installs it: in Pi's own extensions
+        // dir, where Pi finds it without being told.
+        let setup = std::process::Command::new(command())
+            .args(["setup", "pi", "--write"])
+            .env("HOME", &home)
+            .env("PI_CODING_AGENT_DIR", &agent)
+            .output()
+            .expect("run ask-popup setup pi --write");
+        assert!(setup.status.success(), "setup pi --write: {setup:?}");
+        assert!(agent.join("extensions/ask-popup/src/index.ts").is_file());
         let extension = Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/pi");
         // Another extension that hears the events, importing `pi-ask-popup/events` as a package.
         let listener = dir.join("listener");
@@ -83,8 +93,7 @@ impl Pi {
             "cd {work} && exec env -u TMUX -u TMUX_PANE {outside}{path}HOME={home} \
              PI_CODING_AGENT_DIR={agent} TMPDIR={tmp} PI_OFFLINE=1 PI_SKIP_VERSION_CHECK=1 \
              PI_TELEMETRY=0 ASK_POPUP_COMMAND={command} PI_EVENTS_LOG={events} {pi} \
-             --provider scripted --model scripted-model --no-session -e {extension} \
-             -e {listener} 'Ask me.'",
+             --provider scripted --model scripted-model --no-session -e {listener} 'Ask me.'",
             work = q(&work),
             path = zellij_on_path(),
             home = q(&home),
@@ -92,7 +101,6 @@ impl Pi {
             tmp = q(&tmp),
             command = q(&command()),
             pi = q(&agent_bin("pi")),
-            extension = q(&extension),
             events = q(&dir.join("events.jsonl")),
             listener = q(&listener),
         );

@@ -1,0 +1,582 @@
+//! `ask-popup setup zellij` and `ask-popup doctor`: the files they read and write, and the
+//! programs they run. What to change and what each check means is `ask_popup::command::zellij`.
+
+use ask_popup::command::setup;
+use ask_popup::command::zellij::{self, Check, PLUGIN, PLUGIN_FILE};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn config_dir(arg: Option<&Path>) -> Option<PathBuf> {
+    zellij::config_dir(arg, |name| std::env::var(name).ok(), Path::is_dir)
+}
+
+fn read_text(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// Zellij's own default config (`zellij setup --dump-config`), for a machine with none yet.
+fn default_config() -> Option<String> {
+    let out = Command::new("zellij")
+        .args(["setup", "--dump-config"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    // Only a config that setup can read back (a `zellij` that is not Zellij prints anything).
+    let readable = zellij::inspect(&text, "the default config").is_ok();
+    (out.status.success() && readable).then_some(text)
+}
+
+/// `ask-popup setup zellij [--write] [--remove] [--config-dir DIR]`.
+pub fn setup_zellij(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
+    let Some(dir) = config_dir(dir) else {
+        eprintln!("ask-popup setup zellij: no config dir: set HOME or ZELLIJ_CONFIG_DIR, or pass --config-dir");
+        return 1;
+    };
+    let plugin_path = dir.join("plugins").join(PLUGIN_FILE);
+    let config_path = dir.join("config.kdl");
+    let shown = config_path.display().to_string();
+    let existing = match read_text(&config_path) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("ask-popup setup zellij: {e}");
+            return 1;
+        }
+    };
+    if remove {
+        return remove_zellij(write, &plugin_path, &config_path, existing.as_deref());
+    }
+    if PLUGIN.is_empty() {
+        eprintln!(
+            "ask-popup setup zellij: this ask-popup was built without its plugin; install it with `bash scripts/install.sh` from a clone"
+        );
+        return 1;
+    }
+    let base = match &existing {
+        Some(text) => text.clone(),
+        // A machine without a config: Zellij's default one, plus ask-popup.
+        None => default_config().unwrap_or_default(),
+    };
+    let location = plugin_path.display().to_string();
+    let merged = match zellij::merge(&base, &shown, &location) {
+        Ok(merged) => merged,
+        Err(e) => {
+            eprintln!("ask-popup setup zellij: {e}");
+            return 1;
+        }
+    };
+    let new_config = match (&merged, &existing) {
+        (Some(text), _) => Some(text.clone()),
+        (None, None) => Some(base.clone()),
+        (None, Some(_)) => None,
+    };
+    let plugin_current = std::fs::read(&plugin_path).is_ok_and(|bytes| bytes == PLUGIN);
+    if !write {
+        if plugin_current {
+            println!("{} is this command's plugin already", plugin_path.display());
+        } else {
+            println!(
+                "Would write the plugin ({} bytes) to {}",
+                PLUGIN.len(),
+                plugin_path.display()
+            );
+        }
+        match &new_config {
+            None => println!("{shown} has the alias and the binding already"),
+            Some(text) => {
+                let before: Vec<&str> = base.lines().collect();
+                println!(
+                    "Would {} {shown}, adding:",
+                    if existing.is_some() { "edit" } else { "create" }
+                );
+                print!("{}", added_lines(&before, text));
+            }
+        }
+        println!("Run again with --write to do it.");
+        return 0;
+    }
+    let written = (|| -> std::io::Result<()> {
+        std::fs::create_dir_all(dir.join("plugins"))?;
+        if !plugin_current {
+            let tmp = plugin_path.with_extension("wasm.tmp");
+            std::fs::write(&tmp, PLUGIN)?;
+            std::fs::rename(&tmp, &plugin_path)?;
+        }
+        if let Some(text) = &new_config {
+            if existing.is_some() {
+                std::fs::copy(&config_path, config_path.with_extension("kdl.bak"))?;
+            }
+            std::fs::write(&config_path, text)?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = written {
+        eprintln!("ask-popup setup zellij: {e}");
+        return 1;
+    }
+    if !plugin_current {
+        println!("Wrote the plugin to {}", plugin_path.display());
+    }
+    match (&new_config, &existing) {
+        (None, _) => println!("{shown} has the alias and the binding already"),
+        (Some(_), Some(_)) => println!(
+            "Added the `ask-popup` alias and the binding (Ctrl o, then {}) to {shown} (the old file is config.kdl.bak)",
+            zellij::BIND_KEY
+        ),
+        (Some(_), None) => println!(
+            "Wrote {shown}: Zellij's default config with the `ask-popup` alias and the binding (Ctrl o, then {})",
+            zellij::BIND_KEY
+        ),
+    }
+    0
+}
+
+fn remove_zellij(
+    write: bool,
+    plugin_path: &Path,
+    config_path: &Path,
+    existing: Option<&str>,
+) -> i32 {
+    let shown = config_path.display().to_string();
+    let removed = match existing.map(|text| zellij::remove(text, &shown)) {
+        None => None,
+        Some(Ok(removed)) => removed,
+        Some(Err(e)) => {
+            eprintln!("ask-popup setup zellij: {e}");
+            return 1;
+        }
+    };
+    let plugin_there = plugin_path.exists();
+    if !write {
+        if plugin_there {
+            println!("Would delete {}", plugin_path.display());
+        }
+        if removed.is_some() {
+            println!("Would take the `ask-popup` alias and its binding out of {shown}");
+        }
+        if !plugin_there && removed.is_none() {
+            println!("Nothing of ask-popup to remove from Zellij");
+        } else {
+            println!("Run again with --write to do it.");
+        }
+        return 0;
+    }
+    if plugin_there {
+        if let Err(e) = std::fs::remove_file(plugin_path) {
+            eprintln!("ask-popup setup zellij: {e}");
+            return 1;
+        }
+        println!("Deleted {}", plugin_path.display());
+    }
+    if let Some(text) = removed {
+        if let Err(e) = std::fs::write(config_path, text) {
+            eprintln!("ask-popup setup zellij: {e}");
+            return 1;
+        }
+        println!("Took the `ask-popup` alias and its binding out of {shown}");
+    }
+    0
+}
+
+/// The lines of `after` that are not in `before` (in order), each indented for the listing.
+fn added_lines(before: &[&str], after: &str) -> String {
+    let mut old = before.iter().peekable();
+    let mut out = String::new();
+    for line in after.lines() {
+        if old.peek() == Some(&&line) {
+            old.next();
+        } else {
+            out.push_str(&format!("  + {line}\n"));
+        }
+    }
+    out
+}
+
+/// `ask-popup doctor [--json]`.
+pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
+    let mut checks = Vec::new();
+    checks.push(match zellij_version() {
+        Some(version) if version.trim() == "zellij 0.45.1" => Check::pass("zellij", version.trim()),
+        Some(version) => Check::fail(
+            "zellij",
+            format!("{} on PATH; ask-popup is built for 0.45.1", version.trim()),
+            "cargo install --locked zellij --version 0.45.1",
+        ),
+        None => Check::fail(
+            "zellij",
+            "not on PATH",
+            "cargo install --locked zellij --version 0.45.1",
+        ),
+    });
+    match config_dir(dir) {
+        None => checks.push(Check::fail(
+            "config dir",
+            "HOME and ZELLIJ_CONFIG_DIR are not set",
+            "set HOME, or pass --config-dir",
+        )),
+        Some(dir) => {
+            let plugin_file = std::fs::read(dir.join("plugins").join(PLUGIN_FILE)).ok();
+            let config = std::fs::read_to_string(dir.join("config.kdl")).ok();
+            checks.extend(zellij::config_checks(
+                &dir,
+                plugin_file.as_deref(),
+                config.as_deref(),
+            ));
+        }
+    }
+    checks.push(plugin_answers(plugin));
+    checks.extend(agent_checks());
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&checks).unwrap_or_default()
+        );
+    } else {
+        print!("{}", zellij::report(&checks));
+    }
+    if zellij::all_hold(&checks) {
+        0
+    } else {
+        1
+    }
+}
+
+fn zellij_version() -> Option<String> {
+    let out = Command::new("zellij")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Inside Zellij: the plugin answers its `status` pipe within a few seconds.
+fn plugin_answers(plugin: &str) -> Check {
+    const CHECK: &str = "plugin in this session";
+    if std::env::var_os("ZELLIJ").is_none() {
+        return Check::skip(
+            CHECK,
+            "not inside Zellij: run `ask-popup doctor` in a Zellij pane to check it",
+        );
+    }
+    for _ in 0..3 {
+        let child = Command::new("zellij")
+            .args([
+                "pipe", "--plugin", plugin, "--name", "status", "--", "doctor",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn();
+        let Ok(mut child) = child else {
+            return Check::fail(
+                CHECK,
+                "cannot run zellij pipe",
+                "cargo install --locked zellij --version 0.45.1",
+            );
+        };
+        let until = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < until && matches!(child.try_wait(), Ok(None)) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let output = child.wait_with_output().ok();
+        let answered = output
+            .as_ref()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .is_some_and(|v| v.get("pending").is_some());
+        if answered {
+            return Check::pass(CHECK, format!("`{plugin}` answers"));
+        }
+    }
+    Check::fail(
+        CHECK,
+        format!("`{plugin}` did not answer within 5 seconds: it is not loaded, or waits for (or was denied) its permissions"),
+        format!("look at the popup: if it asks for permissions, press y; if they were denied, delete the plugin's entry from ~/.cache/zellij/permissions.kdl and run `zellij pipe --plugin {plugin} --name show -- x`"),
+    )
+}
+
+/// Each installed agent wired to this command.
+fn agent_checks() -> Vec<Check> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let mut checks = Vec::new();
+    if super::find_on_path("claude").is_some() {
+        let settings =
+            std::fs::read_to_string(home.join(".claude").join("settings.json")).unwrap_or_default();
+        checks.push(if setup::has_claude_hook(&settings) {
+            Check::pass(
+                "Claude Code",
+                "~/.claude/settings.json sends AskUserQuestion to ask-popup",
+            )
+        } else {
+            Check::fail(
+                "Claude Code",
+                "no ask-popup hook in ~/.claude/settings.json",
+                "ask-popup setup claude --write",
+            )
+        });
+    } else {
+        checks.push(Check::skip("Claude Code", "not installed"));
+    }
+    if super::find_on_path("codex").is_some() {
+        let path = setup::codex_config(|name| std::env::var(name).ok()).unwrap_or_default();
+        let config = std::fs::read_to_string(&path).unwrap_or_default();
+        checks.push(if setup::has_codex_table(&config) {
+            Check::pass("Codex", format!("{} runs ask-popup mcp", path.display()))
+        } else {
+            Check::fail(
+                "Codex",
+                format!("no [mcp_servers.ask-popup] table in {}", path.display()),
+                "ask-popup setup codex --write",
+            )
+        });
+    } else {
+        checks.push(Check::skip("Codex", "not installed"));
+    }
+    if super::find_on_path("pi").is_some() {
+        let dir = setup::pi_agent_dir(|name| std::env::var(name).ok())
+            .unwrap_or_default()
+            .join("extensions")
+            .join(setup::PI_EXTENSION_DIR);
+        checks.push(if pi_extension_current(&dir) {
+            Check::pass(
+                "Pi",
+                format!("{} holds this command's extension", dir.display()),
+            )
+        } else if dir.exists() {
+            Check::fail(
+                "Pi",
+                format!("{} holds another version of the extension", dir.display()),
+                "ask-popup setup pi --write",
+            )
+        } else {
+            Check::fail(
+                "Pi",
+                format!("no ask_user_question extension in {}", dir.display()),
+                "ask-popup setup pi --write",
+            )
+        });
+    } else {
+        checks.push(Check::skip("Pi", "not installed"));
+    }
+    checks
+}
+
+/// Edits the file at `path` (`what` names it in messages) with `change` (None: nothing to do),
+/// or, without `write`, says what it would do. The old text is kept as `<file>.bak`.
+fn edit(
+    path: &Path,
+    what: &str,
+    write: bool,
+    change: impl FnOnce(&str) -> Result<Option<String>, String>,
+) -> i32 {
+    let existing = match read_text(path) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("ask-popup setup {what}: {e}");
+            return 1;
+        }
+    };
+    let new = match change(existing.as_deref().unwrap_or("")) {
+        Ok(new) => new,
+        Err(e) => {
+            eprintln!("ask-popup setup {what}: left {} alone: {e}", path.display());
+            return 1;
+        }
+    };
+    let Some(new) = new else {
+        println!("{}: nothing to change", path.display());
+        return 0;
+    };
+    if !write {
+        println!("Would change {}", path.display());
+        return 0;
+    }
+    let backup = PathBuf::from(format!("{}.bak", path.display()));
+    let written = (|| -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        if existing.is_some() {
+            std::fs::copy(path, &backup)?;
+        }
+        std::fs::write(path, new)
+    })();
+    match written {
+        Ok(()) => {
+            println!("Changed {}", path.display());
+            if existing.is_some() {
+                println!("the previous file is kept as {}", backup.display());
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!(
+                "ask-popup setup {what}: cannot write {}: {e}",
+                path.display()
+            );
+            1
+        }
+    }
+}
+
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+/// `ask-popup setup claude [--write] [--remove]`.
+pub fn setup_claude(write: bool, remove: bool) -> i32 {
+    let command = format!("{} claude-hook", setup::shell_word(&super::exe()));
+    if !write && !remove {
+        super::print(&setup::claude_snippet(&command));
+        return 0;
+    }
+    claude_file(write, remove)
+}
+
+/// Claude Code's settings.json with the hook merged in (or taken out).
+fn claude_file(write: bool, remove: bool) -> i32 {
+    let command = format!("{} claude-hook", setup::shell_word(&super::exe()));
+    let Some(home) = home() else {
+        eprintln!("ask-popup setup claude: HOME is not set");
+        return 1;
+    };
+    let path = home.join(".claude").join("settings.json");
+    edit(&path, "claude", write, |text| {
+        if remove {
+            setup::remove_claude(text)
+        } else {
+            setup::merge_claude(text, &command)
+        }
+        .map_err(|e| e.to_string())
+    })
+}
+
+/// `ask-popup setup codex [--write] [--remove]`.
+pub fn setup_codex(write: bool, remove: bool) -> i32 {
+    let exe = super::exe();
+    if !write && !remove {
+        super::print(&setup::codex_snippet(&exe));
+        return 0;
+    }
+    codex_file(write, remove)
+}
+
+/// Codex's config.toml with the table merged in (or taken out).
+fn codex_file(write: bool, remove: bool) -> i32 {
+    let exe = super::exe();
+    let Some(path) = setup::codex_config(|name| std::env::var(name).ok()) else {
+        eprintln!("ask-popup setup codex: HOME is not set");
+        return 1;
+    };
+    edit(&path, "codex", write, |text| {
+        if remove {
+            setup::remove_codex(text)
+        } else {
+            setup::merge_codex(text, &exe)
+        }
+        .map_err(|e| e.to_string())
+    })
+}
+
+/// `ask-popup setup pi [--write] [--remove]`: the extension's files in Pi's extensions dir.
+pub fn setup_pi(write: bool, remove: bool) -> i32 {
+    let Some(agent) = setup::pi_agent_dir(|name| std::env::var(name).ok()) else {
+        eprintln!("ask-popup setup pi: HOME is not set");
+        return 1;
+    };
+    let dir = agent.join("extensions").join(setup::PI_EXTENSION_DIR);
+    if remove {
+        if !dir.exists() {
+            println!("{}: nothing to remove", dir.display());
+            return 0;
+        }
+        if !write {
+            println!("Would delete {}", dir.display());
+            return 0;
+        }
+        return match std::fs::remove_dir_all(&dir) {
+            Ok(()) => {
+                println!("Deleted {}", dir.display());
+                0
+            }
+            Err(e) => {
+                eprintln!("ask-popup setup pi: {e}");
+                1
+            }
+        };
+    }
+    if pi_extension_current(&dir) {
+        println!("{}: the extension is there already", dir.display());
+        return 0;
+    }
+    if !write {
+        println!(
+            "Would write the ask_user_question extension to {}",
+            dir.display()
+        );
+        return 0;
+    }
+    let written = (|| -> std::io::Result<()> {
+        for (file, text) in setup::PI_EXTENSION {
+            let path = dir.join(file);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(path, text)?;
+        }
+        Ok(())
+    })();
+    match written {
+        Ok(()) => {
+            println!("Wrote the ask_user_question extension to {}", dir.display());
+            0
+        }
+        Err(e) => {
+            eprintln!("ask-popup setup pi: {e}");
+            1
+        }
+    }
+}
+
+fn pi_extension_current(dir: &Path) -> bool {
+    setup::PI_EXTENSION
+        .iter()
+        .all(|(file, text)| std::fs::read_to_string(dir.join(file)).is_ok_and(|t| t == *text))
+}
+
+/// `ask-popup setup [--write] [--remove]`: Zellij, and each agent found on PATH.
+pub fn setup_all(write: bool, remove: bool) -> i32 {
+    let mut status = 0;
+    println!("Zellij:");
+    status = status.max(setup_zellij(write, remove, None));
+    type Setup = fn(bool, bool) -> i32;
+    let agents: [(&str, &str, Setup); 3] = [
+        ("claude", "Claude Code", claude_file),
+        ("codex", "Codex", codex_file),
+        ("pi", "Pi", setup_pi),
+    ];
+    for (program, name, run) in agents {
+        if super::find_on_path(program).is_none() {
+            println!("{name}: not installed (no `{program}` on PATH)");
+            continue;
+        }
+        println!("{name}:");
+        status = status.max(run(write, remove));
+    }
+    status
+}

@@ -1,0 +1,177 @@
+//! End to end: ask-popup set up as a new user does it. From a HOME with no Zellij config at all,
+//! `ask-popup setup zellij --write`, then Zellij started with nothing but what setup wrote (no
+//! test config, no layout, no permission granted): an agent's question shows the plugin's
+//! permission request in the popup, the user presses `y`, the question follows and its answer
+//! reaches the agent; the tab bar and status bar are there; `Ctrl o`, `y` brings a hidden popup
+//! back; `ask-popup doctor` in a pane finds everything in place.
+
+use crate::agents::{new_pane, submitted, zellij_on_path, DB};
+use crate::command::command;
+use crate::harness::{shell_quote, Options, Zellij, FIRST};
+use crate::ANSWER;
+use ask_popup::envelope::Answer;
+use serde_json::Value;
+use std::path::Path;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Waits until `file` holds a whole line and returns it.
+fn line_of(zellij: &Zellij, file: &Path, what: &str) -> String {
+    let until = zellij.until(ANSWER);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(file) {
+            if text.ends_with('\n') {
+                return text;
+            }
+        }
+        assert!(
+            Instant::now() < until,
+            "{what} never came; screen:\n{}",
+            zellij.screen()
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Runs `ask-popup ask` in a new pane, as an agent would (asking again with its id on
+/// `no_reply`, exit 5, should Zellij drop its call); its envelope goes to `out`.
+fn ask_in_a_pane(zellij: &Zellij, name: &str, id: &str, out: &Path) {
+    let command = format!(
+        "for attempt in 1 2 3; do {path}{command} ask --agent claude --id {id} {payload} > {out}.tmp; \
+           [ $? -ne 5 ] && break; done; mv {out}.tmp {out}; exec sleep 1000",
+        path = zellij_on_path(),
+        command = shell_quote(&command().to_string_lossy()),
+        payload = shell_quote(DB),
+        out = shell_quote(&out.to_string_lossy()),
+    );
+    new_pane(zellij, name, &command);
+}
+
+#[test]
+fn set_up_in_an_empty_home_the_popup_asks_once_permitted_and_doctor_finds_everything() {
+    let zellij = Zellij::start_with(Options::default().installed_by_setup());
+    let dir = zellij.scratch();
+    dismiss_release_notes(&zellij);
+    let screen = zellij.screen();
+    assert!(
+        screen.contains(&format!("Zellij ({})", zellij.session())) && screen.contains("Ctrl +"),
+        "the tab bar and the status bar:\n{screen}"
+    );
+
+    // The first question loads the plugin, which asks for its permissions in the popup.
+    let first = dir.join("first.json");
+    ask_in_a_pane(&zellij, "agent", "inst-1", &first);
+    zellij.wait_for_screen("the permission request", ANSWER, |s| {
+        s.contains("ask-popup.wasm asks") && s.contains("Allow? (y/n)")
+    });
+    zellij.type_into(FIRST, &["y"]);
+    zellij.wait_for_screen("the question", ANSWER, |s| {
+        s.contains("claude asks") && s.contains("Which database?")
+    });
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("the focus on SQLite", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    zellij.send_keys(&["Enter"]);
+    let reply = line_of(&zellij, &first, "the first answer");
+    assert_eq!(
+        serde_json::from_str::<Value>(&reply).expect("an envelope"),
+        serde_json::from_str::<Value>(&submitted(
+            DB,
+            &[(0, Answer::Option(1))],
+            &[],
+            Some("inst-1")
+        ))
+        .unwrap()
+    );
+
+    // Hidden with its key, the popup comes back with the binding setup added: Ctrl o, then y.
+    let second = dir.join("second.json");
+    ask_in_a_pane(&zellij, "agent2", "inst-2", &second);
+    zellij.wait_for_screen("the second question", ANSWER, |s| {
+        s.contains("claude asks") && s.contains("Which database?")
+    });
+    zellij.send_keys(&["Ctrl ]"]);
+    zellij.wait_for_screen("the popup hidden", ANSWER, |s| !s.contains("claude asks"));
+    zellij.type_into(FIRST, &["C-o"]);
+    thread::sleep(Duration::from_millis(300));
+    zellij.type_into(FIRST, &["y"]);
+    zellij.wait_for_screen("the popup back", ANSWER, |s| {
+        s.contains("claude asks") && s.contains("Which database?")
+    });
+    zellij.send_keys(&["Enter"]);
+    let reply = line_of(&zellij, &second, "the second answer");
+    assert!(reply.contains("\"requestId\":\"inst-2\""), "{reply}");
+
+    // The doctor, in a pane of the session, finds everything in place.
+    let (code, report) = doctor_in_a_pane(&zellij, "doctor");
+    assert_eq!(code, 0, "{report}");
+    for check in [
+        "zellij",
+        "plugin file",
+        "alias",
+        "binding",
+        "plugin in this session",
+    ] {
+        assert!(
+            report
+                .lines()
+                .any(|l| l.starts_with(&format!("✓ {check}:"))),
+            "{check}: {report}"
+        );
+    }
+    assert!(!report.contains('✗'), "{report}");
+}
+
+#[test]
+fn with_its_permissions_denied_the_doctor_says_the_plugin_does_not_answer_and_how_to_fix_it() {
+    let zellij = Zellij::start_with(Options::default().installed_by_setup());
+    dismiss_release_notes(&zellij);
+    let dir = zellij.scratch();
+    ask_in_a_pane(&zellij, "agent", "denied-1", &dir.join("denied.json"));
+    zellij.wait_for_screen("the permission request", ANSWER, |s| {
+        s.contains("ask-popup.wasm asks") && s.contains("Allow? (y/n)")
+    });
+    zellij.type_into(FIRST, &["n"]);
+    zellij.wait_for_screen("the denial", ANSWER, |s| {
+        s.contains("needs its permissions")
+    });
+    let (code, report) = doctor_in_a_pane(&zellij, "doctor");
+    assert_eq!(code, 1, "{report}");
+    let mut lines = report
+        .lines()
+        .skip_while(|l| !l.starts_with("✗ plugin in this session:"));
+    assert!(lines.next().is_some(), "{report}");
+    let fix = lines.next().unwrap_or("");
+    assert!(
+        fix.trim_start().starts_with("fix: ") && fix.contains("permissions.kdl"),
+        "{report}"
+    );
+}
+
+/// Dismisses what Zellij shows a new user first (its release notes), as they would.
+fn dismiss_release_notes(zellij: &Zellij) {
+    let until = zellij.until(Duration::from_secs(10));
+    while Instant::now() < until && zellij.screen().contains("Release Notes") {
+        zellij.type_into(FIRST, &["Escape"]);
+        thread::sleep(Duration::from_millis(300));
+    }
+}
+
+/// Runs `ask-popup doctor` in a new pane of the session: its exit status and report.
+fn doctor_in_a_pane(zellij: &Zellij, name: &str) -> (i32, String) {
+    let report = zellij.scratch().join(format!("{name}.txt"));
+    let line = format!(
+        "{path}{command} doctor > {out}.tmp 2>&1; echo \"exit $?\" >> {out}.tmp; mv {out}.tmp {out}; exec sleep 1000",
+        path = zellij_on_path(),
+        command = shell_quote(&command().to_string_lossy()),
+        out = shell_quote(&report.to_string_lossy()),
+    );
+    new_pane(zellij, name, &line);
+    let text = line_of(zellij, &report, "the doctor's report");
+    let code = text
+        .lines()
+        .last()
+        .and_then(|l| l.strip_prefix("exit "))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(-1);
+    (code, text)
+}

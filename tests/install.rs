@@ -1,0 +1,282 @@
+//! `ask-popup setup` and `ask-popup doctor` as a user runs them, on real files in a HOME of
+//! their own: what setup writes and takes out again, and what the doctor says in each broken
+//! state, with the command that fixes it. (Zellij itself, the permission prompt and the agents
+//! asking through what setup wrote are the e2e tests'.)
+
+use ask_popup::command::zellij::PLUGIN;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+/// A HOME of its own, and a PATH dir for the programs the test says are installed.
+struct Home {
+    root: PathBuf,
+}
+
+impl Home {
+    fn new(name: &str) -> Home {
+        let root = std::env::temp_dir().join(format!("ask-popup-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        std::fs::create_dir_all(root.join("bin")).unwrap();
+        Home { root }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+
+    fn zellij_dir(&self) -> PathBuf {
+        self.home().join(".config/zellij")
+    }
+
+    /// Puts a program on this HOME's PATH: a script printing `output` for `--version`, and
+    /// failing anything else.
+    fn install(&self, program: &str, output: &str) {
+        let path = self.root.join("bin").join(program);
+        std::fs::write(
+            &path,
+            format!("#!/bin/sh\n[ \"$1\" = --version ] || exit 1\necho '{output}'\n"),
+        )
+        .unwrap();
+        Command::new("chmod").arg("+x").arg(&path).status().unwrap();
+    }
+
+    /// Runs `ask-popup ARGS` with this HOME and only its PATH dir (and the system's).
+    fn run(&self, args: &[&str]) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ask-popup"));
+        command
+            .args(args)
+            .env_clear()
+            .env("HOME", self.home())
+            .env(
+                "PATH",
+                format!("{}:/usr/bin:/bin", self.root.join("bin").display()),
+            )
+            .stdin(Stdio::null());
+        command.output().expect("run ask-popup")
+    }
+
+    fn doctor(&self) -> (i32, String) {
+        let out = self.run(&["doctor"]);
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    }
+}
+
+impl Drop for Home {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// The line of `report` for `check`.
+fn line<'a>(report: &'a str, check: &str) -> &'a str {
+    report
+        .lines()
+        .find(|l| {
+            l[l.char_indices().nth(2).map_or(0, |(i, _)| i)..].starts_with(&format!("{check}:"))
+        })
+        .unwrap_or_else(|| panic!("no line for {check}:\n{report}"))
+}
+
+fn fails_with_fix(report: &str, check: &str, fix: &str) {
+    let found = line(report, check);
+    assert!(found.starts_with('✗'), "{check}: {report}");
+    let next = report
+        .lines()
+        .skip_while(|l| *l != found)
+        .nth(1)
+        .unwrap_or("");
+    assert_eq!(next.trim(), format!("fix: {fix}"), "{report}");
+}
+
+const USER_CONFIG: &str = "// My Zellij.\ntheme \"gruvbox\"\n\nplugins {\n    // The bars.\n    tab-bar location=\"zellij:tab-bar\"\n}\n\nkeybinds {\n    locked {\n        bind \"Ctrl o\" { SwitchToMode \"normal\"; }\n    }\n    session {\n        bind \"Alt y\" { Detach; }\n    }\n}\n";
+
+#[test]
+fn the_plugin_is_carried_by_the_command() {
+    assert!(
+        PLUGIN.starts_with(b"\0asm"),
+        "the command was built without its plugin: build it first (bash scripts/build-plugin.sh)"
+    );
+}
+
+#[test]
+fn setup_zellij_on_a_users_config_adds_only_its_nodes_and_remove_gives_the_file_back() {
+    let home = Home::new("setup-zellij");
+    home.install("zellij", "zellij 0.45.1");
+    let config = home.zellij_dir().join("config.kdl");
+    std::fs::create_dir_all(home.zellij_dir()).unwrap();
+    std::fs::write(&config, USER_CONFIG).unwrap();
+
+    // Without --write: what it would do, and nothing done.
+    let out = home.run(&["setup", "zellij"]);
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("Would write the plugin"), "{said}");
+    assert!(said.contains("  + "), "{said}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), USER_CONFIG);
+
+    let out = home.run(&["setup", "zellij", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    let written = std::fs::read_to_string(&config).unwrap();
+    let mut lines = written.lines();
+    assert!(
+        USER_CONFIG.lines().all(|l| lines.any(|w| w == l)),
+        "only additions:\n{written}"
+    );
+    assert!(written.contains("ask-popup location=\"file:"), "{written}");
+    assert_eq!(
+        std::fs::read_to_string(config.with_extension("kdl.bak")).unwrap(),
+        USER_CONFIG
+    );
+    assert_eq!(
+        std::fs::read(home.zellij_dir().join("plugins/ask-popup.wasm")).unwrap(),
+        PLUGIN
+    );
+    // A second run changes nothing.
+    let out = home.run(&["setup", "zellij", "--write"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("already"),
+        "{out:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), written);
+
+    let out = home.run(&["setup", "zellij", "--remove", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), USER_CONFIG);
+    assert!(!home.zellij_dir().join("plugins/ask-popup.wasm").exists());
+}
+
+#[test]
+fn setup_zellij_leaves_a_config_it_cannot_read_alone() {
+    let home = Home::new("setup-broken");
+    let config = home.zellij_dir().join("config.kdl");
+    std::fs::create_dir_all(home.zellij_dir()).unwrap();
+    std::fs::write(&config, "plugins {\n").unwrap();
+    let out = home.run(&["setup", "zellij", "--write"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is not KDL"),
+        "{out:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), "plugins {\n");
+}
+
+#[test]
+fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
+    let home = Home::new("doctor");
+    // No zellij at all.
+    let (code, report) = home.doctor();
+    assert_eq!(code, 1);
+    fails_with_fix(
+        &report,
+        "zellij",
+        "cargo install --locked zellij --version 0.45.1",
+    );
+    // Zellij, but nothing of ask-popup.
+    home.install("zellij", "zellij 0.45.1");
+    let (code, report) = home.doctor();
+    assert_eq!(code, 1, "{report}");
+    assert!(line(&report, "zellij").starts_with('✓'), "{report}");
+    for check in ["plugin file", "alias", "binding"] {
+        fails_with_fix(&report, check, "ask-popup setup zellij --write");
+    }
+    // Outside Zellij the plugin's answer is not checked, and counts against nothing.
+    assert!(
+        line(&report, "plugin in this session").starts_with('–'),
+        "{report}"
+    );
+
+    // Set up: every check holds.
+    assert!(home.run(&["setup", "zellij", "--write"]).status.success());
+    let (code, report) = home.doctor();
+    assert_eq!(code, 0, "{report}");
+    assert!(!report.contains('✗'), "{report}");
+
+    // An older plugin.
+    let plugin = home.zellij_dir().join("plugins/ask-popup.wasm");
+    std::fs::write(&plugin, b"\0asm older").unwrap();
+    let (code, report) = home.doctor();
+    assert_eq!(code, 1);
+    fails_with_fix(&report, "plugin file", "ask-popup setup zellij --write");
+    assert!(
+        line(&report, "plugin file").contains("another version"),
+        "{report}"
+    );
+    // No plugin file.
+    std::fs::remove_file(&plugin).unwrap();
+    let (_, report) = home.doctor();
+    assert!(line(&report, "plugin file").contains("missing"), "{report}");
+    assert!(home.run(&["setup", "zellij", "--write"]).status.success());
+
+    // No alias (the binding kept): the user took it out.
+    let config = home.zellij_dir().join("config.kdl");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let without = text.replace("ask-popup location=", "other-plugin location=");
+    std::fs::write(&config, without).unwrap();
+    let (code, report) = home.doctor();
+    assert_eq!(code, 1);
+    fails_with_fix(&report, "alias", "ask-popup setup zellij --write");
+    std::fs::write(&config, text).unwrap();
+
+    // Claude Code installed without the hook, Codex without its table, Pi without the
+    // extension: each its ✗ and fix; after `setup --write`, only ✓.
+    home.install("claude", "2.1.0 (Claude Code)");
+    home.install("codex", "codex-cli 0.1");
+    home.install("pi", "0.1");
+    let (code, report) = home.doctor();
+    assert_eq!(code, 1);
+    fails_with_fix(&report, "Claude Code", "ask-popup setup claude --write");
+    fails_with_fix(&report, "Codex", "ask-popup setup codex --write");
+    fails_with_fix(&report, "Pi", "ask-popup setup pi --write");
+    let out = home.run(&["setup", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    let (code, report) = home.doctor();
+    assert_eq!(code, 0, "{report}");
+    for check in ["Claude Code", "Codex", "Pi"] {
+        assert!(line(&report, check).starts_with('✓'), "{report}");
+    }
+
+    // --json, for scripts.
+    let out = home.run(&["doctor", "--json"]);
+    let checks: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["ok"] != Value::Bool(false)));
+
+    // `setup --remove --write` takes all of it out again.
+    let out = home.run(&["setup", "--remove", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    let (code, report) = home.doctor();
+    assert_eq!(code, 1);
+    for check in [
+        "plugin file",
+        "alias",
+        "binding",
+        "Claude Code",
+        "Codex",
+        "Pi",
+    ] {
+        assert!(line(&report, check).starts_with('✗'), "{check}: {report}");
+    }
+}
+
+#[test]
+fn setup_without_write_changes_nothing_and_says_what_it_would() {
+    let home = Home::new("setup-dry");
+    home.install("zellij", "zellij 0.45.1");
+    home.install("codex", "codex-cli 0.1");
+    let out = home.run(&["setup"]);
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("Zellij:"), "{said}");
+    assert!(said.contains("Codex:"), "{said}");
+    assert!(said.contains("Claude Code: not installed"), "{said}");
+    assert!(!home.zellij_dir().exists() || !home.zellij_dir().join("config.kdl").exists());
+    assert!(!home.home().join(".codex").exists());
+}
