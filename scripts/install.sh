@@ -10,17 +10,26 @@ cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 root_args=()
+bin="${CARGO_HOME:-$HOME/.cargo}/bin"
 if [ "${1:-}" = "--root" ] && [ -n "${2:-}" ]; then
     root_args=(--root "$2")
+    bin="$2/bin"
 fi
 
 if ! rustup target list --installed | grep -qx wasm32-wasip1; then
     rustup target add wasm32-wasip1 >&2
 fi
 bash scripts/build-plugin.sh
+# Built in the clone's target dir, where a later install (and `cargo build --release`) reuses
+# the build.
 ASK_POPUP_PLUGIN_WASM="$PWD/target/wasm32-wasip1/release/ask-popup.wasm" \
-    cargo install --locked --force --path . "${root_args[@]}"
+    cargo install --locked --force --path . --target-dir "${CARGO_TARGET_DIR:-target}" \
+    "${root_args[@]}"
 echo
-echo "Installed: $(command -v ask-popup || echo "ask-popup (put cargo's bin dir on PATH)")"
+echo "Installed: $bin/ask-popup"
+case ":$PATH:" in
+*":$bin:"*) ;;
+*) echo "(put $bin on your PATH)" ;;
+esac
 echo "Next: ask-popup setup --write    (Zellij, and the agents it finds)"
 echo "Then: ask-popup doctor"

@@ -13,6 +13,9 @@ bash scripts/ensure-agents.sh
 bash scripts/test-pi-extension.sh
 # The plugin the e2e tests load: built and shrunk as it ships.
 bash scripts/build-plugin.sh
+# The command as a user installs it (into target/installed, not ~/.cargo): the e2e test of a
+# fresh machine's path sets everything up with it.
+bash scripts/install.sh --root target/installed
 # The listener plugin the e2e tests load beside ask-popup to hear its broadcasts; its own
 # workspace and target dir (tests/listener/target).
 cargo build --release --target wasm32-wasip1 --manifest-path tests/listener/Cargo.toml

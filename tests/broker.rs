@@ -355,6 +355,25 @@ fn status_says_what_the_plugin_holds_when_asked() {
 }
 
 #[test]
+fn the_version_pipe_answers_the_plugins_version_once_and_asks_nothing() {
+    let mut b = Broker::new(Config::default());
+    let fx = b.pipe(named("v", "version", Some("doctor"), &[]));
+    assert_eq!(
+        fx.iter()
+            .filter_map(|e| match e {
+                Effect::Reply { pipe, output } => Some((pipe.as_str(), output.as_str())),
+                _ => None,
+            })
+            .collect::<Vec<_>>(),
+        [("v", format!("{}\n", ask_popup::broker::VERSION).as_str())]
+    );
+    assert_eq!(b.pending_count(), 0);
+    // Its end of input is let go without a second reply.
+    let fx = b.pipe(named("v", "version", None, &[]));
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Reply { .. })));
+}
+
+#[test]
 fn closing_the_popup_dismisses_everyone() {
     let mut b = Broker::new(Config::default());
     b.pipe(cli("p1", Some(&question("One?")), &[("id", "a")]));

@@ -39,6 +39,10 @@ use peers::Peers;
 /// Pipe names with a meaning of their own; every other CLI pipe is a question.
 pub const STATUS_PIPE: &str = "status";
 pub const SHOW_PIPE: &str = "show";
+/// Answers the plugin's version (`ask-popup doctor` asks it).
+pub const VERSION_PIPE: &str = "version";
+/// The version the plugin answers, the crate's.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const CANCEL_PIPE: &str = "cancel";
 /// Messages between this plugin's instances (one per attached client).
 pub const PEER_PIPE: &str = "ask-popup-peer";
@@ -290,6 +294,10 @@ impl Broker {
                     status.held = Some(self.held());
                 }
                 let output = format!("{}\n", to_json(&status));
+                self.reply_once(&pipe, msg.payload.is_some(), output, &mut effects);
+            }
+            VERSION_PIPE => {
+                let output = format!("{VERSION}\n");
                 self.reply_once(&pipe, msg.payload.is_some(), output, &mut effects);
             }
             SHOW_PIPE => {

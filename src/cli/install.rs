@@ -1,6 +1,7 @@
 //! `ask-popup setup zellij` and `ask-popup doctor`: the files they read and write, and the
 //! programs they run. What to change and what each check means is `ask_popup::command::zellij`.
 
+use ask_popup::broker::VERSION;
 use ask_popup::command::setup;
 use ask_popup::command::zellij::{self, Check, PLUGIN, PLUGIN_FILE};
 use std::path::{Path, PathBuf};
@@ -259,7 +260,8 @@ fn zellij_version() -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// Inside Zellij: the plugin answers its `status` pipe within a few seconds.
+/// Inside Zellij: the plugin answers its `version` pipe within a few seconds, with this
+/// command's version.
 fn plugin_answers(plugin: &str) -> Check {
     const CHECK: &str = "plugin in this session";
     if std::env::var_os("ZELLIJ").is_none() {
@@ -268,10 +270,11 @@ fn plugin_answers(plugin: &str) -> Check {
             "not inside Zellij: run `ask-popup doctor` in a Zellij pane to check it",
         );
     }
+    let mut answer = None;
     for _ in 0..3 {
         let child = Command::new("zellij")
             .args([
-                "pipe", "--plugin", plugin, "--name", "status", "--", "doctor",
+                "pipe", "--plugin", plugin, "--name", "version", "--", "doctor",
             ])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -289,21 +292,33 @@ fn plugin_answers(plugin: &str) -> Check {
             std::thread::sleep(Duration::from_millis(50));
         }
         let _ = child.kill();
-        let output = child.wait_with_output().ok();
-        let answered = output
-            .as_ref()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .is_some_and(|v| v.get("pending").is_some());
-        if answered {
-            return Check::pass(CHECK, format!("`{plugin}` answers"));
+        let text = child
+            .wait_with_output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default();
+        if !text.is_empty() {
+            answer = Some(text);
+            break;
         }
     }
-    Check::fail(
-        CHECK,
-        format!("`{plugin}` did not answer within 5 seconds: it is not loaded, or waits for (or was denied) its permissions"),
-        format!("look at the popup: if it asks for permissions, press y; if they were denied, delete the plugin's entry from ~/.cache/zellij/permissions.kdl and run `zellij pipe --plugin {plugin} --name show -- x`"),
-    )
+    match answer {
+        Some(version) if version == VERSION => {
+            Check::pass(CHECK, format!("`{plugin}` answers, version {version}"))
+        }
+        Some(other) => Check::fail(
+            CHECK,
+            format!(
+                "the `{plugin}` loaded in this session is not this command's version {VERSION} (it answered {:?})",
+                other.chars().take(60).collect::<String>()
+            ),
+            "ask-popup setup zellij --write, then restart the session (Zellij keeps a loaded plugin until then)",
+        ),
+        None => Check::fail(
+            CHECK,
+            format!("`{plugin}` did not answer within 5 seconds: it is not loaded, or waits for (or was denied) its permissions"),
+            format!("look at the popup: if it asks for permissions, press y; if they were denied, delete the plugin's entry from ~/.cache/zellij/permissions.kdl and run `zellij pipe --plugin {plugin} --name show -- x`"),
+        ),
+    }
 }
 
 /// Each installed agent wired to this command.

@@ -20,12 +20,12 @@ use std::time::Duration;
 /// A key for the scripted server; Claude Code remembers its last 20 characters as approved.
 const API_KEY: &str = "sk-ant-api03-scripted-model-0123456789ABCDEFGHIJ";
 
-const DATABASE: &str = "Which database?";
+pub(crate) const DATABASE: &str = "Which database?";
 const FEATURES: &str = "Which features?";
 const NAME: &str = "What should the service be called?";
 const LANGUAGE: &str = "Which language?";
 
-fn database() -> Value {
+pub(crate) fn database() -> Value {
     question(DATABASE, "DB", &["Postgres", "SQLite"], false)
 }
 
@@ -34,15 +34,17 @@ const MCP_TOOL: &str = "mcp__ask-popup__ask_user_question";
 
 /// How Claude Code reaches the popup.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Wiring {
+pub(crate) enum Wiring {
     /// Its own AskUserQuestion, answered by the hook `ask-popup setup claude --write` installs.
     Hook,
+    /// As `Hook`, in the world's HOME, where `ask-popup setup --write` installed the hook.
+    Installed,
     /// The `ask-popup mcp` server, added by the line `ask-popup setup claude-mcp` prints.
     Mcp,
 }
 
 /// Claude Code running in a pane of `zellij`, asking `questions` as soon as it starts.
-struct Claude {
+pub(crate) struct Claude {
     name: String,
     pane: u32,
     model: ModelServer,
@@ -54,14 +56,24 @@ impl Claude {
         Claude::start_wired(zellij, name, questions, Wiring::Hook)
     }
 
-    fn start_wired(zellij: &Zellij, name: &str, questions: Value, wiring: Wiring) -> Claude {
+    pub(crate) fn start_wired(
+        zellij: &Zellij,
+        name: &str,
+        questions: Value,
+        wiring: Wiring,
+    ) -> Claude {
         let input = json!({ "questions": questions });
         let model = match wiring {
-            Wiring::Hook => ModelServer::start(anthropic::calling("AskUserQuestion", input)),
+            Wiring::Hook | Wiring::Installed => {
+                ModelServer::start(anthropic::calling("AskUserQuestion", input))
+            }
             Wiring::Mcp => ModelServer::start(anthropic::calling_deferred(MCP_TOOL, input)),
         };
         let dir = zellij.scratch().join(name);
-        let home = dir.join("home");
+        let home = match wiring {
+            Wiring::Installed => zellij.home(),
+            Wiring::Hook | Wiring::Mcp => dir.join("home"),
+        };
         let project = dir.join("project");
         for d in [&home, &project] {
             std::fs::create_dir_all(d).expect("create Claude Code's dirs");
@@ -86,10 +98,11 @@ impl Claude {
                 assert!(setup.status.success(), "setup claude --write: {setup:?}");
             }
             Wiring::Mcp => add_the_mcp_server(&home),
+            Wiring::Installed => {}
         }
         // A user leaves an MCP call as long as a person needs (milliseconds).
         let mcp_timeout = match wiring {
-            Wiring::Hook => "",
+            Wiring::Hook | Wiring::Installed => "",
             Wiring::Mcp => "MCP_TOOL_TIMEOUT=3600000 ",
         };
         let line = format!(
@@ -112,9 +125,9 @@ impl Claude {
     }
 
     /// The tool result Claude Code sent its model: `(text, is_error)`.
-    fn tool_result(&self, zellij: &Zellij) -> (String, bool) {
+    pub(crate) fn tool_result(&self, zellij: &Zellij) -> (String, bool) {
         let read = match self.wiring {
-            Wiring::Hook => anthropic::tool_result,
+            Wiring::Hook | Wiring::Installed => anthropic::tool_result,
             Wiring::Mcp => anthropic::result_of_call,
         };
         self.model
@@ -122,7 +135,7 @@ impl Claude {
     }
 
     /// Waits until the popup shows this Claude's question.
-    fn asked(&self, zellij: &Zellij, question: &str) {
+    pub(crate) fn asked(&self, zellij: &Zellij, question: &str) {
         zellij.wait_for_screen(&format!("{}'s question", self.name), ANSWER, |s| {
             s.contains("claude asks") && s.contains(question)
         });

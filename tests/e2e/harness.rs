@@ -191,9 +191,18 @@ pub struct Options {
     /// A layout for the session (`zellij --new-session-with-layout FILE`); it must show the
     /// tab bar.
     pub layout: Option<PathBuf>,
-    /// Zellij as a new user has it after `ask-popup setup zellij --write` in an empty HOME:
-    /// the config that setup wrote, found where Zellij looks, and no permission granted yet.
-    pub installed: bool,
+    /// Zellij as a new user has it after running this setup in an empty HOME: the config
+    /// that setup wrote, found where Zellij looks, and no permission granted yet.
+    pub installed: Option<Setup>,
+}
+
+/// How a test world is set up as a user does it: `command ARGS`, with these dirs (and Zellij's)
+/// on `PATH`, in the world's empty HOME.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    pub command: PathBuf,
+    pub args: Vec<String>,
+    pub path: Vec<PathBuf>,
 }
 
 impl Default for Options {
@@ -202,7 +211,7 @@ impl Default for Options {
             deadline: TEST_DEADLINE,
             plugins: Vec::new(),
             layout: None,
-            installed: false,
+            installed: None,
         }
     }
 }
@@ -224,9 +233,19 @@ impl Options {
         self
     }
 
-    /// See `installed`.
-    pub fn installed_by_setup(mut self) -> Options {
-        self.installed = true;
+    /// Set up by `ask-popup setup zellij --write` (the command of this build): see
+    /// `installed`.
+    pub fn installed_by_setup(self) -> Options {
+        self.installed_by(Setup {
+            command: PathBuf::from(env!("CARGO_BIN_EXE_ask-popup")),
+            args: ["setup", "zellij", "--write"].map(str::to_owned).to_vec(),
+            path: Vec::new(),
+        })
+    }
+
+    /// Set up by `setup`: see `installed`.
+    pub fn installed_by(mut self, setup: Setup) -> Options {
+        self.installed = Some(setup);
         self
     }
 
@@ -319,22 +338,22 @@ impl Zellij {
             Some(dir) => format!("layout_dir {:?}\n", dir.to_str().expect("UTF-8 path")),
             None => String::new(),
         };
-        let config = if options.installed {
+        let config = if let Some(setup) = &options.installed {
             // What a new user runs, with this world's HOME and XDG dirs.
-            let mut setup = Command::new(env!("CARGO_BIN_EXE_ask-popup"));
-            setup.args(["setup", "zellij", "--write"]).env_clear();
-            setup.env(
+            let mut command = Command::new(&setup.command);
+            command.args(&setup.args).env_clear();
+            let mut dirs = setup.path.clone();
+            dirs.extend(zellij_bin().parent().map(Path::to_path_buf));
+            let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+            command.env(
                 "PATH",
-                path_with(zellij_bin().parent().expect("zellij's dir")),
+                format!("{}:/usr/local/bin:/usr/bin:/bin", dirs.join(":")),
             );
             for (k, v) in &env {
-                setup.env(k, v);
+                command.env(k, v);
             }
-            let out = run(setup, COMMAND_TIMEOUT);
-            assert!(
-                out.status.success(),
-                "ask-popup setup zellij --write: {out:?}"
-            );
+            let out = run(command, COMMAND_TIMEOUT);
+            assert!(out.status.success(), "{setup:?}: {out:?}");
             None
         } else {
             let config = root.join("config.kdl");
@@ -682,6 +701,11 @@ impl Zellij {
             eprintln!("Zellij dropped an asking CLI (harness::dropped): asked again");
             again = true;
         }
+    }
+
+    /// This world's HOME.
+    pub fn home(&self) -> PathBuf {
+        self.root.join("home")
     }
 
     /// A directory of this world for a test's own files; removed with the world.

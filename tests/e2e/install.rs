@@ -3,15 +3,18 @@
 //! test config, no layout, no permission granted): an agent's question shows the plugin's
 //! permission request in the popup, the user presses `y`, the question follows and its answer
 //! reaches the agent; the tab bar and status bar are there; `Ctrl o`, `y` brings a hidden popup
-//! back; `ask-popup doctor` in a pane finds everything in place.
+//! back; `ask-popup doctor` in a pane finds everything in place, or says what is wrong. And a
+//! fresh machine's whole path: the command `scripts/install.sh` installed, `ask-popup setup
+//! --write` with the real agents installed, the real Claude Code asking, the doctor saying ✓.
 
 use crate::agents::{new_pane, submitted, zellij_on_path, DB};
+use crate::claude::{database, Claude, Wiring, DATABASE};
 use crate::command::command;
-use crate::harness::{shell_quote, Options, Zellij, FIRST};
+use crate::harness::{agent_bin, shell_quote, zellij_bin, Options, Setup, Zellij, FIRST};
 use crate::ANSWER;
 use ask_popup::envelope::Answer;
-use serde_json::Value;
-use std::path::Path;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -156,13 +159,24 @@ fn dismiss_release_notes(zellij: &Zellij) {
     }
 }
 
-/// Runs `ask-popup doctor` in a new pane of the session: its exit status and report.
+/// Runs `ask-popup doctor` (this build's) in a new pane of the session: its exit status and
+/// report.
 fn doctor_in_a_pane(zellij: &Zellij, name: &str) -> (i32, String) {
+    doctor_with(zellij, name, &command(), "")
+}
+
+/// Runs `command doctor` in a new pane, with `dirs` (`a:b`) in front of `PATH`.
+fn doctor_with(zellij: &Zellij, name: &str, command: &Path, dirs: &str) -> (i32, String) {
     let report = zellij.scratch().join(format!("{name}.txt"));
     let line = format!(
         "{path}{command} doctor > {out}.tmp 2>&1; echo \"exit $?\" >> {out}.tmp; mv {out}.tmp {out}; exec sleep 1000",
-        path = zellij_on_path(),
-        command = shell_quote(&command().to_string_lossy()),
+        path = if dirs.is_empty() {
+            zellij_on_path()
+        } else {
+            let zellij = zellij_bin().parent().expect("zellij's dir").display().to_string();
+            format!("PATH={}:\"$PATH\" ", shell_quote(&format!("{dirs}:{zellij}")))
+        },
+        command = shell_quote(&command.to_string_lossy()),
         out = shell_quote(&report.to_string_lossy()),
     );
     new_pane(zellij, name, &line);
@@ -174,4 +188,77 @@ fn doctor_in_a_pane(zellij: &Zellij, name: &str) -> (i32, String) {
         .and_then(|c| c.parse().ok())
         .unwrap_or(-1);
     (code, text)
+}
+
+/// The `ask-popup` that `bash scripts/install.sh --root target/installed` installed (the test
+/// command runs it first).
+fn installed_command() -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/installed/bin/ask-popup");
+    assert!(
+        path.is_file(),
+        "no installed ask-popup at {}: run `bash scripts/install.sh --root target/installed` \
+         (or `bash scripts/test.sh`)",
+        path.display()
+    );
+    path
+}
+
+#[test]
+fn installed_and_set_up_for_everything_found_the_real_claude_code_asks_and_doctor_says_only_yes() {
+    // A fresh machine's path: the install command's `ask-popup`, then `ask-popup setup --write`
+    // with Claude Code, Codex and Pi installed, then the real Claude Code asks.
+    let installed = installed_command();
+    let agents: Vec<PathBuf> = ["claude-code", "codex", "pi"]
+        .iter()
+        .map(|a| {
+            agent_bin(a)
+                .parent()
+                .expect("the agent's bin dir")
+                .to_path_buf()
+        })
+        .collect();
+    let mut path = vec![installed.parent().expect("bin dir").to_path_buf()];
+    path.extend(agents);
+    let zellij = Zellij::start_with(Options::default().installed_by(Setup {
+        command: installed.clone(),
+        args: ["setup", "--write"].map(str::to_owned).to_vec(),
+        path: path.clone(),
+    }));
+    dismiss_release_notes(&zellij);
+    // Each found agent is wired to the installed command.
+    let home = zellij.home();
+    let settings = std::fs::read_to_string(home.join(".claude/settings.json")).expect("hook");
+    assert!(
+        settings.contains(&format!("{} claude-hook", installed.display())),
+        "{settings}"
+    );
+    assert!(home
+        .join(".pi/agent/extensions/ask-popup/src/index.ts")
+        .is_file());
+    let codex = std::fs::read_to_string(home.join(".codex/config.toml")).expect("codex");
+    assert!(codex.contains("[mcp_servers.ask-popup]"), "{codex}");
+
+    let claude = Claude::start_wired(&zellij, "claude", json!([database()]), Wiring::Installed);
+    zellij.wait_for_screen("the permission request", ANSWER, |s| {
+        s.contains("ask-popup.wasm asks") && s.contains("Allow? (y/n)")
+    });
+    zellij.type_into(FIRST, &["y"]);
+    claude.asked(&zellij, DATABASE);
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    zellij.send_keys(&["Enter"]);
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(!is_error, "{text}");
+    assert!(
+        text.contains(&format!("\"{DATABASE}\"=\"SQLite\"")),
+        "{text}"
+    );
+
+    // The installed doctor, in a pane with everything on PATH: only ✓.
+    let dirs: Vec<String> = path.iter().map(|d| d.display().to_string()).collect();
+    let (code, report) = doctor_with(&zellij, "doctor", &installed, &dirs.join(":"));
+    assert_eq!(code, 0, "{report}");
+    let checks: Vec<&str> = report.lines().filter(|l| !l.starts_with("exit ")).collect();
+    assert!(checks.len() >= 8, "{report}");
+    assert!(checks.iter().all(|l| l.starts_with('✓')), "{report}");
 }

@@ -3,6 +3,10 @@
 //! to) and answers a CLI pipe named `heard` with the list, as JSON:
 //! `[{"name":"ask-popup:blocked","payload":"{…}"}, …]`.
 //!
+//! A CLI pipe named `balance` gets, instead of the whole list (which a long soak makes too large
+//! to send), how many messages it heard and, for each blocked event and pane, the `active:true`
+//! ones less the `active:false` ones: `{"heard":N,"balance":{"ask-popup:blocked 3":0,…}}`.
+//!
 //! It hides its own pane, so it never covers the popup on screen.
 
 use std::collections::BTreeMap;
@@ -14,6 +18,9 @@ struct State {
     /// CLI pipes that arrived before the permission answer, answered once it came.
     held: Vec<String>,
     heard: Vec<serde_json::Value>,
+    /// How many messages it heard, and the blocked events' balance (see the module's doc).
+    count: usize,
+    balance: BTreeMap<String, i64>,
 }
 
 register_plugin!(State);
@@ -40,19 +47,35 @@ impl ZellijPlugin for State {
     fn pipe(&mut self, msg: PipeMessage) -> bool {
         hide_self();
         if msg.name.starts_with("ask-popup:") || msg.name.starts_with("herdr:") {
+            self.count += 1;
+            if msg.name.ends_with(":blocked") {
+                let payload: serde_json::Value = msg
+                    .payload
+                    .as_deref()
+                    .and_then(|p| serde_json::from_str(p).ok())
+                    .unwrap_or_default();
+                let key = format!("{} {}", msg.name, payload["paneId"]);
+                *self.balance.entry(key).or_default() +=
+                    if payload["active"] == true { 1 } else { -1 };
+            }
             self.heard.push(serde_json::json!({
                 "name": msg.name,
                 "payload": msg.payload,
             }));
         } else if let PipeSource::Cli(pipe) = &msg.source {
-            // Answer `heard` once per CLI call: its end-of-input message (no payload) is not
-            // a second question.
-            if msg.name == "heard" && msg.payload.is_some() {
-                if self.granted {
-                    self.answer(pipe);
+            // Answer `heard` and `balance` once per CLI call: its end-of-input message (no
+            // payload) is not a second question.
+            if (msg.name == "heard" || msg.name == "balance") && msg.payload.is_some() {
+                let pipe = if msg.name == "balance" {
+                    format!("balance:{pipe}")
                 } else {
-                    block_cli_pipe_input(pipe);
-                    self.held.push(pipe.clone());
+                    pipe.clone()
+                };
+                if self.granted {
+                    self.answer(&pipe);
+                } else {
+                    block_cli_pipe_input(pipe.trim_start_matches("balance:"));
+                    self.held.push(pipe);
                 }
             }
         }
@@ -63,8 +86,18 @@ impl ZellijPlugin for State {
 }
 
 impl State {
+    /// Answers `pipe` with the list, or (a `balance:` pipe) with the balance.
     fn answer(&self, pipe: &str) {
-        let mut output = serde_json::Value::from(self.heard.clone()).to_string();
+        let (pipe, mut output) = match pipe.strip_prefix("balance:") {
+            Some(pipe) => (
+                pipe,
+                serde_json::json!({"heard": self.count, "balance": self.balance}).to_string(),
+            ),
+            None => (
+                pipe,
+                serde_json::Value::from(self.heard.clone()).to_string(),
+            ),
+        };
         output.push('\n');
         cli_pipe_output(pipe, &output);
         unblock_cli_pipe_input(pipe);
