@@ -280,3 +280,34 @@ fn setup_without_write_changes_nothing_and_says_what_it_would() {
     assert!(!home.zellij_dir().exists() || !home.zellij_dir().join("config.kdl").exists());
     assert!(!home.home().join(".codex").exists());
 }
+
+#[test]
+fn on_a_machine_without_a_config_setup_writes_zellijs_default_and_remove_leaves_nothing() {
+    let home = Home::new("setup-fresh");
+    // The real Zellij, for its default config.
+    let zellij = std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("zellij"))
+                .find(|p| p.is_file())
+        })
+        .expect("zellij on PATH: run `bash scripts/ensure-tools.sh` (or `bash scripts/test.sh`)");
+    std::os::unix::fs::symlink(&zellij, home.root.join("bin/zellij")).unwrap();
+    let out = home.run(&["setup", "zellij", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    let config = std::fs::read_to_string(home.zellij_dir().join("config.kdl")).unwrap();
+    let default = Command::new(&zellij)
+        .args(["setup", "--dump-config"])
+        .output()
+        .unwrap();
+    let default = String::from_utf8_lossy(&default.stdout);
+    let mut lines = config.lines();
+    assert!(default.lines().all(|l| lines.any(|c| c == l)), "{config}");
+    let out = home.run(&["setup", "zellij", "--remove", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    let left: Vec<_> = std::fs::read_dir(home.zellij_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

@@ -174,13 +174,28 @@ fn remove_zellij(
             return 1;
         }
         println!("Deleted {}", plugin_path.display());
+        // Its dir too, when nothing else is in it.
+        if let Some(dir) = plugin_path.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
     }
     if let Some(text) = removed {
-        if let Err(e) = std::fs::write(config_path, text) {
+        // A config that setup wrote (Zellij's default one) goes with what it added.
+        let ours = default_config().is_some_and(|default| default == text);
+        let done = if ours {
+            std::fs::remove_file(config_path)
+        } else {
+            std::fs::write(config_path, text)
+        };
+        if let Err(e) = done {
             eprintln!("ask-popup setup zellij: {e}");
             return 1;
         }
-        println!("Took the `ask-popup` alias and its binding out of {shown}");
+        if ours {
+            println!("Deleted {shown}: it was Zellij's default config and ask-popup's additions");
+        } else {
+            println!("Took the `ask-popup` alias and its binding out of {shown}");
+        }
     }
     0
 }
