@@ -405,3 +405,45 @@ fn a_second_grant_changes_nothing_in_an_instance_that_serves() {
     let fx = one.pipe(named("s", "status", Some("x"), &[]));
     assert_eq!(replies(&fx).len(), 1);
 }
+
+#[test]
+fn an_instance_that_announced_a_request_as_leader_tells_its_end_though_it_no_longer_leads() {
+    // Client 2's instance loads while client 1's serves; a question reaches both, and client
+    // 2's holds it. Its hello window ends before client 1's hello comes back (a busy host): it
+    // takes itself for the leader and announces the request.
+    let mut one = Broker::new(Config::default());
+    one.join(1);
+    let mut two = Broker::new(Config::default());
+    two.await_permission();
+    let ask = cli(
+        "p1",
+        Some(&question("Q?")),
+        &[("pane_id", "3"), ("id", "r")],
+    );
+    let first = one.pipe(ask.clone());
+    two.pipe(ask);
+    let hello = two.permission(true, 2);
+    let released = tick(&mut two, 300);
+    assert_eq!(
+        broadcasts(&released, "ask-popup:blocked")[0]["active"],
+        true
+    );
+    carry(&hello, &mut one, &mut two);
+    assert!(one.leads() && !two.leads());
+
+    // The user answers in client 1: each instance that said the agent waits says it no
+    // longer does, so every `active:true` has its `active:false`.
+    settle(&mut one);
+    let fx = one.input(Input::Key(Key::Enter));
+    let (a, b) = carry(&fx, &mut one, &mut two);
+    let all_one = [first, fx, a].concat();
+    let all_two = [released, b.clone()].concat();
+    for fx in [&all_one, &all_two] {
+        let blocked = broadcasts(fx, "ask-popup:blocked");
+        let opened = blocked.iter().filter(|e| e["active"] == true).count();
+        let closed = blocked.iter().filter(|e| e["active"] == false).count();
+        assert_eq!((opened, closed), (1, 1), "{fx:?}");
+    }
+    assert_eq!(broadcasts(&b, "ask-popup:answered").len(), 1);
+    assert_eq!((one.pending_count(), two.pending_count()), (0, 0));
+}

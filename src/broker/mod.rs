@@ -179,6 +179,9 @@ struct Request {
     drawn_ready: bool,
     /// While on screen: the time up to which its countdown has been charged.
     counted_to_ms: Option<u64>,
+    /// This instance told everyone it waits (`ask-popup:blocked` active, as the leader when it
+    /// arrived): this instance, and only it, also tells when it ended, whoever leads by then.
+    announced: bool,
 }
 
 impl Request {
@@ -392,7 +395,8 @@ impl Broker {
     /// and broadcasts.
     fn done(&mut self, mut effects: Vec<Effect>) -> Vec<Effect> {
         if !self.leads() {
-            effects.retain(|e| !matches!(e, Effect::Broadcast { .. } | Effect::RenamePane { .. }));
+            // (Broadcasts are decided where they are made: see `Request::announced`.)
+            effects.retain(|e| !matches!(e, Effect::RenamePane { .. }));
         }
         self.arm_tick(&mut effects);
         effects

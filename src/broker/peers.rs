@@ -144,6 +144,8 @@ impl Broker {
                 first_shown_ms: None,
                 drawn_ready: false,
                 counted_to_ms: None,
+                // The leader announced it, and says when it ends.
+                announced: false,
             });
         }
         if self.pending.len() > before {

@@ -68,6 +68,7 @@ impl Broker {
             first_shown_ms: None,
             drawn_ready: false,
             counted_to_ms: None,
+            announced: false,
         };
         let index = match earlier {
             Some(i) => {
@@ -89,8 +90,12 @@ impl Broker {
                 self.pending.len() - 1
             }
         };
+        let announce = self.config.indicator && self.leads();
+        if let Some(request) = self.pending.get_mut(index) {
+            request.announced = announce;
+        }
         if let Some(request) = self.pending.get(index) {
-            if self.config.indicator {
+            if announce {
                 let prompt = Prompt::new(
                     request.dialog.questionnaire(),
                     request.pane,
@@ -102,9 +107,10 @@ impl Broker {
                     payload: to_json(&prompt),
                 });
                 self.push_blocked(request, true, effects);
-                if let Some(pane) = request.pane {
-                    self.marks.mark(pane, effects);
-                }
+            }
+            // Every instance keeps the marks' state; only the leader's renames are made.
+            if let (true, Some(pane)) = (self.config.indicator, request.pane) {
+                self.marks.mark(pane, effects);
             }
         }
         self.status_line(effects);
@@ -249,7 +255,7 @@ impl Broker {
         event: Option<Ended>,
         effects: &mut Vec<Effect>,
     ) {
-        if self.config.indicator {
+        if request.announced {
             self.push_blocked(request, false, effects);
             if let Some(event) = event {
                 effects.push(Effect::Broadcast {
@@ -257,6 +263,8 @@ impl Broker {
                     payload: to_json(&event),
                 });
             }
+        }
+        if self.config.indicator {
             if let Some(pane) = request.pane {
                 if !self.pending.iter().any(|r| r.pane == Some(pane)) {
                     self.marks.unmark(pane, effects);
@@ -384,8 +392,9 @@ impl Broker {
         });
     }
 
+    /// The status bar's line, from the leader.
     pub(super) fn status_line(&self, effects: &mut Vec<Effect>) {
-        if !self.config.zjstatus {
+        if !self.config.zjstatus || !self.leads() {
             return;
         }
         let text = match self.pending.len() {
