@@ -170,6 +170,13 @@ fn add_the_mcp_server(home: &Path) {
         .expect("write settings.json");
 }
 
+/// Picks the question's second option (SQLite) in the popup.
+pub(crate) fn pick_the_second_option(zellij: &Zellij) {
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    zellij.send_keys(&["Enter"]);
+}
+
 /// The settings `ask-popup setup claude --write` wrote for Claude Code.
 fn settings(home: &Path) -> Value {
     let text = std::fs::read_to_string(home.join(".claude/settings.json")).expect("settings.json");
@@ -188,9 +195,7 @@ fn claude_code_gets_a_single_pick_from_the_popup() {
     claude.asked(&zellij, DATABASE);
     // The asking pane is marked while it waits.
     wait_for_title(&zellij, claude.pane, &marked("claude-one"));
-    zellij.send_keys(&["Down"]);
-    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
-    zellij.send_keys(&["Enter"]);
+    pick_the_second_option(&zellij);
     assert_eq!(
         claude.tool_result(&zellij),
         (
@@ -264,9 +269,7 @@ fn claude_code_gets_the_users_note_with_the_answer() {
     zellij.wait_for_screen("the note saved", ANSWER, |s| {
         s.contains("notes: one file per tenant")
     });
-    zellij.send_keys(&["Down"]);
-    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
-    zellij.send_keys(&["Enter"]);
+    pick_the_second_option(&zellij);
     let (text, is_error) = claude.tool_result(&zellij);
     assert!(!is_error, "{text}");
     assert!(
@@ -381,9 +384,7 @@ fn claude_code_through_mcp_gets_the_envelopes_text() {
     let claude = Claude::start_wired(&zellij, "claude-mcp", json!([database()]), Wiring::Mcp);
     claude.asked(&zellij, DATABASE);
     wait_for_title(&zellij, claude.pane, &marked("claude-mcp"));
-    zellij.send_keys(&["Down"]);
-    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
-    zellij.send_keys(&["Enter"]);
+    pick_the_second_option(&zellij);
     let (text, is_error) = claude.tool_result(&zellij);
     assert!(!is_error, "{text}");
     let expected = format!(

@@ -8,7 +8,7 @@
 //! --write` with the real agents installed, the real Claude Code asking, the doctor saying ✓.
 
 use crate::agents::{new_pane, submitted, zellij_on_path, DB};
-use crate::claude::{database, Claude, Wiring, DATABASE};
+use crate::claude::{database, pick_the_second_option, Claude, Wiring, DATABASE};
 use crate::command::command;
 use crate::harness::{agent_bin, shell_quote, zellij_bin, Options, Setup, Zellij, FIRST};
 use crate::ANSWER;
@@ -244,9 +244,7 @@ fn installed_and_set_up_for_everything_found_the_real_claude_code_asks_and_docto
     });
     zellij.type_into(FIRST, &["y"]);
     claude.asked(&zellij, DATABASE);
-    zellij.send_keys(&["Down"]);
-    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
-    zellij.send_keys(&["Enter"]);
+    pick_the_second_option(&zellij);
     let (text, is_error) = claude.tool_result(&zellij);
     assert!(!is_error, "{text}");
     assert!(
