@@ -4,6 +4,7 @@
 //! agent prompt written for the Pi and Claude Code tools reads ours the same way. Every
 //! model-facing outcome text lives here; rejection texts live on `RequestError`.
 
+pub use crate::error_code::ErrorCode;
 use crate::request::{QuestionOption, Questionnaire, RequestError};
 use serde::Serialize;
 
@@ -20,62 +21,6 @@ pub const NO_UI_TEXT: &str = "Error: UI not available (not running inside Zellij
 pub const ZELLIJ_NOT_FOUND_TEXT: &str = "Error: zellij is not installed or not on PATH, so the questions cannot be shown. Ask the questions as plain chat text instead.";
 pub const NO_CUSTOM_UI_TEXT: &str = "Error: this agent can show no dialog (it has no select or input prompts), so nobody can see the questions. Ask the questions as plain chat text instead.";
 pub const NO_REPLY_TEXT: &str = "Error: no reply from ask-popup (the Zellij session may have ended, or the plugin is not loaded). The user never saw a decline; do NOT treat this as a rejection. Ask the questions as plain chat text instead or retry.";
-
-/// Every `error` code an envelope can carry: validation, the timer, the host, and the agent's
-/// side (the `ask-popup` command, which answers for the plugin when it cannot be reached).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    InvalidPayload,
-    PayloadTooLarge,
-    NoQuestions,
-    TooManyQuestions,
-    DuplicateQuestion,
-    EmptyOptions,
-    TooManyOptions,
-    ReservedLabel,
-    DuplicateOptionLabel,
-    HeaderTooLong,
-    LabelTooLong,
-    InvalidTimeout,
-    TimedOut,
-    Dismissed,
-    Superseded,
-    Aborted,
-    Busy,
-    NoUi,
-    NoCustomUi,
-    ZellijNotFound,
-    NoReply,
-}
-
-impl ErrorCode {
-    pub const fn as_str(self) -> &'static str {
-        use ErrorCode::*;
-        match self {
-            InvalidPayload => "invalid_payload",
-            PayloadTooLarge => "payload_too_large",
-            NoQuestions => "no_questions",
-            TooManyQuestions => "too_many_questions",
-            DuplicateQuestion => "duplicate_question",
-            EmptyOptions => "empty_options",
-            TooManyOptions => "too_many_options",
-            ReservedLabel => "reserved_label",
-            DuplicateOptionLabel => "duplicate_option_label",
-            HeaderTooLong => "header_too_long",
-            LabelTooLong => "label_too_long",
-            InvalidTimeout => "invalid_timeout",
-            TimedOut => "timed_out",
-            Dismissed => "dismissed",
-            Superseded => "superseded",
-            Aborted => "aborted",
-            Busy => "busy",
-            NoUi => "no_ui",
-            NoCustomUi => "no_custom_ui",
-            ZellijNotFound => "zellij_not_found",
-            NoReply => "no_reply",
-        }
-    }
-}
 
 /// How one question was answered.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 //! rename took effect still arrive after it was asked for. So each rename's echo is awaited,
 //! and what comes before it is not taken as the pane's title. Titles never keep our mark.
 
-use crate::broker::Effect;
+use crate::effect::Effect;
 use std::collections::{HashMap, VecDeque};
 
 /// The mark put in front of a waiting caller's pane title.

@@ -5,7 +5,7 @@
 //! for other ask tools use. Every alias is normalised first; then the checks run in the order the
 //! SPEC gives, so a payload with several faults is always rejected for the same one.
 
-use crate::envelope::ErrorCode;
+use crate::error_code::ErrorCode;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use thiserror::Error;

@@ -13,6 +13,7 @@
 //! request (`settled`).
 
 use crate::dialog::{Dialog, Input, Key, Mode, Response};
+pub use crate::effect::Effect;
 use crate::envelope::{self, ErrorCode, Outcome, Responses};
 use crate::events::{
     to_json, Blocked, Ended, PeerKind, PeerMessage, Prompt, Status, StatusEntry, SyncedRequest,
@@ -110,38 +111,6 @@ pub struct PipeIn {
     pub name: String,
     pub payload: Option<String>,
     pub args: BTreeMap<String, String>,
-}
-
-/// What the plugin must do.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Effect {
-    /// Hold the CLI pipe open.
-    Block(String),
-    /// Write `output` to the CLI pipe's stdout, then release it.
-    Reply { pipe: String, output: String },
-    /// A message to every plugin.
-    Broadcast { name: String, payload: String },
-    /// A message to this plugin's other instances (`PEER_PIPE`).
-    Peer(String),
-    /// Set a terminal pane's title (an empty title clears the name the plugin gave it).
-    RenamePane { pane: u32, title: String },
-    /// Set the popup's own pane title.
-    SetOwnTitle(String),
-    /// Show the popup (focused, floating).
-    Show,
-    /// Hide the popup.
-    Hide,
-    /// Ask for a timer event after this many seconds.
-    SetTimer(f64),
-    /// Draw a new frame.
-    Render,
-    /// The dialog may have grown (another tab, an editor opened): fit the popup to it.
-    Fit,
-    /// Another request is shown: fit the popup to it afresh (it may shrink).
-    FitAnew,
-    /// The popup is closing and the plugin unloads: keep this text where the next instance of
-    /// this session finds it, for a minute, and hand it to `Broker::recall` when it loads.
-    KeepAcrossReload(String),
 }
 
 /// Who asked: ids are scoped to it. The pane when the caller said which, else its agent name.

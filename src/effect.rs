@@ -1,0 +1,34 @@
+//! What the plugin must do, as data: the broker decides effects, `main.rs` executes them, and
+//! the title marks (`marks.rs`) make them too. Below both, so imports run one way.
+
+/// What the plugin must do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// Hold the CLI pipe open.
+    Block(String),
+    /// Write `output` to the CLI pipe's stdout, then release it.
+    Reply { pipe: String, output: String },
+    /// A message to every plugin.
+    Broadcast { name: String, payload: String },
+    /// A message to this plugin's other instances (`PEER_PIPE`).
+    Peer(String),
+    /// Set a terminal pane's title (an empty title clears the name the plugin gave it).
+    RenamePane { pane: u32, title: String },
+    /// Set the popup's own pane title.
+    SetOwnTitle(String),
+    /// Show the popup (focused, floating).
+    Show,
+    /// Hide the popup.
+    Hide,
+    /// Ask for a timer event after this many seconds.
+    SetTimer(f64),
+    /// Draw a new frame.
+    Render,
+    /// The dialog may have grown (another tab, an editor opened): fit the popup to it.
+    Fit,
+    /// Another request is shown: fit the popup to it afresh (it may shrink).
+    FitAnew,
+    /// The popup is closing and the plugin unloads: keep this text where the next instance of
+    /// this session finds it, for a minute, and hand it to `Broker::recall` when it loads.
+    KeepAcrossReload(String),
+}
