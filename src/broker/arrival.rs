@@ -26,6 +26,53 @@ pub(super) struct Arrivals {
     pub(super) replies: HashMap<(Caller, String), (u64, String)>,
 }
 
+impl Arrivals {
+    /// Whether `pipe` was answered lately.
+    pub(super) fn was_answered(&self, pipe: &str) -> bool {
+        self.answered.contains_key(pipe)
+    }
+
+    /// Forgets that `pipe` was answered (its end-of-input message came); whether it was.
+    pub(super) fn let_go(&mut self, pipe: &str) -> bool {
+        self.answered.remove(pipe).is_some()
+    }
+
+    /// The pipes answered lately.
+    pub(super) fn answered_pipes(&self) -> Vec<String> {
+        self.answered.keys().cloned().collect()
+    }
+
+    /// The reply the request of `caller` with `id` ended with lately, if any.
+    pub(super) fn kept_reply(&self, caller: &Caller, id: &str) -> Option<String> {
+        self.replies
+            .get(&(caller.clone(), id.to_owned()))
+            .map(|(_, output)| output.clone())
+    }
+
+    /// Every payload still arriving, taken out.
+    pub(super) fn take_partials(&mut self) -> HashMap<String, Partial> {
+        std::mem::take(&mut self.partials)
+    }
+
+    /// A withdrawal of `caller`'s request `id` that came before the request: answered
+    /// `aborted` when it comes (see `take_withdrawal`).
+    pub(super) fn note_withdrawal(&mut self, caller: Caller, id: &str, now_ms: u64) {
+        self.withdrawn.insert((caller, id.to_owned()), now_ms);
+    }
+
+    /// Whether `caller`'s request `id` was withdrawn before it came (forgetting it).
+    pub(super) fn take_withdrawal(&mut self, caller: &Caller, id: &str) -> bool {
+        self.withdrawn
+            .remove(&(caller.clone(), id.to_owned()))
+            .is_some()
+    }
+
+    /// Drops what arrived of `pipe`'s payload.
+    pub(super) fn drop_partial(&mut self, pipe: &str) {
+        self.partials.remove(pipe);
+    }
+}
+
 impl Broker {
     /// One message of a question's pipe: a piece of its payload, or the end of its input.
     pub(super) fn question_piece(
@@ -212,6 +259,49 @@ impl Broker {
     /// Pipes remembered as answered, and partial payloads held (for the memory bounds).
     pub fn remembered(&self) -> (usize, usize) {
         (self.arrivals.answered.len(), self.arrivals.partials.len())
+    }
+
+    /// Remembers, for a while, the reply the request of `caller` with `id` ended with: asked
+    /// again with the same id (Zellij dropped its caller's CLI before the reply reached it, and
+    /// the caller asked again), it gets the same reply instead of the question a second time.
+    pub(super) fn remember_reply(&mut self, caller: &Caller, id: Option<&str>, output: &str) {
+        let Some(id) = id else { return };
+        if output.len() > MAX_REMEMBERED_REPLY_BYTES {
+            return;
+        }
+        let replies = &mut self.arrivals.replies;
+        let mut held: usize = replies.values().map(|(_, o)| o.len()).sum();
+        while held + output.len() > MAX_REMEMBERED_REPLY_BYTES || replies.len() >= MAX_REMEMBERED {
+            let Some(oldest) = replies
+                .iter()
+                .min_by_key(|(_, (at, _))| *at)
+                .map(|(key, _)| key.clone())
+            else {
+                break;
+            };
+            if let Some((_, dropped)) = replies.remove(&oldest) {
+                held = held.saturating_sub(dropped.len());
+            }
+        }
+        replies.insert(
+            (caller.clone(), id.to_owned()),
+            (self.now_ms, output.to_owned()),
+        );
+    }
+
+    pub(super) fn remember(&mut self, pipe: &str) {
+        if self.arrivals.answered.len() >= MAX_REMEMBERED {
+            if let Some(oldest) = self
+                .arrivals
+                .answered
+                .iter()
+                .min_by_key(|(_, at)| **at)
+                .map(|(p, _)| p.clone())
+            {
+                self.arrivals.answered.remove(&oldest);
+            }
+        }
+        self.arrivals.answered.insert(pipe.to_owned(), self.now_ms);
     }
 }
 

@@ -277,12 +277,12 @@ impl Broker {
                 self.reply_once(&pipe, msg.payload.is_some(), String::new(), &mut effects);
             }
             CANCEL_PIPE => {
-                if !self.arrivals.answered.contains_key(&pipe) {
+                if !self.arrivals.was_answered(&pipe) {
                     let withdrawn = self.withdraw(&msg.args, &mut effects);
                     let output = format!("{}\n", to_json(&Withdrawn { withdrawn }));
                     self.reply_once(&pipe, true, output, &mut effects);
                 } else if msg.payload.is_none() {
-                    self.arrivals.answered.remove(&pipe);
+                    self.arrivals.let_go(&pipe);
                 }
             }
             _ => self.question_piece(pipe, msg.payload, &msg.args, &mut effects),
@@ -299,10 +299,10 @@ impl Broker {
         output: String,
         effects: &mut Vec<Effect>,
     ) {
-        if has_payload || !self.arrivals.answered.contains_key(pipe) {
+        if has_payload || !self.arrivals.was_answered(pipe) {
             self.reply_shared(pipe, output, effects);
         } else {
-            self.arrivals.answered.remove(pipe);
+            self.arrivals.let_go(pipe);
         }
     }
 
@@ -315,49 +315,6 @@ impl Broker {
                 output,
             });
         }
-    }
-
-    /// Remembers, for a while, the reply the request of `caller` with `id` ended with: asked
-    /// again with the same id (Zellij dropped its caller's CLI before the reply reached it, and
-    /// the caller asked again), it gets the same reply instead of the question a second time.
-    fn remember_reply(&mut self, caller: &Caller, id: Option<&str>, output: &str) {
-        let Some(id) = id else { return };
-        if output.len() > MAX_REMEMBERED_REPLY_BYTES {
-            return;
-        }
-        let replies = &mut self.arrivals.replies;
-        let mut held: usize = replies.values().map(|(_, o)| o.len()).sum();
-        while held + output.len() > MAX_REMEMBERED_REPLY_BYTES || replies.len() >= MAX_REMEMBERED {
-            let Some(oldest) = replies
-                .iter()
-                .min_by_key(|(_, (at, _))| *at)
-                .map(|(key, _)| key.clone())
-            else {
-                break;
-            };
-            if let Some((_, dropped)) = replies.remove(&oldest) {
-                held = held.saturating_sub(dropped.len());
-            }
-        }
-        replies.insert(
-            (caller.clone(), id.to_owned()),
-            (self.now_ms, output.to_owned()),
-        );
-    }
-
-    fn remember(&mut self, pipe: &str) {
-        if self.arrivals.answered.len() >= MAX_REMEMBERED {
-            if let Some(oldest) = self
-                .arrivals
-                .answered
-                .iter()
-                .min_by_key(|(_, at)| **at)
-                .map(|(p, _)| p.clone())
-            {
-                self.arrivals.answered.remove(&oldest);
-            }
-        }
-        self.arrivals.answered.insert(pipe.to_owned(), self.now_ms);
     }
 
     /// The effects of one event, as this instance executes them: only the leader marks titles

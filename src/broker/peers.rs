@@ -91,7 +91,7 @@ impl Broker {
                 remaining_ms: r.dialog.countdown().map(|c| c.remaining_ms),
             })
             .collect();
-        let answered = self.arrivals.answered.keys().cloned().collect();
+        let answered = self.arrivals.answered_pipes();
         self.peer_message(PeerKind::Sync {
             to,
             requests,
@@ -115,7 +115,7 @@ impl Broker {
         let before = self.pending.len();
         for synced in requests {
             let known = self.pending.iter().any(|r| r.pipe == synced.pipe)
-                || self.arrivals.answered.contains_key(&synced.pipe);
+                || self.arrivals.was_answered(&synced.pipe);
             if known {
                 continue;
             }
@@ -130,7 +130,7 @@ impl Broker {
                 Caller::Pane(pane) => Some(pane),
                 Caller::Agent(_) => None,
             };
-            self.arrivals.partials.remove(&synced.pipe);
+            self.arrivals.drop_partial(&synced.pipe);
             self.pending.push(Request {
                 pipe: synced.pipe,
                 pane,

@@ -15,19 +15,13 @@ impl Broker {
         let caller = Caller::of(args);
         let request_id = args.get("id").cloned().filter(|id| !id.is_empty());
         if let Some(id) = &request_id {
-            if self
-                .arrivals
-                .withdrawn
-                .remove(&(caller.clone(), id.clone()))
-                .is_some()
-            {
+            if self.arrivals.take_withdrawal(&caller, id) {
                 // Its withdrawal overtook it.
                 let output = envelope::host_error(ErrorCode::Aborted, Some(id));
                 self.reply_shared(&pipe, output, effects);
                 return;
             }
-            let key = (caller.clone(), id.clone());
-            if let Some((_, output)) = self.arrivals.replies.get(&key).cloned() {
+            if let Some(output) = self.arrivals.kept_reply(&caller, id) {
                 // It ended a moment ago and is asked again: its caller never got the reply.
                 self.reply_shared(&pipe, output, effects);
                 return;
@@ -141,9 +135,7 @@ impl Broker {
         }
         if withdrawn == 0 {
             // The question may still be on its way: answer it `aborted` when it comes.
-            self.arrivals
-                .withdrawn
-                .insert((caller, id.clone()), self.now_ms);
+            self.arrivals.note_withdrawal(caller, id, self.now_ms);
         }
         withdrawn
     }
@@ -308,7 +300,7 @@ impl Broker {
         while !self.pending.is_empty() {
             self.end_by_host(0, ErrorCode::Dismissed, &mut effects);
         }
-        for (pipe, partial) in std::mem::take(&mut self.arrivals.partials) {
+        for (pipe, partial) in self.arrivals.take_partials() {
             let output = envelope::host_error(ErrorCode::Dismissed, partial.request_id.as_deref());
             self.reply_shared(&pipe, output, &mut effects);
         }
