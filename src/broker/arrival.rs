@@ -20,10 +20,10 @@ pub(super) struct Arrivals {
     pub(super) answered: HashMap<String, u64>,
     /// Requests withdrawn before they arrived (the withdrawal overtook the question), with
     /// when: such a question is answered `aborted` at once.
-    pub(super) withdrawn: HashMap<(Caller, String), u64>,
+    pub(super) withdrawn: HashMap<(Asker, String), u64>,
     /// The replies requests ended with lately, by caller and id, with when: a caller asking
     /// again with that id gets the same reply (see `Broker::remember_reply`).
-    pub(super) replies: HashMap<(Caller, String), (u64, String)>,
+    pub(super) replies: HashMap<(Asker, String), (u64, String)>,
 }
 
 impl Arrivals {
@@ -43,7 +43,7 @@ impl Arrivals {
     }
 
     /// The reply the request of `caller` with `id` ended with lately, if any.
-    pub(super) fn kept_reply(&self, caller: &Caller, id: &str) -> Option<String> {
+    pub(super) fn kept_reply(&self, caller: &Asker, id: &str) -> Option<String> {
         self.replies
             .get(&(caller.clone(), id.to_owned()))
             .map(|(_, output)| output.clone())
@@ -56,12 +56,12 @@ impl Arrivals {
 
     /// A withdrawal of `caller`'s request `id` that came before the request: answered
     /// `aborted` when it comes (see `take_withdrawal`).
-    pub(super) fn note_withdrawal(&mut self, caller: Caller, id: &str, now_ms: u64) {
+    pub(super) fn note_withdrawal(&mut self, caller: Asker, id: &str, now_ms: u64) {
         self.withdrawn.insert((caller, id.to_owned()), now_ms);
     }
 
     /// Whether `caller`'s request `id` was withdrawn before it came (forgetting it).
-    pub(super) fn take_withdrawal(&mut self, caller: &Caller, id: &str) -> bool {
+    pub(super) fn take_withdrawal(&mut self, caller: &Asker, id: &str) -> bool {
         self.withdrawn
             .remove(&(caller.clone(), id.to_owned()))
             .is_some()
@@ -115,7 +115,7 @@ impl Broker {
         // A request asked again with its id (an agent whose call Zellij dropped) takes its
         // earlier self's place: only the difference counts.
         let replaced = request_id.map_or(0, |id| {
-            let caller = Caller::of(args);
+            let caller = Asker::of(args);
             self.pending
                 .iter()
                 .filter(|r| r.caller == caller && r.request_id.as_deref() == Some(id))
@@ -264,7 +264,7 @@ impl Broker {
     /// Remembers, for a while, the reply the request of `caller` with `id` ended with: asked
     /// again with the same id (Zellij dropped its caller's CLI before the reply reached it, and
     /// the caller asked again), it gets the same reply instead of the question a second time.
-    pub(super) fn remember_reply(&mut self, caller: &Caller, id: Option<&str>, output: &str) {
+    pub(super) fn remember_reply(&mut self, caller: &Asker, id: Option<&str>, output: &str) {
         let Some(id) = id else { return };
         if output.len() > MAX_REMEMBERED_REPLY_BYTES {
             return;
@@ -316,8 +316,8 @@ impl Broker {
             .map(|((caller, id), (_, reply))| {
                 let mut entry = serde_json::Map::new();
                 match caller {
-                    Caller::Pane(pane) => entry.insert("pane".to_owned(), Value::from(*pane)),
-                    Caller::Agent(agent) => {
+                    Asker::Pane(pane) => entry.insert("pane".to_owned(), Value::from(*pane)),
+                    Asker::Agent(agent) => {
                         entry.insert("agent".to_owned(), Value::from(agent.clone()))
                     }
                 };
@@ -339,10 +339,10 @@ impl Broker {
         for entry in entries {
             let caller = match (entry.get("pane"), entry.get("agent")) {
                 (Some(pane), _) => match pane.as_u64().and_then(|p| u32::try_from(p).ok()) {
-                    Some(pane) => Caller::Pane(pane),
+                    Some(pane) => Asker::Pane(pane),
                     None => continue,
                 },
-                (None, Some(agent)) => Caller::Agent(agent.as_str().map(str::to_owned)),
+                (None, Some(agent)) => Asker::Agent(agent.as_str().map(str::to_owned)),
                 (None, None) => continue,
             };
             let (Some(id), Some(reply)) = (

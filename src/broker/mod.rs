@@ -115,16 +115,16 @@ pub struct PipeIn {
 
 /// Who asked: ids are scoped to it. The pane when the caller said which, else its agent name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Caller {
+enum Asker {
     Pane(u32),
     Agent(Option<String>),
 }
 
-impl Caller {
-    fn of(args: &BTreeMap<String, String>) -> Caller {
+impl Asker {
+    fn of(args: &BTreeMap<String, String>) -> Asker {
         match args.get("pane_id").and_then(|p| parse_pane_id(p)) {
-            Some(pane) => Caller::Pane(pane),
-            None => Caller::Agent(agent_arg(args)),
+            Some(pane) => Asker::Pane(pane),
+            None => Asker::Agent(agent_arg(args)),
         }
     }
 }
@@ -135,7 +135,7 @@ struct Request {
     pipe: String,
     pane: Option<u32>,
     agent: Option<String>,
-    caller: Caller,
+    caller: Asker,
     request_id: Option<String>,
     dialog: Dialog,
     cache: ViewCache,
@@ -157,7 +157,7 @@ impl Request {
     /// The pipe arguments that name its caller and id, as they came.
     fn args(&self) -> BTreeMap<String, String> {
         let mut args = BTreeMap::new();
-        if let Caller::Pane(pane) = self.caller {
+        if let Asker::Pane(pane) = self.caller {
             args.insert("pane_id".to_owned(), pane.to_string());
         }
         if let Some(agent) = &self.agent {

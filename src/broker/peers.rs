@@ -125,10 +125,10 @@ impl Broker {
             questionnaire.timeout_ms = synced.timeout_ms;
             let mut dialog = Dialog::new(questionnaire);
             dialog.set_countdown(synced.remaining_ms);
-            let caller = Caller::of(&synced.args);
+            let caller = Asker::of(&synced.args);
             let pane = match caller {
-                Caller::Pane(pane) => Some(pane),
-                Caller::Agent(_) => None,
+                Asker::Pane(pane) => Some(pane),
+                Asker::Agent(_) => None,
             };
             self.arrivals.drop_partial(&synced.pipe);
             self.pending.push(Request {

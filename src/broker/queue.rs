@@ -12,7 +12,7 @@ impl Broker {
         args: &BTreeMap<String, String>,
         effects: &mut Vec<Effect>,
     ) {
-        let caller = Caller::of(args);
+        let caller = Asker::of(args);
         let request_id = args.get("id").cloned().filter(|id| !id.is_empty());
         if let Some(id) = &request_id {
             if self.arrivals.take_withdrawal(&caller, id) {
@@ -32,8 +32,8 @@ impl Broker {
             questionnaire.timeout_ms = self.config.default_timeout_ms;
         }
         let pane = match caller {
-            Caller::Pane(pane) => Some(pane),
-            Caller::Agent(_) => None,
+            Asker::Pane(pane) => Some(pane),
+            Asker::Agent(_) => None,
         };
         let agent = agent_arg(args);
 
@@ -123,7 +123,7 @@ impl Broker {
         let Some(id) = args.get("id").filter(|id| !id.is_empty()) else {
             return 0;
         };
-        let caller = Caller::of(args);
+        let caller = Asker::of(args);
         let mut withdrawn = 0;
         while let Some(i) = self
             .pending
