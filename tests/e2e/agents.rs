@@ -139,16 +139,28 @@ pub(crate) fn wait_for_pending(zellij: &Zellij, n: usize, calls: &mut [PipeCall]
 }
 
 /// Waits until the screen shows `what` (`pred`) for `call`'s question, then
-/// `Zellij::confirm_asked`.
-/// Returns the screen and whether the question was asked again.
+/// `Zellij::confirm_asked`. A call that Zellij dropped before its question reached the plugin
+/// (nothing shows, and the CLI ended printing nothing) is asked again meanwhile, as an agent
+/// does. Returns the screen and whether the question was asked again.
 pub(crate) fn wait_asked(
     zellij: &Zellij,
     call: &mut PipeCall,
     what: &str,
     pred: impl Fn(&str) -> bool,
 ) -> (String, bool) {
+    let until = zellij.until(ANSWER);
+    let mut dropped = false;
+    while !pred(&zellij.screen()) && Instant::now() < until {
+        if call.retry_if_dropped() {
+            eprintln!(
+                "Zellij dropped an asking CLI before it asked (harness::dropped): asked again"
+            );
+            dropped = true;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
     let screen = zellij.wait_for_screen(what, ANSWER, &pred);
-    let again = zellij.confirm_asked(call);
+    let again = zellij.confirm_asked(call) || dropped;
     if again {
         return (zellij.wait_for_screen(what, ANSWER, &pred), again);
     }
