@@ -154,6 +154,35 @@ struct Request {
 }
 
 impl Request {
+    /// A request of CLI pipe `pipe` with its arguments `args` (who asks, its id), arrived now.
+    fn new(
+        pipe: String,
+        args: &BTreeMap<String, String>,
+        dialog: Dialog,
+        bytes: usize,
+        now_ms: u64,
+    ) -> Request {
+        let caller = Asker::of(args);
+        Request {
+            pipe,
+            pane: match caller {
+                Asker::Pane(pane) => Some(pane),
+                Asker::Agent(_) => None,
+            },
+            agent: agent_arg(args),
+            caller,
+            request_id: args.get("id").cloned().filter(|id| !id.is_empty()),
+            dialog,
+            cache: ViewCache::new(),
+            arrived_ms: now_ms,
+            bytes,
+            first_shown_ms: None,
+            drawn_ready: false,
+            counted_to_ms: None,
+            announced: false,
+        }
+    }
+
     /// The pipe arguments that name its caller and id, as they came.
     fn args(&self) -> BTreeMap<String, String> {
         let mut args = BTreeMap::new();
@@ -318,10 +347,9 @@ impl Broker {
     }
 
     /// The effects of one event, as this instance executes them: only the leader marks titles
-    /// and broadcasts.
+    /// (broadcasts are decided where they are made: see `Request::announced`).
     fn done(&mut self, mut effects: Vec<Effect>) -> Vec<Effect> {
         if !self.leads() {
-            // (Broadcasts are decided where they are made: see `Request::announced`.)
             effects.retain(|e| !matches!(e, Effect::RenamePane { .. }));
         }
         self.arm_tick(&mut effects);

@@ -125,28 +125,11 @@ impl Broker {
             questionnaire.timeout_ms = synced.timeout_ms;
             let mut dialog = Dialog::new(questionnaire);
             dialog.set_countdown(synced.remaining_ms);
-            let caller = Asker::of(&synced.args);
-            let pane = match caller {
-                Asker::Pane(pane) => Some(pane),
-                Asker::Agent(_) => None,
-            };
             self.arrivals.drop_partial(&synced.pipe);
-            self.pending.push(Request {
-                pipe: synced.pipe,
-                pane,
-                agent: agent_arg(&synced.args),
-                caller,
-                request_id: synced.args.get("id").cloned().filter(|id| !id.is_empty()),
-                dialog,
-                cache: ViewCache::new(),
-                arrived_ms: self.now_ms,
-                bytes: synced.bytes,
-                first_shown_ms: None,
-                drawn_ready: false,
-                counted_to_ms: None,
-                // The leader announced it, and says when it ends.
-                announced: false,
-            });
+            // The leader announced it, and says when it ends (`announced` stays false here).
+            let request =
+                Request::new(synced.pipe, &synced.args, dialog, synced.bytes, self.now_ms);
+            self.pending.push(request);
         }
         if self.pending.len() > before {
             if self.config.indicator {

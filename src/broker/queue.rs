@@ -31,11 +31,6 @@ impl Broker {
         if questionnaire.timeout_ms.is_none() {
             questionnaire.timeout_ms = self.config.default_timeout_ms;
         }
-        let pane = match caller {
-            Asker::Pane(pane) => Some(pane),
-            Asker::Agent(_) => None,
-        };
-        let agent = agent_arg(args);
 
         // The same caller asking again with the same id replaces its earlier request in its
         // place in the queue; what the user already gave carries over when the questions are
@@ -49,21 +44,7 @@ impl Broker {
             Some(r) if r.dialog.questionnaire() == &questionnaire => r.dialog.clone(),
             _ => Dialog::new(questionnaire),
         };
-        let request = Request {
-            pipe,
-            pane,
-            agent,
-            caller,
-            request_id,
-            dialog,
-            cache: ViewCache::new(),
-            arrived_ms: self.now_ms,
-            bytes,
-            first_shown_ms: None,
-            drawn_ready: false,
-            counted_to_ms: None,
-            announced: false,
-        };
+        let request = Request::new(pipe, args, dialog, bytes, self.now_ms);
         let index = match earlier {
             Some(i) => {
                 let old = std::mem::replace(&mut self.pending[i], request);
