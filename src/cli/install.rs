@@ -4,9 +4,10 @@
 use ask_popup::broker::VERSION;
 use ask_popup::command::setup;
 use ask_popup::command::zellij::{self, Check, PLUGIN, PLUGIN_FILE};
+use ask_popup::envelope::ErrorCode;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn config_dir(arg: Option<&Path>) -> Option<PathBuf> {
     zellij::config_dir(arg, |name| std::env::var(name).ok(), Path::is_dir)
@@ -279,43 +280,28 @@ fn zellij_version() -> Option<String> {
 /// command's version.
 fn plugin_answers(plugin: &str) -> Check {
     const CHECK: &str = "plugin in this session";
-    if std::env::var_os("ZELLIJ").is_none() {
-        return Check::skip(
-            CHECK,
-            "not inside Zellij: run `ask-popup doctor` in a Zellij pane to check it",
-        );
-    }
-    let mut answer = None;
-    for _ in 0..3 {
-        let child = Command::new("zellij")
-            .args([
-                "pipe", "--plugin", plugin, "--name", "version", "--", "doctor",
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn();
-        let Ok(mut child) = child else {
+    let zellij = match super::Zellij::find(plugin) {
+        Ok(zellij) => zellij,
+        Err(ErrorCode::NoUi) => {
+            return Check::skip(
+                CHECK,
+                "not inside Zellij: run `ask-popup doctor` in a Zellij pane to check it",
+            )
+        }
+        Err(_) => {
             return Check::fail(
                 CHECK,
-                "cannot run zellij pipe",
+                "cannot run zellij pipe: zellij is not on PATH",
                 "cargo install --locked zellij --version 0.45.1",
-            );
-        };
-        let until = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < until && matches!(child.try_wait(), Ok(None)) {
-            std::thread::sleep(Duration::from_millis(50));
+            )
         }
-        let _ = child.kill();
-        let text = child
-            .wait_with_output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-            .unwrap_or_default();
-        if !text.is_empty() {
-            answer = Some(text);
-            break;
-        }
-    }
+    };
+    let answer = (0..3).find_map(|_| {
+        zellij
+            .call("version", "", "doctor", Duration::from_secs(5))
+            .map(|(_, out)| String::from_utf8_lossy(&out).trim().to_owned())
+            .filter(|text| !text.is_empty())
+    });
     match answer {
         Some(version) if version == VERSION => {
             Check::pass(CHECK, format!("`{plugin}` answers, version {version}"))

@@ -303,13 +303,7 @@ pub fn merge(existing: &str, path: &str, location: &str) -> Result<Option<String
     let mut doc = parse(existing, path)?;
     let mut changed = false;
     if !has_alias(&doc) {
-        let i = match named(&doc, "plugins") {
-            Some(i) => i,
-            None => {
-                append_top(&mut doc, new_block("plugins", ""));
-                doc.nodes().len() - 1
-            }
-        };
+        let i = top_block(&mut doc, "plugins");
         let plugins = doc.nodes_mut()[i].ensure_children();
         let indent = child_indent(plugins, "");
         let text = alias_text(location, &indent);
@@ -317,13 +311,7 @@ pub fn merge(existing: &str, path: &str, location: &str) -> Result<Option<String
         changed = true;
     }
     if !has_binding(&doc) {
-        let k = match named(&doc, "keybinds") {
-            Some(k) => k,
-            None => {
-                append_top(&mut doc, new_block("keybinds", ""));
-                doc.nodes().len() - 1
-            }
-        };
+        let k = top_block(&mut doc, "keybinds");
         let keybinds = doc.nodes_mut()[k].ensure_children();
         let mode_indent = child_indent(keybinds, "");
         let m = match mode_block(keybinds) {
@@ -344,6 +332,14 @@ pub fn merge(existing: &str, path: &str, location: &str) -> Result<Option<String
         changed = true;
     }
     Ok(changed.then(|| doc.to_string()))
+}
+
+/// The top-level block `name`: the user's, or one of setup's own appended.
+fn top_block(doc: &mut KdlDocument, name: &str) -> usize {
+    named(doc, name).unwrap_or_else(|| {
+        append_top(doc, new_block(name, ""));
+        doc.nodes().len() - 1
+    })
 }
 
 /// Appends a top-level block after a blank line.
@@ -387,10 +383,15 @@ fn is_binding(node: &KdlNode) -> bool {
         })
 }
 
-fn has_alias(doc: &KdlDocument) -> bool {
+/// The alias node among the `plugins` block's children.
+fn alias_node(doc: &KdlDocument) -> Option<&KdlNode> {
     named(doc, "plugins")
         .and_then(|i| doc.nodes()[i].children())
-        .is_some_and(|c| c.nodes().iter().any(is_alias))
+        .and_then(|c| c.nodes().iter().find(|n| is_alias(n)))
+}
+
+fn has_alias(doc: &KdlDocument) -> bool {
+    alias_node(doc).is_some()
 }
 
 fn has_binding(doc: &KdlDocument) -> bool {
@@ -404,13 +405,9 @@ fn has_binding(doc: &KdlDocument) -> bool {
 /// binding is there.
 pub fn inspect(existing: &str, path: &str) -> Result<(Option<String>, bool), KdlError> {
     let doc = parse(existing, path)?;
-    let location = named(&doc, "plugins")
-        .and_then(|i| doc.nodes()[i].children())
-        .and_then(|c| c.nodes().iter().find(|n| is_alias(n)).cloned())
-        .and_then(|n| {
-            n.get("location")
-                .and_then(|e| e.value().as_string().map(str::to_owned))
-        });
+    let location = alias_node(&doc)
+        .and_then(|n| n.get("location"))
+        .and_then(|e| e.value().as_string().map(str::to_owned));
     Ok((location, has_binding(&doc)))
 }
 
