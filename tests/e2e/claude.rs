@@ -8,7 +8,7 @@ use crate::agents::{
     marked, new_pane, pane_title, pick_the_second_option_of_each, press_esc_in, question,
     shell_quote, wait_for_title, wait_until_nothing_pending, zellij_on_path,
 };
-use crate::command::command;
+use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, path_with, Zellij};
 use crate::model::{anthropic, ModelServer};
 use crate::ANSWER;
@@ -90,12 +90,7 @@ impl Claude {
         match wiring {
             // The hook, installed as a user installs it.
             Wiring::Hook => {
-                let setup = Command::new(command())
-                    .args(["setup", "claude", "--write"])
-                    .env("HOME", &home)
-                    .output()
-                    .expect("run ask-popup setup claude --write");
-                assert!(setup.status.success(), "setup claude --write: {setup:?}");
+                setup_write("claude", &[("HOME", &home)]);
             }
             Wiring::Mcp => add_the_mcp_server(&home),
             Wiring::Installed => {}

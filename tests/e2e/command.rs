@@ -21,6 +21,18 @@ pub(crate) fn command() -> PathBuf {
     Path::new(env!("CARGO_BIN_EXE_ask-popup")).to_path_buf()
 }
 
+/// Wires `agent` as a user does, `ask-popup setup AGENT --write`, with these variables (its
+/// HOME, its config dir) set.
+pub(crate) fn setup_write(agent: &str, vars: &[(&str, &Path)]) {
+    let mut setup = Command::new(command());
+    setup.args(["setup", agent, "--write"]);
+    for (name, value) in vars {
+        setup.env(name, value);
+    }
+    let out = setup.output().expect("run ask-popup setup");
+    assert!(out.status.success(), "setup {agent} --write: {out:?}");
+}
+
 #[test]
 fn the_command_asks_from_a_zellij_pane_and_prints_the_envelope() {
     let zellij = Zellij::start();

@@ -8,7 +8,7 @@ use crate::agents::{
     heard, heard_of_one_question, marked, new_pane, pick_the_second_option_of_each, question,
     shell_quote, status, text_of, wait_for_title, wait_until_nothing_pending, zellij_on_path,
 };
-use crate::command::command;
+use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, Options, Zellij};
 use crate::model::{responses, ModelServer};
 use crate::ANSWER;
@@ -116,13 +116,7 @@ impl Codex {
         let config_path = codex_home.join("config.toml");
         std::fs::write(&config_path, config).expect("write config.toml");
         // The server's table merged in by `ask-popup setup codex --write`, as a user does.
-        let setup = Command::new(command())
-            .args(["setup", "codex", "--write"])
-            .env("HOME", &home)
-            .env("CODEX_HOME", &codex_home)
-            .output()
-            .expect("run ask-popup setup codex --write");
-        assert!(setup.status.success(), "setup codex --write: {setup:?}");
+        setup_write("codex", &[("HOME", &home), ("CODEX_HOME", &codex_home)]);
         let written = std::fs::read_to_string(&config_path).expect("config.toml");
         assert!(
             written.contains(&setup::codex_snippet(&command().to_string_lossy())),

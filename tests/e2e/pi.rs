@@ -7,7 +7,7 @@ use crate::agents::{
     marked, new_pane, press_esc_in, question, shell_quote, status, text_of, wait_for_title,
     wait_until_nothing_pending, zellij_on_path,
 };
-use crate::command::command;
+use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, Zellij};
 use crate::model::{chat, ModelServer};
 use crate::ANSWER;
@@ -70,13 +70,7 @@ impl Pi {
         };
         // The extension as `ask-popup setup pi --write` installs it: in Pi's own extensions
         // dir, where Pi finds it without being told.
-        let setup = std::process::Command::new(command())
-            .args(["setup", "pi", "--write"])
-            .env("HOME", &home)
-            .env("PI_CODING_AGENT_DIR", &agent)
-            .output()
-            .expect("run ask-popup setup pi --write");
-        assert!(setup.status.success(), "setup pi --write: {setup:?}");
+        setup_write("pi", &[("HOME", &home), ("PI_CODING_AGENT_DIR", &agent)]);
         assert!(agent.join("extensions/ask-popup/src/index.ts").is_file());
         let extension = Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/pi");
         // Another extension that hears the events, importing `pi-ask-popup/events` as a package.
