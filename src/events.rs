@@ -25,6 +25,10 @@ pub struct Blocked<'a> {
     pub agent: &'a str,
     /// Requests waiting once this one has started or ended.
     pub pending: usize,
+    /// The request's id, when its caller gave one: a listener can pair each `active:true`
+    /// with its `active:false`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<&'a str>,
 }
 
 /// `ask-popup:prompt`: the questions about to be asked, without preview bodies.

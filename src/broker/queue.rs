@@ -354,6 +354,7 @@ impl Broker {
             pane_id: r.pane,
             agent: &self.agent_name(r),
             pending: self.pending.len(),
+            request_id: r.request_id.as_deref(),
         });
         effects.push(Effect::Broadcast {
             name: BLOCKED_EVENT.to_owned(),

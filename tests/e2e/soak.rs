@@ -218,6 +218,8 @@ fn a_soak_of_agents_asking_and_every_ending_keeps_every_invariant() {
     let mut next = 0usize;
     let mut live: Vec<Asked> = Vec::new();
     let mut counts: BTreeMap<Ending, usize> = BTreeMap::new();
+    // How each request was meant to end, by id: said beside a blocked pair left open.
+    let mut endings: HashMap<String, Ending> = HashMap::new();
     let mut violations: Vec<String> = Vec::new();
     let mut requests = 0usize;
     let mut second_client = false;
@@ -255,6 +257,7 @@ fn a_soak_of_agents_asking_and_every_ending_keeps_every_invariant() {
             };
             let child = spawn(&id, agent, &payload, &out);
             *counts.entry(ending).or_default() += 1;
+            endings.insert(id.clone(), ending);
             requests += 1;
             let mut allowed = expected(ending);
             // A question sent as the popup closes may still reach the closing instance.
@@ -541,6 +544,13 @@ fn a_soak_of_agents_asking_and_every_ending_keeps_every_invariant() {
                 if count != 0 {
                     violations.push(format!("{key}: {count:+} true without false"));
                 }
+            }
+            for (key, count) in balance["open"].as_object().into_iter().flatten() {
+                let id = key.rsplit(' ').next().unwrap_or("").trim_matches('"');
+                eprintln!(
+                    "soak: blocked pair left open: {key} {count:+} (meant to end as {:?})",
+                    endings.get(id)
+                );
             }
         }
     }

@@ -5,7 +5,8 @@
 //!
 //! A CLI pipe named `balance` gets, instead of the whole list (which a long soak makes too large
 //! to send), how many messages it heard and, for each blocked event and pane, the `active:true`
-//! ones less the `active:false` ones: `{"heard":N,"balance":{"ask-popup:blocked 3":0,…}}`.
+//! ones less the `active:false` ones: `{"heard":N,"balance":{"ask-popup:blocked 3":0,…}}`,
+//! and the requests whose pair is open (at most 100): `"open":{"ask-popup:blocked 3 \"r7\"":1}`.
 //!
 //! It hides its own pane, so it never covers the popup on screen.
 
@@ -21,6 +22,8 @@ struct State {
     /// How many messages it heard, and the blocked events' balance (see the module's doc).
     count: usize,
     balance: BTreeMap<String, i64>,
+    /// The same balance for each request (name, pane and request id), only where not 0.
+    open: BTreeMap<String, i64>,
 }
 
 register_plugin!(State);
@@ -54,9 +57,15 @@ impl ZellijPlugin for State {
                     .as_deref()
                     .and_then(|p| serde_json::from_str(p).ok())
                     .unwrap_or_default();
+                let step = if payload["active"] == true { 1 } else { -1 };
                 let key = format!("{} {}", msg.name, payload["paneId"]);
-                *self.balance.entry(key).or_default() +=
-                    if payload["active"] == true { 1 } else { -1 };
+                *self.balance.entry(key.clone()).or_default() += step;
+                let key = format!("{key} {}", payload["requestId"]);
+                let open = self.open.entry(key.clone()).or_default();
+                *open += step;
+                if *open == 0 {
+                    self.open.remove(&key);
+                }
             }
             self.heard.push(serde_json::json!({
                 "name": msg.name,
@@ -91,7 +100,12 @@ impl State {
         let (pipe, mut output) = match pipe.strip_prefix("balance:") {
             Some(pipe) => (
                 pipe,
-                serde_json::json!({"heard": self.count, "balance": self.balance}).to_string(),
+                serde_json::json!({
+                    "heard": self.count,
+                    "balance": self.balance,
+                    "open": self.open.iter().take(100).collect::<BTreeMap<_, _>>(),
+                })
+                .to_string(),
             ),
             None => (
                 pipe,
