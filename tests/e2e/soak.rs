@@ -169,7 +169,11 @@ fn status_held(zellij: &Zellij) -> (Option<Value>, usize) {
 fn a_soak_of_agents_asking_and_every_ending_keeps_every_invariant() {
     let minutes = setting("SOAK_MINUTES", 1.0);
     let agents = setting("SOAK_AGENTS", 4.0).max(1.0) as usize;
-    let seed = setting("SOAK_SEED", 0.0) as u64;
+    // Read whole: a seed is a 64-bit number, which a float would round.
+    let seed = std::env::var("SOAK_SEED")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(0);
     let seed = if seed == 0 {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -232,6 +236,8 @@ fn a_soak_of_agents_asking_and_every_ending_keeps_every_invariant() {
     let mut unanswered_status = 0usize;
     let mut brought_back = 0usize;
     let mut hidden_since: Option<Instant> = None;
+    // The question the status last said was shown, and since when (at least).
+    let mut shown_since: Option<(String, Instant)> = None;
 
     loop {
         let running = started.elapsed() < budget;
@@ -311,6 +317,13 @@ fn a_soak_of_agents_asking_and_every_ending_keeps_every_invariant() {
             .find(|p| p["shown"] == true)
             .and_then(|p| p["requestId"].as_str())
             .map(str::to_owned);
+        if shown_since.as_ref().map(|(id, _)| Some(id)) != Some(shown.as_ref()) {
+            shown_since = shown.clone().map(|id| (id, Instant::now()));
+        }
+        // The key guard (400 ms from when a question first shows) is over for it.
+        let past_guard = shown_since
+            .as_ref()
+            .is_some_and(|(_, at)| at.elapsed() > Duration::from_millis(600));
 
         // A popup the plugin shows but the first client's screen does not (seen after a second
         // client came and went) is brought back as a person does: the `show` pipe, which the
@@ -373,20 +386,23 @@ fn a_soak_of_agents_asking_and_every_ending_keeps_every_invariant() {
                 }
                 continue;
             }
-            // The user's turn: a killed agent's question is answered like any other. A key
-            // dropped as stray (the question had just appeared) is pressed again later.
+            // The user's turn: a killed agent's question is answered like any other, once it
+            // has shown long enough that its key guard is over (a key is never dropped as stray
+            // here). A key that did nothing in five seconds (Zellij dropped the action) is
+            // pressed again, as a person would: not sooner, since a slow key that then arrives
+            // would answer the next question.
             let users_turn = matches!(
                 asked.ending,
                 Ending::Answer | Ending::Decline | Ending::Chat | Ending::ClosePopup
             ) || (asked.ending == Ending::Kill && asked.acted);
             let stale = asked
                 .acted_at
-                .is_none_or(|at| at.elapsed() > Duration::from_secs(2));
+                .is_none_or(|at| at.elapsed() > Duration::from_secs(5));
             // Keys are sent to the popup's pane, and each client's instance of the plugin
             // takes them for the question it shows: while a second client is attached, what it
             // shows can differ, so the user answers only with one client (the agents' endings,
             // timeouts and withdrawals go on meanwhile).
-            if !(users_turn && is_shown && stale) || close || second_client {
+            if !(users_turn && is_shown && stale && past_guard) || close || second_client {
                 continue;
             }
             if !zellij
