@@ -192,6 +192,23 @@ pub enum PeerKind {
         requests: Vec<SyncedRequest>,
         answered: Vec<String>,
     },
+    /// This instance's client left the session: it no longer answers for the others, and the
+    /// leader takes over the waits it announced (it says their end, or says it now if they
+    /// ended already).
+    Bye { announced: Vec<Announced> },
+    /// A known instance's client is missing from the session's client list: every instance
+    /// looks whether its own client is still attached.
+    Check,
+}
+
+/// A wait an instance announced (`ask-popup:blocked` active) and hands over as it leaves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Announced {
+    pub pipe: String,
+    pub pane_id: Option<u32>,
+    pub agent: String,
+    pub request_id: Option<String>,
 }
 
 /// A pending request as the leader hands it to a newcomer: its questionnaire in the request's

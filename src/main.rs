@@ -183,6 +183,7 @@ mod plugin {
                 EventType::PaneUpdate,
                 EventType::TabUpdate,
                 EventType::PaneClosed,
+                EventType::ListClients,
             ]);
         }
 
@@ -229,7 +230,12 @@ mod plugin {
                     if let Some(tab) = tabs.iter().find(|t| t.active) {
                         self.screen = Some((tab.display_area_rows, tab.display_area_columns));
                     }
-                    return false;
+                    // A client may have come or gone.
+                    self.broker.screen_changed()
+                }
+                Event::ListClients(clients) => {
+                    let ids: Vec<u16> = clients.iter().map(|c| c.client_id).collect();
+                    self.broker.clients(&ids)
                 }
                 _ => Vec::new(),
             };
@@ -354,6 +360,7 @@ mod plugin {
                     }
                     Effect::Hide => hide_self(),
                     Effect::SetTimer(seconds) => set_timeout(seconds),
+                    Effect::ListClients => list_clients(),
                     Effect::Render => render = true,
                     Effect::KeepAcrossReload(kept) => across_reload::keep(self.zellij_pid, &kept),
                     Effect::Fit => grow = true,

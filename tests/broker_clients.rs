@@ -447,3 +447,125 @@ fn an_instance_that_announced_a_request_as_leader_tells_its_end_though_it_no_lon
     assert_eq!(broadcasts(&b, "ask-popup:answered").len(), 1);
     assert_eq!((one.pending_count(), two.pending_count()), (0, 0));
 }
+
+/// How many `ask-popup:blocked` broadcasts among `fx` open a wait, and how many close one.
+fn blocked_pairs(fx: &[Effect]) -> (usize, usize) {
+    let blocked = broadcasts(fx, "ask-popup:blocked");
+    let opened = blocked.iter().filter(|e| e["active"] == true).count();
+    (opened, blocked.len() - opened)
+}
+
+/// `instance` hears the host's client list `listed` twice, a second apart (the second time
+/// its own client is still missing, it takes itself for gone): every effect.
+fn listed_twice(instance: &mut Broker, listed: &[u16]) -> Vec<Effect> {
+    let first = instance.clients(listed);
+    instance.set_clock(instance.now_ms() + 1000);
+    [first, instance.clients(listed)].concat()
+}
+
+#[test]
+fn an_instance_whose_client_left_says_bye_and_the_next_one_answers_for_everyone() {
+    let (mut one, mut two) = two_clients();
+    // Missing once: perhaps only not listed yet. Nothing happens.
+    let fx = one.clients(&[2]);
+    assert!(peer_messages(&fx).is_empty() && one.leads());
+    one.set_clock(one.now_ms() + 1000);
+    let fx = one.clients(&[1, 2]);
+    assert!(peer_messages(&fx).is_empty() && one.leads());
+    // Missing for a second: client 1 has left. Its instance says bye and no longer leads.
+    let fx = listed_twice(&mut one, &[2]);
+    assert_eq!(peer_messages(&fx).len(), 1, "{fx:?}");
+    carry(&fx, &mut one, &mut two);
+    assert!(!one.leads() && two.leads());
+    // What every instance decides alike is now answered by client 2's instance.
+    let (a, b) = both(named("s", "status", Some("x"), &[]), &mut one, &mut two);
+    assert!(replies(&a).is_empty());
+    assert_eq!(replies(&b).len(), 1);
+    let (a, b) = both(cli("bad", Some("[1]"), &[]), &mut one, &mut two);
+    assert!(replies(&a).is_empty());
+    assert_eq!(replies(&b)[0].1["details"]["error"], "invalid_payload");
+}
+
+#[test]
+fn the_waits_a_leaving_instance_announced_are_closed_once_by_the_next_leader() {
+    for ended_before_the_bye in [false, true] {
+        let (mut one, mut two) = two_clients();
+        let ask = cli(
+            "p1",
+            Some(&question("Q?")),
+            &[("pane_id", "3"), ("id", "r")],
+        );
+        let (asked_one, asked_two) = both(ask, &mut one, &mut two);
+        assert_eq!(blocked_pairs(&asked_one), (1, 0));
+        settle(&mut two);
+        let mut all_two = asked_two;
+        if ended_before_the_bye {
+            // Answered in client 2, whose `settled` never reached client 1's instance (Zellij
+            // keeps it from an instance whose client has left while another one loads).
+            all_two.extend(two.input(Input::Key(Key::Enter)));
+        }
+        let bye = listed_twice(&mut one, &[2]);
+        let (a, b) = carry(&bye, &mut one, &mut two);
+        all_two.extend(b);
+        if !ended_before_the_bye {
+            settle(&mut two);
+            let fx = two.input(Input::Key(Key::Enter));
+            let (c, d) = carry(&fx, &mut one, &mut two);
+            all_two.extend(fx);
+            all_two.extend(d);
+            assert_eq!(blocked_pairs(&c), (0, 0), "{c:?}");
+        }
+        // Client 1's instance opened the wait; client 2's closes it, once.
+        assert_eq!(blocked_pairs(&[asked_one, bye, a].concat()), (1, 0));
+        assert_eq!(blocked_pairs(&all_two), (0, 1), "{all_two:?}");
+        assert_eq!(two.pending_count(), 0);
+    }
+}
+
+#[test]
+fn an_instance_that_sees_a_client_missing_asks_every_instance_to_look() {
+    let (mut one, mut two) = two_clients();
+    two.set_clock(5000);
+    one.set_clock(5000);
+    let fx = two.clients(&[2]);
+    let (a, _) = carry(&fx, &mut one, &mut two);
+    assert!(a.contains(&Effect::ListClients), "{a:?}");
+    // Asked at most once a second.
+    let fx = two.clients(&[2]);
+    assert!(peer_messages(&fx).is_empty());
+}
+
+#[test]
+fn an_instance_whose_client_comes_back_joins_again_and_drops_what_ended_meanwhile() {
+    let (mut one, mut two) = two_clients();
+    let bye = listed_twice(&mut one, &[2]);
+    carry(&bye, &mut one, &mut two);
+    both(
+        cli("p1", Some(&question("Q?")), &[("pane_id", "3")]),
+        &mut one,
+        &mut two,
+    );
+    both(
+        cli("p2", Some(&question("R?")), &[("pane_id", "4")]),
+        &mut one,
+        &mut two,
+    );
+    // p1 is answered in client 2; client 1's instance never heard of it.
+    settle(&mut two);
+    two.input(Input::Key(Key::Enter));
+    assert_eq!((one.pending_count(), two.pending_count()), (2, 1));
+    // A client attaches with id 1: the instance is back, says hello, and the leader tells it
+    // what is pending; it leads again once it has heard.
+    one.set_clock(one.now_ms() + 1000);
+    let back = one.clients(&[1, 2]);
+    let (a, _) = carry(&back, &mut one, &mut two);
+    assert_eq!(one.pending_count(), 1);
+    assert!(one.leads() && !two.leads());
+    let released = tick(&mut one, 300);
+    assert!(replies(&[a, released].concat()).is_empty());
+    let fx = one.pipe(named("s", "status", Some("x"), &[]));
+    assert_eq!(
+        replies(&fx)[0].1["pending"].as_array().map(Vec::len),
+        Some(1)
+    );
+}

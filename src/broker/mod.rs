@@ -16,8 +16,8 @@ use crate::dialog::{Dialog, Input, Key, Mode, Response};
 pub use crate::effect::Effect;
 use crate::envelope::{self, ErrorCode, Outcome, Responses};
 use crate::events::{
-    to_json, Blocked, Ended, PeerKind, PeerMessage, Prompt, Status, StatusEntry, SyncedRequest,
-    Withdrawn, BLOCKED_EVENT, HERDR_BLOCKED_EVENT, PROMPT_EVENT, WAITING_LABEL,
+    to_json, Announced, Blocked, Ended, PeerKind, PeerMessage, Prompt, Status, StatusEntry,
+    SyncedRequest, Withdrawn, BLOCKED_EVENT, HERDR_BLOCKED_EVENT, PROMPT_EVENT, WAITING_LABEL,
 };
 use crate::intake::{Assembly, Intake};
 use crate::marks::PaneMarks;
@@ -148,9 +148,11 @@ struct Request {
     drawn_ready: bool,
     /// While on screen: the time up to which its countdown has been charged.
     counted_to_ms: Option<u64>,
-    /// This instance told everyone it waits (`ask-popup:blocked` active, as the leader when it
-    /// arrived): this instance, and only it, also tells when it ended, whoever leads by then.
-    announced: bool,
+    /// How many `ask-popup:blocked` ends this instance owes for it: one if it told everyone
+    /// it waits (as the leader when it arrived), one more for each instance that announced it
+    /// and handed it over as its client left. This instance says them when it ends, whoever
+    /// leads by then.
+    owed_ends: u8,
 }
 
 impl Request {
@@ -179,7 +181,7 @@ impl Request {
             first_shown_ms: None,
             drawn_ready: false,
             counted_to_ms: None,
-            announced: false,
+            owed_ends: 0,
         }
     }
 
@@ -347,7 +349,7 @@ impl Broker {
     }
 
     /// The effects of one event, as this instance executes them: only the leader marks titles
-    /// (broadcasts are decided where they are made: see `Request::announced`).
+    /// (broadcasts are decided where they are made: see `Request::owed_ends`).
     fn done(&mut self, mut effects: Vec<Effect>) -> Vec<Effect> {
         if !self.leads() {
             effects.retain(|e| !matches!(e, Effect::RenamePane { .. }));

@@ -1,31 +1,182 @@
 //! The other instances of this plugin (one per attached client): their hellos, which of
-//! them leads, and what they tell each other about requests they ended.
+//! them leads, what they tell each other about requests they ended, and who has left.
+//!
+//! Zellij 0.45 keeps a plugin instance running when its client detaches, and tells it
+//! nothing: it keeps hearing pipe messages (though not those Zellij caches while another
+//! client's instance loads). So each instance asks the host now and then which clients are
+//! attached (`Effect::ListClients`); one whose client is missing for a second says `Bye`,
+//! hands over the waits it announced, and stops answering for the others until its client
+//! is back (a client that attaches with its id), when it says hello again as a newcomer.
 
 use super::*;
+
+/// How often an instance asks which clients are attached, at most.
+const ASK_CLIENTS_MS: u64 = 1000;
+/// How long its client must be missing from the list before an instance takes itself for
+/// gone (a client that just attached may not be listed yet).
+const GONE_AFTER_MS: u64 = 1000;
 
 /// The other instances of this plugin, and which one leads.
 #[derive(Debug, Default)]
 pub(super) struct Peers {
     /// This instance's client id, once the host said (None: the only instance).
     pub(super) me: Option<u16>,
+    /// The instances that said hello (this one included) and have not said bye.
     pub(super) known: BTreeSet<u16>,
+    /// This instance's client has left: it neither leads nor answers hellos.
+    pub(super) away: bool,
+    /// Since when the host's client list has left this instance's client out.
+    missing_since_ms: Option<u64>,
+    /// When this instance last asked the host for the client list, and last sent a `Check`.
+    asked_ms: Option<u64>,
+    checked_ms: Option<u64>,
+    /// When this instance came back after its client had left: its requests from before
+    /// then that the leader no longer has are over.
+    back_ms: Option<u64>,
 }
 
 impl Peers {
     pub(super) fn leads(&self) -> bool {
+        if self.away {
+            return false;
+        }
         match (self.me, self.known.first()) {
             (Some(me), Some(first)) => me <= *first,
             _ => true,
         }
     }
+
+    /// Whether `at` is at least `ms` after `since` (or nothing happened yet).
+    fn due(since: Option<u64>, at: u64, ms: u64) -> bool {
+        since.is_none_or(|since| at.saturating_sub(since) >= ms)
+    }
 }
 
 impl Broker {
-    /// This instance serves client `client`: it says hello to the others.
+    /// This instance serves client `client`: it says hello to the others, and asks the host
+    /// which clients are attached.
     pub fn join(&mut self, client: u16) -> Vec<Effect> {
         self.peers.me = Some(client);
         self.peers.known.insert(client);
-        vec![self.peer_message(PeerKind::Hello)]
+        let mut effects = vec![self.peer_message(PeerKind::Hello)];
+        self.ask_clients(&mut effects);
+        effects
+    }
+
+    /// Asks the host which clients are attached, at most once a second; not before this
+    /// instance knows its own client.
+    pub(super) fn ask_clients(&mut self, effects: &mut Vec<Effect>) {
+        if self.peers.me.is_some() && Peers::due(self.peers.asked_ms, self.now_ms, ASK_CLIENTS_MS) {
+            self.peers.asked_ms = Some(self.now_ms);
+            effects.push(Effect::ListClients);
+        }
+    }
+
+    /// Something on screen changed (the tabs: a client may have come or gone): look at the
+    /// clients again.
+    pub fn screen_changed(&mut self) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        self.ask_clients(&mut effects);
+        effects
+    }
+
+    /// The host's answer: the clients attached now. An instance whose client is missing for
+    /// `GONE_AFTER_MS` leaves (see the module's doc); one whose client is back joins again;
+    /// one that sees another instance's client missing asks every instance to look.
+    pub fn clients(&mut self, listed: &[u16]) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        let Some(me) = self.peers.me else {
+            return effects;
+        };
+        // An empty list tells nothing (no client has a focused pane yet).
+        if listed.is_empty() {
+            return effects;
+        }
+        let now = self.now_ms;
+        if listed.contains(&me) {
+            self.peers.missing_since_ms = None;
+            if self.peers.away {
+                self.come_back(me, &mut effects);
+            } else if self
+                .peers
+                .known
+                .iter()
+                .any(|client| !listed.contains(client))
+                && Peers::due(self.peers.checked_ms, now, 2 * ASK_CLIENTS_MS)
+            {
+                self.peers.checked_ms = Some(now);
+                effects.push(self.peer_message(PeerKind::Check));
+            }
+        } else if !self.peers.away {
+            match self.peers.missing_since_ms {
+                Some(since) if now.saturating_sub(since) >= GONE_AFTER_MS => {
+                    self.leave(&mut effects);
+                }
+                Some(_) => effects.push(Effect::SetTimer(ASK_CLIENTS_MS as f64 / 1000.0)),
+                None => {
+                    self.peers.missing_since_ms = Some(now);
+                    effects.push(Effect::SetTimer(ASK_CLIENTS_MS as f64 / 1000.0));
+                }
+            }
+        }
+        self.done(effects)
+    }
+
+    /// This instance's client left: say bye, handing the waits this instance announced to
+    /// the leader, and stop answering for the others.
+    fn leave(&mut self, effects: &mut Vec<Effect>) {
+        self.peers.away = true;
+        self.peers.missing_since_ms = None;
+        let mut announced = Vec::new();
+        for r in &self.pending {
+            let handed = Announced {
+                pipe: r.pipe.clone(),
+                pane_id: r.pane,
+                agent: self.agent_name(r),
+                request_id: r.request_id.clone(),
+            };
+            announced.extend(std::iter::repeat_n(handed, usize::from(r.owed_ends)));
+        }
+        for r in &mut self.pending {
+            r.owed_ends = 0;
+        }
+        effects.push(self.peer_message(PeerKind::Bye { announced }));
+    }
+
+    /// This instance's client is back (a client attached with its id): it joins again as a
+    /// newcomer would, holding messages until the others have said hello and the leader has
+    /// told it what is pending.
+    fn come_back(&mut self, me: u16, effects: &mut Vec<Effect>) {
+        self.peers.away = false;
+        self.peers.known = BTreeSet::from([me]);
+        self.peers.back_ms = Some(self.now_ms);
+        effects.push(self.peer_message(PeerKind::Hello));
+        if self.gate.state == Gate::Open {
+            self.gate.state = Gate::Hellos;
+            effects.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
+        }
+    }
+
+    /// Instance `from` left: the leader (perhaps this one, now) says the end of each wait it
+    /// handed over when that wait ends, or at once if it has ended already.
+    fn left(&mut self, from: u16, announced: Vec<Announced>, effects: &mut Vec<Effect>) {
+        self.peers.known.remove(&from);
+        if !self.leads() {
+            return;
+        }
+        for handed in announced {
+            match self.pending.iter_mut().find(|r| r.pipe == handed.pipe) {
+                Some(r) => r.owed_ends = r.owed_ends.saturating_add(1),
+                None => self.push_blocked_of(
+                    handed.pane_id,
+                    &handed.agent,
+                    handed.request_id.as_deref(),
+                    false,
+                    effects,
+                ),
+            }
+        }
+        self.status_line(effects);
     }
 
     /// A message from another instance of this plugin.
@@ -36,7 +187,13 @@ impl Broker {
         if Some(message.from) == self.peers.me {
             return;
         }
+        // An instance whose client left hears the others but takes no part.
+        if self.peers.away && matches!(message.kind, PeerKind::Hello | PeerKind::Sync { .. }) {
+            return;
+        }
         match message.kind {
+            PeerKind::Bye { announced } => self.left(message.from, announced, effects),
+            PeerKind::Check => self.ask_clients(effects),
             PeerKind::Hello => {
                 let led = self.leads();
                 if self.peers.known.insert(message.from) && self.peers.me.is_some() {
@@ -112,6 +269,25 @@ impl Broker {
                 self.remember(&pipe);
             }
         }
+        // Back after its client had left: what it still holds from before and the leader no
+        // longer has ended meanwhile (it missed the news). Its waits were handed over.
+        if let Some(back) = self.peers.back_ms.take() {
+            let mut i = 0;
+            let mut dropped = false;
+            while i < self.pending.len() {
+                let r = &self.pending[i];
+                if r.arrived_ms <= back && !requests.iter().any(|s| s.pipe == r.pipe) {
+                    let request = self.take(i);
+                    self.remember(&request.pipe);
+                    dropped = true;
+                } else {
+                    i += 1;
+                }
+            }
+            if dropped {
+                self.after_removal(effects);
+            }
+        }
         let before = self.pending.len();
         for synced in requests {
             let known = self.pending.iter().any(|r| r.pipe == synced.pipe)
@@ -126,7 +302,7 @@ impl Broker {
             let mut dialog = Dialog::new(questionnaire);
             dialog.set_countdown(synced.remaining_ms);
             self.arrivals.drop_partial(&synced.pipe);
-            // The leader announced it, and says when it ends (`announced` stays false here).
+            // The leader announced it, and says when it ends (`owed_ends` stays 0 here).
             let request =
                 Request::new(synced.pipe, &synced.args, dialog, synced.bytes, self.now_ms);
             self.pending.push(request);

@@ -67,7 +67,7 @@ impl Broker {
         };
         let announce = self.config.indicator && self.leads();
         if let Some(request) = self.pending.get_mut(index) {
-            request.announced = announce;
+            request.owed_ends = u8::from(announce);
         }
         if let Some(request) = self.pending.get(index) {
             if announce {
@@ -228,8 +228,10 @@ impl Broker {
         event: Option<Ended>,
         effects: &mut Vec<Effect>,
     ) {
-        if request.announced {
-            self.push_blocked(request, false, effects);
+        if request.owed_ends > 0 {
+            for _ in 0..request.owed_ends {
+                self.push_blocked(request, false, effects);
+            }
             if let Some(event) = event {
                 effects.push(Effect::Broadcast {
                     name: event.name().to_owned(),
@@ -348,13 +350,26 @@ impl Broker {
     /// The `ask-popup:blocked` and `herdr:blocked` broadcasts for `r`; `pending` counts the
     /// requests waiting once this one has started or ended.
     pub(super) fn push_blocked(&self, r: &Request, active: bool, effects: &mut Vec<Effect>) {
+        let agent = self.agent_name(r);
+        self.push_blocked_of(r.pane, &agent, r.request_id.as_deref(), active, effects);
+    }
+
+    /// The same broadcasts, for the wait of `agent` in `pane` with `request_id`.
+    pub(super) fn push_blocked_of(
+        &self,
+        pane: Option<u32>,
+        agent: &str,
+        request_id: Option<&str>,
+        active: bool,
+        effects: &mut Vec<Effect>,
+    ) {
         let payload = to_json(&Blocked {
             active,
             label: WAITING_LABEL,
-            pane_id: r.pane,
-            agent: &self.agent_name(r),
+            pane_id: pane,
+            agent,
             pending: self.pending.len(),
-            request_id: r.request_id.as_deref(),
+            request_id,
         });
         effects.push(Effect::Broadcast {
             name: BLOCKED_EVENT.to_owned(),
