@@ -289,13 +289,15 @@ fn broadcasts_of_one_question(ended: &str) -> [&str; 6] {
     ]
 }
 
-pub(crate) fn blocked(active: bool, pane: u32, agent: &str, pending: usize) -> Value {
+/// A blocked event, as the plugin broadcasts it for the request `id` of `agent` in `pane`.
+pub(crate) fn blocked(active: bool, pane: u32, agent: &str, pending: usize, id: &str) -> Value {
     json!({
         "active": active,
         "label": "Waiting for user response",
         "paneId": pane,
         "agent": agent,
         "pending": pending,
+        "requestId": id,
     })
 }
 
@@ -692,9 +694,12 @@ fn another_plugin_hears_the_blocked_prompt_and_answered_broadcasts() {
         ("ask-popup:prompt".to_owned(), prompt),
         (
             "ask-popup:blocked".to_owned(),
-            blocked(true, pane, "claude", 1),
+            blocked(true, pane, "claude", 1, "l-1"),
         ),
-        ("herdr:blocked".to_owned(), blocked(true, pane, "claude", 1)),
+        (
+            "herdr:blocked".to_owned(),
+            blocked(true, pane, "claude", 1, "l-1"),
+        ),
     ];
     // Asked again (Zellij dropped the first CLI), the first request was replaced: its
     // announcement and retraction come first.
@@ -710,9 +715,9 @@ fn another_plugin_hears_the_blocked_prompt_and_answered_broadcasts() {
     answered.extend([
         (
             "ask-popup:blocked".to_owned(),
-            blocked(false, pane, "claude", 0),
+            blocked(false, pane, "claude", 0, "l-1"),
         ),
-        ("herdr:blocked".to_owned(), blocked(false, pane, "claude", 0)),
+        ("herdr:blocked".to_owned(), blocked(false, pane, "claude", 0, "l-1")),
         (
             "ask-popup:answered".to_owned(),
             json!({"paneId": pane, "agent": "claude", "requestId": "l-1", "questions": 1, "answered": 1}),
@@ -750,9 +755,9 @@ fn another_plugin_hears_the_blocked_prompt_and_answered_broadcasts() {
             "ask-popup:cancelled"
         ]
     );
-    assert_eq!(declined[1].1, blocked(true, pane, "pi", 1));
+    assert_eq!(declined[1].1, blocked(true, pane, "pi", 1, "l-2"));
     assert_eq!(declined[2].1, declined[1].1);
-    assert_eq!(declined[3].1, blocked(false, pane, "pi", 0));
+    assert_eq!(declined[3].1, blocked(false, pane, "pi", 0, "l-2"));
     assert_eq!(declined[4].1, declined[3].1);
     assert_eq!(
         declined[5].1,

@@ -220,8 +220,8 @@ fn a_stopped_command_withdraws_its_question(stop: Stop, agent: &str) {
     assert_eq!(
         blocked_events,
         [
-            &blocked(true, pane, agent, 1),
-            &blocked(false, pane, agent, 0)
+            &blocked(true, pane, agent, 1, "k-1"),
+            &blocked(false, pane, agent, 0, "k-1")
         ]
     );
     let cancelled = heard

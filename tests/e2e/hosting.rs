@@ -67,8 +67,8 @@ fn two_clients_answer_once(plugin_first: bool) {
     });
     wait_for_title(&zellij, pane, &title);
     let asked = heard_of_one_question(&zellij, "ask-popup:answered");
-    assert_eq!(asked[1].1, blocked(true, pane, "claude", 1));
-    assert_eq!(asked[3].1, blocked(false, pane, "claude", 0));
+    assert_eq!(asked[1].1, blocked(true, pane, "claude", 1, "two-1"));
+    assert_eq!(asked[3].1, blocked(false, pane, "claude", 0, "two-1"));
     // Both instances still serve.
     assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
 }
