@@ -6,7 +6,8 @@
 
 pub use crate::error_code::ErrorCode;
 use crate::request::{QuestionOption, Questionnaire, RequestError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 pub const ANSWERED_PREFIX: &str = "User has answered your questions:";
 pub const ANSWERED_SUFFIX: &str = "You can now continue with the user's answers in mind.";
@@ -84,79 +85,105 @@ pub enum Outcome {
     },
 }
 
-#[derive(Serialize)]
-struct Envelope<'a> {
-    content: [Content; 1],
-    details: Details<'a>,
+/// The envelope, as the plugin and the command write it and every reader reads it back
+/// (`Envelope::read`): one type both ways, so the reader's fields are the writer's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Envelope<'a> {
+    pub content: Vec<Content<'a>>,
+    pub details: Details<'a>,
 }
 
-#[derive(Serialize)]
-struct Content {
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Content<'a> {
     #[serde(rename = "type")]
-    kind: &'static str,
-    text: String,
+    pub kind: Cow<'a, str>,
+    pub text: Cow<'a, str>,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Details<'a> {
-    answers: Vec<AnswerDetail<'a>>,
-    cancelled: bool,
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Details<'a> {
+    pub answers: Vec<AnswerDetail<'a>>,
+    pub cancelled: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    global_note: Option<&'a str>,
+    pub global_note: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    unanswered_notes: Vec<UnansweredNote<'a>>,
+    pub unanswered_notes: Vec<UnansweredNote<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    chat_requested: Option<ChatRequested<'a>>,
+    pub chat_requested: Option<ChatRequested<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'static str>,
+    pub error: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    request_id: Option<&'a str>,
+    pub request_id: Option<Cow<'a, str>>,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct AnswerDetail<'a> {
-    question_index: usize,
-    question: &'a str,
-    kind: &'static str,
-    answer: Option<&'a str>,
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AnswerDetail<'a> {
+    pub question_index: usize,
+    pub question: Cow<'a, str>,
+    /// `option`, `custom` or `multi`.
+    pub kind: Cow<'a, str>,
+    /// The label or the typed text (not for `multi`).
+    pub answer: Option<Cow<'a, str>>,
+    /// The ticked labels, then the typed text (`multi`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    selected: Vec<&'a str>,
+    pub selected: Vec<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    notes: Option<&'a str>,
+    pub notes: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    preview: Option<&'a str>,
+    pub preview: Option<Cow<'a, str>>,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct UnansweredNote<'a> {
-    question_index: usize,
-    question: &'a str,
-    note: &'a str,
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct UnansweredNote<'a> {
+    pub question_index: usize,
+    pub question: Cow<'a, str>,
+    pub note: Cow<'a, str>,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ChatRequested<'a> {
-    question_index: usize,
-    question: &'a str,
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ChatRequested<'a> {
+    pub question_index: usize,
+    pub question: Cow<'a, str>,
+}
+
+impl Envelope<'_> {
+    /// `line` read back as an envelope: a JSON object with a text and its details, else None.
+    pub fn read(line: &str) -> Option<Envelope<'static>> {
+        serde_json::from_str::<Envelope<'static>>(line.trim())
+            .ok()
+            .filter(|e| !e.content.is_empty())
+    }
+
+    /// What the model reads.
+    pub fn text(&self) -> &str {
+        self.content.first().map_or("", |c| c.text.as_ref())
+    }
+
+    /// The `error` code it carries, if any (an unknown one as `Err` with its text).
+    pub fn error(&self) -> Option<Result<ErrorCode, &str>> {
+        let code = self.details.error.as_deref()?;
+        Some(ErrorCode::parse(code).ok_or(code))
+    }
+
+    pub fn request_id(&self) -> Option<&str> {
+        self.details.request_id.as_deref()
+    }
 }
 
 /// The envelope of a rejected request: `{answers:[], cancelled:true, error}` and the error's
 /// text. Ends with a newline.
 pub fn rejection(error: &RequestError, request_id: Option<&str>) -> String {
     let envelope = Envelope {
-        content: [text_content(error.to_string())],
+        content: vec![text_content(error.to_string())],
         details: Details {
-            answers: Vec::new(),
             cancelled: true,
-            global_note: None,
-            unanswered_notes: Vec::new(),
-            chat_requested: None,
-            error: Some(error.code().as_str()),
-            request_id,
+            error: Some(error.code().as_str().into()),
+            request_id: request_id.map(Cow::Borrowed),
+            ..Details::default()
         },
     };
     to_line(&envelope)
@@ -223,7 +250,7 @@ pub fn outcome(
         Outcome::Host { code, .. } => host_text(*code).to_owned(),
     };
     let envelope = Envelope {
-        content: [text_content(text)],
+        content: vec![text_content(text)],
         details: details_of(questionnaire, outcome, request_id),
     };
     to_line(&envelope)
@@ -260,14 +287,14 @@ fn details_of<'a>(
     Details {
         answers: answer_details(questionnaire, responses),
         cancelled: ending(outcome).answered.is_none(),
-        global_note: non_empty(&responses.global_note),
+        global_note: non_empty(&responses.global_note).map(Cow::Borrowed),
         unanswered_notes: unanswered_notes(questionnaire, responses),
         chat_requested: chat.map(|i| ChatRequested {
             question_index: i,
-            question: question_text(questionnaire, i),
+            question: question_text(questionnaire, i).into(),
         }),
-        error: error.map(ErrorCode::as_str),
-        request_id,
+        error: error.map(|code| code.as_str().into()),
+        request_id: request_id.map(Cow::Borrowed),
     }
 }
 
@@ -303,8 +330,11 @@ pub fn host_text(code: ErrorCode) -> &'static str {
     }
 }
 
-fn text_content(text: String) -> Content {
-    Content { kind: "text", text }
+fn text_content(text: String) -> Content<'static> {
+    Content {
+        kind: "text".into(),
+        text: text.into(),
+    }
 }
 
 fn to_line<T: Serialize>(value: &T) -> String {
@@ -411,12 +441,16 @@ fn answer_details<'a>(
             };
             AnswerDetail {
                 question_index: question,
-                question: question_text(questionnaire, question),
-                kind,
-                answer: text,
-                selected,
-                notes: responses.notes.get(question).and_then(|n| non_empty(n)),
-                preview,
+                question: question_text(questionnaire, question).into(),
+                kind: kind.into(),
+                answer: text.map(Cow::Borrowed),
+                selected: selected.into_iter().map(Cow::Borrowed).collect(),
+                notes: responses
+                    .notes
+                    .get(question)
+                    .and_then(|n| non_empty(n))
+                    .map(Cow::Borrowed),
+                preview: preview.map(Cow::Borrowed),
             }
         })
         .collect()
@@ -434,8 +468,8 @@ fn unanswered_notes<'a>(
         .filter_map(|(question, note)| {
             non_empty(note).map(|note| UnansweredNote {
                 question_index: question,
-                question: question_text(questionnaire, question),
-                note,
+                question: question_text(questionnaire, question).into(),
+                note: note.into(),
             })
         })
         .collect()

@@ -2,9 +2,9 @@
 //! rendering, and the broker that turns host events into effects. Pure Rust with no Zellij
 //! types, so everything here is tested on the host.
 pub mod broker;
-/// The `ask-popup` command's decisions (the host build only).
+/// The caller's side of the pipe: the `ask-popup` command's decisions (the host build only).
 #[cfg(not(target_family = "wasm"))]
-pub mod command;
+pub mod caller;
 pub mod config;
 pub mod dialog;
 pub mod effect;
@@ -16,5 +16,9 @@ pub mod marks;
 pub mod pipe_args;
 pub mod popup;
 pub mod request;
+/// The `ask_user_question` tool as agents see it: its description and JSON Schema (built from
+/// the validator's limits), and the shared data the Pi extension is generated from.
+#[cfg(not(target_family = "wasm"))]
+pub mod tool;
 pub mod view;
 pub mod wire;

@@ -78,11 +78,11 @@ fn main() {
 
 /// Built for the host, the same crate is the `ask-popup` command: see `cli/`.
 #[cfg(not(target_family = "wasm"))]
-mod cli;
+mod shell;
 
 #[cfg(not(target_family = "wasm"))]
 fn main() {
-    std::process::exit(cli::main());
+    std::process::exit(shell::main());
 }
 
 #[cfg(target_family = "wasm")]

@@ -45,6 +45,14 @@ fn carry(fx: &[Effect], one: &mut Broker, two: &mut Broker) -> (Vec<Effect>, Vec
     (all_one, all_two)
 }
 
+/// Both instances past their key guard, then Enter in client 1's (the leader's) or client 2's.
+fn enter_in(leader: bool, one: &mut Broker, two: &mut Broker) -> Vec<Effect> {
+    settle(one);
+    settle(two);
+    let answering = if leader { one } else { two };
+    answering.input(Input::Key(Key::Enter))
+}
+
 /// Both instances get the same pipe message, as Zellij delivers it.
 fn both(msg: PipeIn, one: &mut Broker, two: &mut Broker) -> (Vec<Effect>, Vec<Effect>) {
     (one.pipe(msg.clone()), two.pipe(msg))
@@ -85,23 +93,12 @@ fn the_question_shows_on_both_and_an_answer_in_either_releases_the_caller_once()
         assert_eq!(broadcasts(&fx1, "ask-popup:blocked").len(), 1);
         assert!(broadcasts(&fx2, "ask-popup:blocked").is_empty());
 
-        settle(&mut one);
-        settle(&mut two);
-        let (answering, other) = if answer_in_leader {
-            (&mut one, &mut two)
-        } else {
-            (&mut two, &mut one)
-        };
-        let fx = answering.input(Input::Key(Key::Enter));
+        let fx = enter_in(answer_in_leader, &mut one, &mut two);
         let r = replies(&fx);
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].1["details"]["answers"][0]["answer"], "A");
         // The other instance drops it at once, without replying.
-        let (a, b) = if answer_in_leader {
-            carry(&fx, answering, other)
-        } else {
-            carry(&fx, other, answering)
-        };
+        let (a, b) = carry(&fx, &mut one, &mut two);
         assert!(replies(&a).is_empty() && replies(&b).is_empty());
         assert_eq!(one.pending_count(), 0);
         assert_eq!(two.pending_count(), 0);
@@ -136,17 +133,10 @@ fn asked_again_after_an_answer_in_either_client_the_leader_alone_repeats_it() {
             &mut one,
             &mut two,
         );
-        settle(&mut one);
-        settle(&mut two);
-        let (answering, other) = if answer_in_leader {
-            (&mut one, &mut two)
-        } else {
-            (&mut two, &mut one)
-        };
-        let fx = answering.input(Input::Key(Key::Enter));
+        let fx = enter_in(answer_in_leader, &mut one, &mut two);
         let answered = replies(&fx);
         assert_eq!(answered.len(), 1);
-        carry(&fx, answering, other);
+        carry(&fx, &mut one, &mut two);
         // The caller's CLI was dropped before the reply reached it; it asks again.
         let (a, b) = both(
             cli("p2", Some(&question("Pick?")), &args),

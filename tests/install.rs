@@ -3,7 +3,7 @@
 //! state, with the command that fixes it. (Zellij itself, the permission prompt and the agents
 //! asking through what setup wrote are the e2e tests'.)
 
-use ask_popup::command::zellij::PLUGIN;
+use ask_popup::caller::zellij::PLUGIN;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};

@@ -679,19 +679,12 @@ fn fixture() -> String {
 
 #[test]
 fn the_pi_extensions_parity_fixture_is_current() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/pi/test/parity.json");
-    let expected = fixture();
-    if std::env::var_os("ASK_POPUP_WRITE_SHARED").is_some() {
-        std::fs::write(&path, &expected).expect("write parity.json");
-    }
-    let actual = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        actual == expected,
-        "{} is not what the library says; write it anew with \
-         `ASK_POPUP_WRITE_SHARED=1 cargo test --test pi_parity`",
-        path.display()
+    let current = ask_popup::tool::generated_file_is_current(
+        "integrations/pi/test/parity.json",
+        &fixture(),
+        "cargo test --test pi_parity",
     );
+    assert_eq!(current, Ok(()));
 }
 
 #[test]
@@ -718,5 +711,20 @@ fn every_rule_the_extension_is_held_to_has_a_case() {
         "invalid_payload",
     ] {
         assert!(codes.iter().any(|c| c == code), "no case ends in {code}");
+    }
+}
+
+/// The readers' side of the fixture: every envelope line the Pi extension's reader hands on
+/// unchanged (`integrations/pi/test/command.test.ts`) reads back through the library's one
+/// envelope type, and writes out again byte for byte.
+#[test]
+fn every_envelope_of_the_fixture_reads_back_as_itself() {
+    let cases = [envelope_cases(), error_cases(), command_lines()].concat();
+    assert!(cases.len() > 20);
+    for case in cases {
+        let line = case["line"].as_str().expect("a line");
+        let read = envelope::Envelope::read(line).unwrap_or_else(|| panic!("not read: {line}"));
+        let written = format!("{}\n", serde_json::to_string(&read).expect("JSON"));
+        assert_eq!(written, line, "{}", case["name"]);
     }
 }

@@ -277,6 +277,17 @@ pub(crate) fn heard_of_one_question(zellij: &Zellij, ended: &str) -> Vec<(String
     asked.to_vec()
 }
 
+/// Ticks the first and third options (Invoices and Reports) of the multi-select on screen, as
+/// the user does, each seen ticked before the next key.
+pub(crate) fn tick_invoices_and_reports(zellij: &Zellij) {
+    zellij.send_keys(&["Space"]);
+    zellij.wait_for_screen("Invoices ticked", ANSWER, |s| s.contains("[✔] Invoices"));
+    zellij.send_keys(&["Down"]);
+    zellij.send_keys(&["Down"]);
+    zellij.send_keys(&["Space"]);
+    zellij.wait_for_screen("Reports ticked", ANSWER, |s| s.contains("[✔] Reports"));
+}
+
 /// The names of one question's broadcasts, in order, ending with `ended`.
 fn broadcasts_of_one_question(ended: &str) -> [&str; 6] {
     [

@@ -6,7 +6,8 @@
 
 use crate::agents::{
     marked, new_pane, pane_title, pick_the_second_option_of_each, press_esc_in, question,
-    shell_quote, wait_for_title, wait_until_nothing_pending, zellij_on_path,
+    shell_quote, tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending,
+    zellij_on_path,
 };
 use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, path_with, Zellij};
@@ -218,12 +219,7 @@ fn claude_code_gets_a_multi_select_and_a_typed_answer() {
     ]);
     let claude = Claude::start(&zellij, "claude-two", questions);
     claude.asked(&zellij, FEATURES);
-    zellij.send_keys(&["Space"]);
-    zellij.wait_for_screen("Invoices ticked", ANSWER, |s| s.contains("[✔] Invoices"));
-    zellij.send_keys(&["Down"]);
-    zellij.send_keys(&["Down"]);
-    zellij.send_keys(&["Space"]);
-    zellij.wait_for_screen("Reports ticked", ANSWER, |s| s.contains("[✔] Reports"));
+    tick_invoices_and_reports(&zellij);
     zellij.send_keys(&["Down"]);
     zellij.wait_for_screen("typing", ANSWER, |s| s.contains("Esc stop typing"));
     zellij.write_chars("Audit log");

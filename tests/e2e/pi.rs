@@ -4,16 +4,16 @@
 //! back is read from the next request Pi sends.
 
 use crate::agents::{
-    marked, new_pane, press_esc_in, question, shell_quote, status, text_of, wait_for_title,
-    wait_until_nothing_pending, zellij_on_path,
+    marked, new_pane, press_esc_in, question, shell_quote, status, text_of,
+    tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending, zellij_on_path,
 };
 use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, Zellij};
 use crate::model::{chat, ModelServer};
 use crate::ANSWER;
-use ask_popup::command::tool;
 use ask_popup::envelope::{self, Answer, Outcome, Responses};
 use ask_popup::request;
+use ask_popup::tool;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -186,12 +186,7 @@ fn pi_gets_a_multi_select_with_a_note_and_a_global_note() {
     ]});
     let pi = Pi::start(&zellij, "pi-multi", arguments.clone(), Where::InZellij);
     asked(&zellij, FEATURES);
-    zellij.send_keys(&["Space"]);
-    zellij.wait_for_screen("Invoices ticked", ANSWER, |s| s.contains("[✔] Invoices"));
-    zellij.send_keys(&["Down"]);
-    zellij.send_keys(&["Down"]);
-    zellij.send_keys(&["Space"]);
-    zellij.wait_for_screen("Reports ticked", ANSWER, |s| s.contains("[✔] Reports"));
+    tick_invoices_and_reports(&zellij);
     zellij.send_keys(&["n"]);
     zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
     zellij.write_chars("reports can wait");

@@ -17,7 +17,8 @@ import { normalise, payloadError, validate, type Questionnaire } from "./questio
 import { parameters } from "./schema.ts";
 import { shared } from "./shared.ts";
 
-/** The command's `error` codes that mean "the popup could not ask": Pi's own dialogs ask instead. */
+/** The `error` codes after which Pi's own dialogs ask instead: the popup could not reach the user.
+ * Decided once for every agent in the Rust library (`ErrorCode::next`, `Fallback::PI`). */
 const POPUP_UNAVAILABLE = new Set(shared.popupUnavailable);
 
 type ToolResult = { content: { type: "text"; text: string }[]; details: unknown };

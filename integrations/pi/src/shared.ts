@@ -1,4 +1,4 @@
-// A typed view of shared.json, which is GENERATED from the Rust library (`ask_popup::command::tool::
+// A typed view of shared.json, which is GENERATED from the Rust library (`ask_popup::tool::
 // pi_shared()`): the tool's name, description and JSON Schema, the limits, the reserved labels,
 // and every error code and model-facing text the extension itself writes. Never retype those here.
 import sharedJson from "./shared.json" with { type: "json" };

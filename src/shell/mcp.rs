@@ -2,10 +2,11 @@
 //! asks in the popup as `ask-popup ask` does, each call on a blocking thread of its own, and a
 //! call's question is withdrawn when the client cancels the call (`notifications/cancelled`, sent
 //! e.g. when its tool timeout runs out), closes stdin, or stops the server (a signal, or its
-//! parent ending). What the result says is decided in `ask_popup::command::mcp`.
+//! parent ending). What the result says is decided in `ask_popup::caller::mcp`.
 
 use super::{answer, fresh_id, Interrupts, Stop};
-use ask_popup::command::{ask::Caller, mcp, tool};
+use ask_popup::caller::{ask::Caller, mcp};
+use ask_popup::tool;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,

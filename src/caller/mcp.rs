@@ -8,8 +8,8 @@
 //! the structured content's JSON *in place of* the text. The tool declares no output schema, so
 //! the protocol asks for no structured content, and every client hands its model the text.
 
-use crate::command::ask::agent_value;
-use serde_json::Value;
+use crate::caller::ask::agent_value;
+use crate::envelope::Envelope;
 
 /// How often a waiting call sends a progress notification (when the client gave a progress
 /// token): often enough for clients that reset their request timeout on progress.
@@ -27,11 +27,11 @@ pub struct ToolResult {
 
 /// The tool result for `envelope`; `None` if it is not an envelope.
 pub fn tool_result(envelope: &str) -> Option<ToolResult> {
-    let envelope: Value = serde_json::from_str(envelope).ok()?;
-    let text = envelope["content"][0]["text"].as_str()?.to_owned();
-    let details = envelope.get("details").filter(|d| d.is_object())?;
-    let is_error = details.get("error").is_some();
-    Some(ToolResult { text, is_error })
+    let envelope = Envelope::read(envelope)?;
+    Some(ToolResult {
+        text: envelope.text().to_owned(),
+        is_error: envelope.details.error.is_some(),
+    })
 }
 
 /// The progress notification's message while the call waits `waited_s` seconds for the user.

@@ -4,6 +4,7 @@
 //! texts are checked against `pi_shared()` (written to `integrations/pi/src/shared.json`).
 
 use crate::envelope::{self, ErrorCode};
+use crate::error_code::Fallback;
 use crate::request::{
     type_name, RequestError, CHAT_LABEL, EXPECTED_BOOL, EXPECTED_STRING, FREEFORM_LABEL,
     MAX_HEADER_CHARS, MAX_LABEL_CHARS, MAX_OPTIONS, MAX_QUESTIONS, MIN_OPTIONS, MIN_TIMEOUT_MS,
@@ -133,15 +134,14 @@ pub fn pi_shared() -> Value {
             "array": type_name(&json!([])),
             "object": type_name(&json!({})),
         },
-        // The endings after which the integration's own dialogs ask instead: the popup could
-        // not reach the user (the request was never seen, or the popup was closed).
-        "popupUnavailable": [
-            ErrorCode::NoUi.as_str(),
-            ErrorCode::ZellijNotFound.as_str(),
-            ErrorCode::NoReply.as_str(),
-            ErrorCode::Dismissed.as_str(),
-            ErrorCode::Busy.as_str(),
-        ],
+        // The endings after which Pi's own dialogs ask instead, as decided for every agent on
+        // `ErrorCode` (`Fallback::PI`): the popup could not reach the user.
+        "popupUnavailable": ErrorCode::ALL
+            .iter()
+            .copied()
+            .filter(|code| Fallback::PI.after(*code))
+            .map(ErrorCode::as_str)
+            .collect::<Vec<_>>(),
         "texts": {
             "answeredPrefix": envelope::ANSWERED_PREFIX,
             "answeredSuffix": envelope::ANSWERED_SUFFIX,
@@ -157,6 +157,27 @@ pub fn pi_shared_file() -> String {
         "{}\n",
         serde_json::to_string_pretty(&pi_shared()).unwrap_or_default()
     )
+}
+
+/// Checks that the generated file `file` (relative to the crate) holds `expected`, or, with
+/// `ASK_POPUP_WRITE_SHARED` set, writes it: the tests that keep the Pi extension's generated
+/// files current (`shared.json` here, the parity fixture in `tests/pi_parity.rs`) use it.
+/// `Err` says how to write it anew (`rewrite`: the test command that does).
+pub fn generated_file_is_current(file: &str, expected: &str, rewrite: &str) -> Result<(), String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    if std::env::var_os("ASK_POPUP_WRITE_SHARED").is_some() {
+        std::fs::write(&path, expected).map_err(|e| format!("write {}: {e}", path.display()))?;
+    }
+    let actual = std::fs::read_to_string(&path).unwrap_or_default();
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} is not what the library says; write it anew with \
+             `ASK_POPUP_WRITE_SHARED=1 {rewrite}`",
+            path.display()
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -181,18 +202,11 @@ mod tests {
 
     #[test]
     fn the_pi_extensions_shared_file_is_current() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("integrations/pi/src/shared.json");
-        let expected = pi_shared_file();
-        if std::env::var_os("ASK_POPUP_WRITE_SHARED").is_some() {
-            std::fs::write(&path, &expected).expect("write shared.json");
-        }
-        let actual = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            actual == expected,
-            "{} is not what the library says; write it anew with \
-             `ASK_POPUP_WRITE_SHARED=1 cargo test --lib shared_file`",
-            path.display()
+        let current = generated_file_is_current(
+            "integrations/pi/src/shared.json",
+            &pi_shared_file(),
+            "cargo test --lib shared_file",
         );
+        assert_eq!(current, Ok(()));
     }
 }

@@ -1,14 +1,15 @@
 //! The `ask-popup` command's shell: its arguments, the `zellij pipe` calls, signals and stdio.
 //! What it decides (the payload, the pipe's arguments, which output is the reply, the exit
 //! statuses, the Claude Code hook's answer, the MCP tool's result, the settings) lives in
-//! `ask_popup::command`; the MCP server's protocol side is `mcp.rs`.
+//! `ask_popup::caller`; the MCP server's protocol side is `mcp.rs`.
 
 mod install;
 mod mcp;
 
-use ask_popup::command::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
-use ask_popup::command::{claude, setup};
-use ask_popup::envelope::ErrorCode;
+use ask_popup::caller::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
+use ask_popup::caller::{claude, setup};
+use ask_popup::envelope::{Envelope, ErrorCode};
+use ask_popup::error_code::Next;
 use clap::{Parser, Subcommand};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -233,25 +234,26 @@ fn claude_hook(plugin: &str) -> i32 {
             return 0;
         }
     };
-    let line = match ask::prepare(call.payload.as_bytes()) {
-        Ok(line) => line,
-        Err(e) => {
-            eprintln!("ask-popup claude-hook: the popup cannot show these questions ({e}); Claude Code asks them itself");
-            return 0;
-        }
-    };
-    let Ok(zellij) = Zellij::find(plugin) else {
-        return 0;
-    };
     let caller = Caller {
         pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),
         agent: Some(claude::AGENT.to_owned()),
         id: call.tool_use_id.clone().unwrap_or_else(fresh_id),
         id_given: false,
     };
-    let envelope = zellij.ask(&caller, &line, &Interrupts::install());
+    // Asked as `ask-popup ask` asks; the hook's answer (or none: Claude Code asks itself) is
+    // decided on the envelope.
+    let payload = Ok(call.payload.clone().into_bytes());
+    let envelope = answer(payload, &caller, plugin, &Interrupts::install());
     if let Some(answer) = claude::answer(&call, &envelope) {
         print(&answer);
+    } else if let Some(refused) = Envelope::read(&envelope).filter(|e| {
+        e.error()
+            .is_some_and(|code| code.is_ok_and(|c| c.next() == Next::FixTheRequest))
+    }) {
+        eprintln!(
+            "ask-popup claude-hook: the popup cannot show these questions ({}); Claude Code asks them itself",
+            refused.text()
+        );
     }
     0
 }
@@ -262,11 +264,7 @@ fn pipe_command(plugin: &str, name: &str) -> i32 {
         Ok(zellij) => zellij,
         Err(code) => {
             eprintln!("ask-popup {name}: {}", ask_popup::envelope::host_text(code));
-            return if code == ErrorCode::NoUi {
-                ask::EXIT_NO_UI
-            } else {
-                ask::EXIT_ZELLIJ_NOT_FOUND
-            };
+            return code.exit_status();
         }
     };
     for attempt in 1..=ask::ATTEMPTS {
@@ -287,7 +285,7 @@ fn pipe_command(plugin: &str, name: &str) -> i32 {
     eprintln!(
         "ask-popup {name}: no answer from the plugin `{plugin}` (is it loaded in this session?)"
     );
-    ask::EXIT_NO_REPLY
+    ErrorCode::NoReply.exit_status()
 }
 
 /// This command's path, for the configuration that runs it.

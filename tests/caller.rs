@@ -122,13 +122,13 @@ fn setup_prints_the_mcp_servers_configuration_running_this_command() {
     assert!(codex.status.success(), "{codex:?}");
     assert_eq!(
         String::from_utf8_lossy(&codex.stdout),
-        ask_popup::command::setup::codex_snippet(exe)
+        ask_popup::caller::setup::codex_snippet(exe)
     );
     let claude = ask_popup(&["setup", "claude-mcp"], None, "");
     assert!(claude.status.success(), "{claude:?}");
     assert_eq!(
         String::from_utf8_lossy(&claude.stdout),
-        ask_popup::command::setup::claude_mcp_line(exe)
+        ask_popup::caller::setup::claude_mcp_line(exe)
     );
 }
 

@@ -23,7 +23,7 @@ pub enum SetupError {
 /// The `hooks.PreToolUse` entry that sends Claude Code's `AskUserQuestion` to the popup.
 pub fn claude_hook_entry(command: &str) -> Value {
     json!({
-        "matcher": crate::command::claude::TOOL,
+        "matcher": crate::caller::claude::TOOL,
         "hooks": [{
             "type": "command",
             "command": command,
@@ -193,7 +193,7 @@ pub fn has_codex_table(config: &str) -> bool {
 /// Whether a `PreToolUse` entry is one this command wrote (its only hook runs `claude-hook`).
 fn is_ours(entry: &Value) -> bool {
     let hooks = entry.get("hooks").and_then(Value::as_array);
-    entry.get("matcher").and_then(Value::as_str) == Some(crate::command::claude::TOOL)
+    entry.get("matcher").and_then(Value::as_str) == Some(crate::caller::claude::TOOL)
         && hooks.is_some_and(|hooks| {
             hooks.len() == 1
                 && hooks[0]

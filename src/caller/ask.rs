@@ -2,7 +2,7 @@
 //! questionnaire, recognises the reply among whatever Zellij 0.45.1's CLI prints, and maps every
 //! ending to the envelope and exit status the agent gets.
 
-use crate::envelope::{self, ErrorCode};
+use crate::envelope::{self, Envelope, ErrorCode};
 use crate::request::{self, RequestError};
 use std::path::PathBuf;
 
@@ -15,17 +15,10 @@ pub const ATTEMPTS: u32 = 5;
 /// The longest an agent name may be in the dialog's header.
 pub const MAX_AGENT_CHARS: usize = 32;
 
-/// Exit statuses: 0 when the user responded (answers, a decline or a chat request).
-pub const EXIT_RESPONDED: i32 = 0;
-/// The envelope carries an error: a validation error, `timed_out`, `dismissed`, `superseded`,
-/// `busy` or `aborted`.
-pub const EXIT_ERROR: i32 = 1;
-/// Not inside Zellij (`no_ui`).
-pub const EXIT_NO_UI: i32 = 3;
-/// `zellij` is not on `PATH` (`zellij_not_found`).
-pub const EXIT_ZELLIJ_NOT_FOUND: i32 = 4;
-/// No reply came (`no_reply`: the session went away, or the plugin is not loaded).
-pub const EXIT_NO_REPLY: i32 = 5;
+/// Exit statuses, decided with each error code's meaning (`ErrorCode::exit_status`).
+pub use crate::error_code::{
+    EXIT_ERROR, EXIT_NO_REPLY, EXIT_NO_UI, EXIT_RESPONDED, EXIT_ZELLIJ_NOT_FOUND,
+};
 
 /// Who asks: what the plugin scopes the request to and shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,31 +183,24 @@ pub fn reply_in(stdout: &[u8], id: &str) -> Option<String> {
 }
 
 fn is_envelope_for(line: &str, id: &str) -> bool {
-    let Ok(serde_json::Value::Object(value)) = serde_json::from_str(line) else {
-        return false;
-    };
-    let content_ok = value
-        .get("content")
-        .and_then(|c| c.as_array())
-        .is_some_and(|c| !c.is_empty());
-    let details = value.get("details").and_then(|d| d.as_object());
-    content_ok && details.is_some_and(|d| d.get("requestId").and_then(|r| r.as_str()) == Some(id))
+    Envelope::read(line).is_some_and(|e| e.request_id() == Some(id))
 }
 
 /// The `error` code an envelope carries, if any.
 pub fn error_of(envelope: &str) -> Option<String> {
-    let value: serde_json::Value = serde_json::from_str(envelope).ok()?;
-    value["details"]["error"].as_str().map(str::to_owned)
+    Envelope::read(envelope)?
+        .details
+        .error
+        .map(|code| code.into_owned())
 }
 
-/// The exit status for an envelope.
+/// The exit status for an envelope (an unknown code is an error).
 pub fn exit_status(envelope: &str) -> i32 {
-    match error_of(envelope).as_deref() {
+    let envelope = Envelope::read(envelope);
+    match envelope.as_ref().and_then(Envelope::error) {
         None => EXIT_RESPONDED,
-        Some(code) if code == ErrorCode::NoUi.as_str() => EXIT_NO_UI,
-        Some(code) if code == ErrorCode::ZellijNotFound.as_str() => EXIT_ZELLIJ_NOT_FOUND,
-        Some(code) if code == ErrorCode::NoReply.as_str() => EXIT_NO_REPLY,
-        Some(_) => EXIT_ERROR,
+        Some(Ok(code)) => code.exit_status(),
+        Some(Err(_)) => EXIT_ERROR,
     }
 }
 
@@ -364,16 +350,9 @@ mod tests {
 
     #[test]
     fn an_invalid_payload_is_rejected_with_the_plugins_code_and_text() {
-        let five = format!(
-            "{{\"questions\":[{}]}}",
-            (0..5)
-                .map(|i| format!(
-                    "{{\"question\":\"Q{i}?\",\"header\":\"H\",\"options\":[\"A\",\"B\"]}}"
-                ))
-                .collect::<Vec<_>>()
-                .join(",")
-        );
-        let error = prepare(five.as_bytes()).expect_err("five questions");
+        let question = |i| serde_json::json!({"question": format!("Q{i}?"), "header": "H", "options": ["A", "B"]});
+        let five = serde_json::json!({"questions": (0..5).map(question).collect::<Vec<_>>()});
+        let error = prepare(five.to_string().as_bytes()).expect_err("five questions");
         let envelope = caller(None, None, "r9").rejection(&error);
         assert_eq!(envelope, envelope::rejection(&error, Some("r9")));
         assert_eq!(error_of(&envelope).as_deref(), Some("too_many_questions"));

@@ -1,8 +1,9 @@
 //! `ask-popup claude-hook`: Claude Code's `PreToolUse` hook for its `AskUserQuestion` tool. The
 //! hook input names the tool and carries its questions (our request's shape); the popup's
 //! envelope becomes Claude Code's answer: `allow` with the answers filled in, `deny` with the
-//! envelope's text for a decline or a chat request, and nothing at all whenever the popup could
-//! not answer, so that Claude Code's own dialog asks instead and the question is never lost.
+//! envelope's text for a decline, a chat request or a question that is over (a timeout), and
+//! nothing at all whenever the popup could not reach the user, so that Claude Code's own dialog
+//! asks instead and the question is never lost (`Fallback::CLAUDE_CODE`).
 //!
 //! Besides `answers` (question → answer), AskUserQuestion's input takes `annotations` (question →
 //! `{preview, notes}`), which Claude Code hands the model as `selected preview:` and `notes:` after
@@ -10,7 +11,8 @@
 //! tool has no place for a note on the whole questionnaire, so the global note rides on the last
 //! question's notes as `global note: …`, as it ends the envelope's text.
 
-use crate::envelope::NO_INPUT;
+use crate::envelope::{Details, Envelope, NO_INPUT};
+use crate::error_code::Fallback;
 use serde_json::{json, Map, Value};
 
 /// The Claude Code tool this hook answers.
@@ -67,20 +69,20 @@ pub fn read_input(input: &[u8]) -> Result<Option<Call>, HookInputError> {
     }))
 }
 
-/// What the hook prints for the popup's `envelope`, or `None` when it prints nothing (the popup
-/// could not answer: Claude Code's own dialog asks).
+/// What the hook prints for the popup's `envelope`, or `None` when it prints nothing and
+/// Claude Code's own dialog asks: whenever the popup could not reach the user, or refused a
+/// request Claude Code took (`Fallback::CLAUDE_CODE`). A question that is over without an
+/// answer (a timeout, withdrawn, replaced) is denied with the envelope's text, as a decline or
+/// a chat request is: the model reads why.
 pub fn answer(call: &Call, envelope: &str) -> Option<String> {
-    let envelope: Value = serde_json::from_str(envelope).ok()?;
-    let details = envelope.get("details")?;
-    if details.get("error").is_some() {
-        return None;
+    let envelope = Envelope::read(envelope)?;
+    match envelope.error() {
+        Some(Ok(code)) if Fallback::CLAUDE_CODE.after(code) => return None,
+        Some(Err(_)) => return None,
+        _ => {}
     }
-    let text = envelope
-        .get("content")
-        .and_then(|c| c.get(0))
-        .and_then(|c| c.get("text"))
-        .and_then(Value::as_str)?;
-    let output = if details.get("cancelled").and_then(Value::as_bool) == Some(false) {
+    let details = &envelope.details;
+    let output = if details.error.is_none() && !details.cancelled {
         let mut updated = Map::new();
         updated.insert("questions".to_owned(), call.questions.clone());
         updated.insert("answers".to_owned(), Value::Object(answers(call, details)));
@@ -96,12 +98,12 @@ pub fn answer(call: &Call, envelope: &str) -> Option<String> {
             }
         })
     } else {
-        // A decline, or the user wants to talk first: the model reads the envelope's text.
+        // A decline, a chat request, or a question that is over: the model reads the text.
         json!({
             "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
                 "permissionDecision": "deny",
-                "permissionDecisionReason": text,
+                "permissionDecisionReason": envelope.text(),
             }
         })
     };
@@ -122,35 +124,17 @@ fn original_questions(call: &Call) -> Vec<&str> {
 /// `{"<question>": "<answer>"}` in question order, keyed by the question as Claude Code sent it:
 /// a label, the typed text, or the ticked labels (and typed text) joined with `, `, as the
 /// envelope's text gives them.
-fn answers(call: &Call, details: &Value) -> Map<String, Value> {
+fn answers(call: &Call, details: &Details) -> Map<String, Value> {
     let questions = original_questions(call);
     let mut answers = Map::new();
-    for answer in details
-        .get("answers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let original = answer
-            .get("questionIndex")
-            .and_then(Value::as_u64)
-            .and_then(|i| questions.get(usize::try_from(i).ok()?).copied());
-        let Some(question) = original.or_else(|| answer.get("question").and_then(Value::as_str))
-        else {
-            continue;
-        };
-        let text = match answer.get("answer").and_then(Value::as_str) {
-            Some(text) => text.to_owned(),
-            None => answer
-                .get("selected")
-                .and_then(Value::as_array)
-                .map(|s| {
-                    s.iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                })
-                .unwrap_or_default(),
+    for answer in &details.answers {
+        let question = questions
+            .get(answer.question_index)
+            .copied()
+            .unwrap_or(&answer.question);
+        let text = match &answer.answer {
+            Some(text) => text.to_string(),
+            None => answer.selected.join(", "),
         };
         let text = if text.is_empty() {
             NO_INPUT.to_owned()
@@ -164,40 +148,27 @@ fn answers(call: &Call, details: &Value) -> Map<String, Value> {
 
 /// `{"<question>": {"preview": …, "notes": …}}` for the questions with a picked preview or a note
 /// (answered or not), in question order; the global note joins the last question's notes.
-fn annotations(call: &Call, details: &Value) -> Map<String, Value> {
+fn annotations(call: &Call, details: &Details) -> Map<String, Value> {
     let questions = original_questions(call);
     let mut notes: Vec<Option<String>> = vec![None; questions.len()];
     let mut previews: Vec<Option<String>> = vec![None; questions.len()];
-    let entries = ["answers", "unansweredNotes"].iter().flat_map(|key| {
-        details
-            .get(*key)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-    });
-    for entry in entries {
-        let Some(i) = entry
-            .get("questionIndex")
-            .and_then(Value::as_u64)
-            .and_then(|i| usize::try_from(i).ok())
-            .filter(|i| *i < questions.len())
-        else {
-            continue;
-        };
-        if let Some(note) = ["notes", "note"]
-            .iter()
-            .find_map(|key| entry.get(*key).and_then(Value::as_str))
+    for answer in &details.answers {
+        if let Some(i) = (answer.question_index < questions.len()).then_some(answer.question_index)
         {
-            notes[i] = Some(note.to_owned());
-        }
-        if let Some(preview) = entry.get("preview").and_then(Value::as_str) {
-            previews[i] = Some(preview.to_owned());
+            if let Some(note) = &answer.notes {
+                notes[i] = Some(note.to_string());
+            }
+            if let Some(preview) = &answer.preview {
+                previews[i] = Some(preview.to_string());
+            }
         }
     }
-    if let (Some(global), Some(last)) = (
-        details.get("globalNote").and_then(Value::as_str),
-        notes.last_mut(),
-    ) {
+    for unanswered in &details.unanswered_notes {
+        if let Some(slot) = notes.get_mut(unanswered.question_index) {
+            *slot = Some(unanswered.note.to_string());
+        }
+    }
+    if let (Some(global), Some(last)) = (details.global_note.as_deref(), notes.last_mut()) {
         let global = format!("global note: {global}");
         *last = Some(match last.take() {
             Some(note) => format!("{note}. {global}"),
@@ -359,9 +330,9 @@ mod tests {
                 )),
             ),
             (
-                "timed out",
+                "timed out: over, the model reads why",
                 envelope_of(Outcome::TimedOut(responses([picked_grid, None], ["", ""], ""))),
-                None,
+                Some(deny(envelope::TIMED_OUT_TEXT)),
             ),
         ];
         for (what, envelope, expected) in cases {
@@ -399,8 +370,6 @@ mod tests {
     fn whenever_the_popup_could_not_answer_the_hook_prints_nothing() {
         let codes = [
             ErrorCode::Dismissed,
-            ErrorCode::Superseded,
-            ErrorCode::Aborted,
             ErrorCode::Busy,
             ErrorCode::NoUi,
             ErrorCode::ZellijNotFound,
@@ -410,6 +379,19 @@ mod tests {
             assert_eq!(
                 answer(&call(), &envelope::host_error(code, None)),
                 None,
+                "{code:?}"
+            );
+        }
+        // A question that is over is denied with its text: Claude Code's dialog would ask
+        // what is no longer wanted.
+        for code in [
+            ErrorCode::TimedOut,
+            ErrorCode::Superseded,
+            ErrorCode::Aborted,
+        ] {
+            assert_eq!(
+                answer(&call(), &envelope::host_error(code, None)),
+                Some(deny(envelope::host_text(code))),
                 "{code:?}"
             );
         }

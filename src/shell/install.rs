@@ -1,9 +1,9 @@
 //! `ask-popup setup zellij` and `ask-popup doctor`: the files they read and write, and the
-//! programs they run. What to change and what each check means is `ask_popup::command::zellij`.
+//! programs they run. What to change and what each check means is `ask_popup::caller::zellij`.
 
 use ask_popup::broker::VERSION;
-use ask_popup::command::setup;
-use ask_popup::command::zellij::{self, Check, PLUGIN, PLUGIN_FILE};
+use ask_popup::caller::setup;
+use ask_popup::caller::zellij::{self, Check, PLUGIN, PLUGIN_FILE};
 use ask_popup::envelope::ErrorCode;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
