@@ -127,6 +127,8 @@ pub enum RequestError {
     },
     #[error("Error: timeout must be an integer number of milliseconds, at least 1000 (got {found}). Leave it out to wait until the user answers.")]
     InvalidTimeout { found: String },
+    #[error("Error: ask-popup has no pipe named \"{name}\". Send the questionnaire with --name ask (or no --name); the pipes status, show, cancel and version answer at once.")]
+    UnknownPipe { name: String },
 }
 
 impl RequestError {
@@ -143,6 +145,7 @@ impl RequestError {
         use RequestError::*;
         match self {
             Unreadable { .. }
+            | UnknownPipe { .. }
             | InvalidUtf8 { .. }
             | NotJson { .. }
             | NotAnObject { .. }

@@ -722,3 +722,39 @@ fn the_popup_is_fitted_to_the_tallest_tab_and_refitted_when_the_dialog_may_grow(
     // With an editor open there is room for it to grow.
     assert!(b.natural_height(80) >= tallest + 5);
 }
+
+#[test]
+fn a_pipe_of_an_unknown_name_is_answered_with_a_clear_error_and_asks_nothing() {
+    let mut b = Broker::new(Config::default());
+    let fx = b.pipe(named(
+        "p1",
+        "question",
+        Some(&question("Pick?")),
+        &[("id", "u1")],
+    ));
+    let r = replies(&fx);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].1["details"]["error"], "invalid_payload");
+    assert_eq!(r[0].1["details"]["requestId"], "u1");
+    let text = r[0].1["content"][0]["text"].as_str().unwrap_or("");
+    assert!(text.contains("no pipe named \"question\""), "{text}");
+    assert!(text.contains("--name ask"), "{text}");
+    assert_eq!(b.pending_count(), 0);
+    assert!(!fx.contains(&Effect::Show));
+    // Its further lines and its end of input are let go, unanswered.
+    assert!(replies(&b.pipe(named("p1", "question", Some("{"), &[]))).is_empty());
+    assert!(replies(&b.pipe(named("p1", "question", None, &[]))).is_empty());
+    // `ask`, no name (a UUID in Zellij 0.45), and the plugin's URL carry questions.
+    for (pipe, name) in [
+        ("p2", "ask"),
+        ("p3", "0f8fad5b-d9cb-469f-a165-70867728950e"),
+        ("p4", "file:/home/u/.config/zellij/plugins/ask-popup.wasm"),
+    ] {
+        let fx = b.pipe(named(pipe, name, Some(&question(pipe)), &[]));
+        assert!(
+            fx.contains(&Effect::Block(pipe.to_owned())),
+            "{name}: {fx:?}"
+        );
+    }
+    assert_eq!(b.pending_count(), 3);
+}

@@ -37,7 +37,8 @@ use arrival::Arrivals;
 use gate::{Gate, GateState, Held};
 use peers::Peers;
 
-/// Pipe names with a meaning of their own; every other CLI pipe is a question.
+/// Pipe names with a meaning of their own. A question comes on a pipe named `ask` (see
+/// `is_question_pipe`); any other name is answered with a clear error.
 pub const STATUS_PIPE: &str = "status";
 pub const SHOW_PIPE: &str = "show";
 /// Answers the plugin's version (`ask-popup doctor` asks it).
@@ -316,7 +317,21 @@ impl Broker {
                     self.arrivals.let_go(&pipe);
                 }
             }
-            _ => self.question_piece(pipe, msg.payload, &msg.args, &mut effects),
+            name if is_question_pipe(name) => {
+                self.question_piece(pipe, msg.payload, &msg.args, &mut effects)
+            }
+            name => {
+                // Answered once; its further lines and its end of input are let go.
+                if !self.arrivals.was_answered(&pipe) {
+                    let error = RequestError::UnknownPipe {
+                        name: crate::view::text::sanitize_line(name),
+                    };
+                    let id = msg.args.get("id").map(String::as_str);
+                    self.reject(&pipe, &error, id, &mut effects);
+                } else if msg.payload.is_none() {
+                    self.arrivals.let_go(&pipe);
+                }
+            }
         }
         self.done(effects)
     }
@@ -357,6 +372,17 @@ impl Broker {
         self.arm_tick(&mut effects);
         effects
     }
+}
+
+/// Whether a CLI pipe of this name carries a question: `ask`, no name (Zellij 0.45 then names
+/// the pipe with a random UUID), or the plugin's own name or URL.
+fn is_question_pipe(name: &str) -> bool {
+    let uuid = name.len() == 36
+        && name.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        });
+    name == "ask" || name.is_empty() || uuid || name == "ask-popup" || name.contains(':')
 }
 
 /// The `agent` argument, as the dialog may show it.

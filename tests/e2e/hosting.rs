@@ -226,3 +226,21 @@ fn a_request_that_would_hold_more_than_8_mib_is_busy() {
         assert!(details(&out).get("error").is_none(), "{out:?}");
     }
 }
+
+#[test]
+fn a_pipe_of_an_unknown_name_gets_a_clear_error_and_shows_nothing() {
+    let zellij = Zellij::start();
+    let out = zellij
+        .pipe_to("ask-popup", "question", &[("id", "u-1")], DB)
+        .wait(AT_ONCE);
+    let details = details(&out);
+    assert_eq!(details["error"], "invalid_payload", "{out:?}");
+    assert_eq!(details["requestId"], "u-1");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(r#"no pipe named \"question\""#) && text.contains("--name ask"),
+        "{text}"
+    );
+    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+    assert!(!zellij.screen().contains("Which database?"));
+}
