@@ -20,8 +20,6 @@ pub enum Effect {
     Show,
     /// Hide the popup.
     Hide,
-    /// Ask the host which clients are attached (answered with `Broker::clients`).
-    ListClients,
     /// Ask for a timer event after this many seconds.
     SetTimer(f64),
     /// Draw a new frame.

@@ -196,9 +196,9 @@ pub enum PeerKind {
     /// leader takes over the waits it announced (it says their end, or says it now if they
     /// ended already).
     Bye { announced: Vec<Announced> },
-    /// A known instance's client is missing from the session's client list: every instance
-    /// looks whether its own client is still attached.
-    Check,
+    /// The client `client` has left the session (the leader saw it in a tab update): its
+    /// instance says bye, and the others forget it.
+    Gone { client: u16 },
 }
 
 /// A wait an instance announced (`ask-popup:blocked` active) and hands over as it leaves.

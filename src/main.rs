@@ -183,7 +183,6 @@ mod plugin {
                 EventType::PaneUpdate,
                 EventType::TabUpdate,
                 EventType::PaneClosed,
-                EventType::ListClients,
             ]);
         }
 
@@ -230,12 +229,12 @@ mod plugin {
                     if let Some(tab) = tabs.iter().find(|t| t.active) {
                         self.screen = Some((tab.display_area_rows, tab.display_area_columns));
                     }
-                    // A client may have come or gone.
-                    self.broker.screen_changed()
-                }
-                Event::ListClients(clients) => {
-                    let ids: Vec<u16> = clients.iter().map(|c| c.client_id).collect();
-                    self.broker.clients(&ids)
+                    // Who is attached: a client may have come or gone.
+                    let others: Vec<u16> = tabs
+                        .iter()
+                        .flat_map(|t| t.other_focused_clients.iter().copied())
+                        .collect();
+                    self.broker.attached(&others)
                 }
                 _ => Vec::new(),
             };
@@ -360,7 +359,6 @@ mod plugin {
                     }
                     Effect::Hide => hide_self(),
                     Effect::SetTimer(seconds) => set_timeout(seconds),
-                    Effect::ListClients => list_clients(),
                     Effect::Render => render = true,
                     Effect::KeepAcrossReload(kept) => across_reload::keep(self.zellij_pid, &kept),
                     Effect::Fit => grow = true,

@@ -445,28 +445,27 @@ fn blocked_pairs(fx: &[Effect]) -> (usize, usize) {
     (opened, blocked.len() - opened)
 }
 
-/// `instance` hears the host's client list `listed` twice, a second apart (the second time
-/// its own client is still missing, it takes itself for gone): every effect.
-fn listed_twice(instance: &mut Broker, listed: &[u16]) -> Vec<Effect> {
-    let first = instance.clients(listed);
-    instance.set_clock(instance.now_ms() + 1000);
-    [first, instance.clients(listed)].concat()
+/// Client 1 detaches: client 2's instance, which saw client 1 listed in a tab update before,
+/// no longer sees it there. Every effect of client 2's instance, and those of client 1's.
+fn client_one_leaves(one: &mut Broker, two: &mut Broker) -> (Vec<Effect>, Vec<Effect>) {
+    let listed = two.attached(&[1]);
+    assert!(peer_messages(&listed).is_empty(), "{listed:?}");
+    let left = two.attached(&[]);
+    let (a, b) = carry(&left, one, two);
+    ([left, b].concat(), a)
 }
 
 #[test]
 fn an_instance_whose_client_left_says_bye_and_the_next_one_answers_for_everyone() {
     let (mut one, mut two) = two_clients();
-    // Missing once: perhaps only not listed yet. Nothing happens.
-    let fx = one.clients(&[2]);
+    // Never listed: perhaps not listed yet, or a mirrored session. Nothing happens.
+    let fx = two.attached(&[]);
     assert!(peer_messages(&fx).is_empty() && one.leads());
-    one.set_clock(one.now_ms() + 1000);
-    let fx = one.clients(&[1, 2]);
-    assert!(peer_messages(&fx).is_empty() && one.leads());
-    // Missing for a second: client 1 has left. Its instance says bye and no longer leads.
-    let fx = listed_twice(&mut one, &[2]);
-    assert_eq!(peer_messages(&fx).len(), 1, "{fx:?}");
-    carry(&fx, &mut one, &mut two);
-    assert!(!one.leads() && two.leads());
+    // Listed, then no longer: client 1 has left. Client 2's instance leads and tells client
+    // 1's, which says bye and no longer leads.
+    let (b, a) = client_one_leaves(&mut one, &mut two);
+    assert_eq!(peer_messages(&a).len(), 1, "{a:?}");
+    assert!(!one.leads() && two.leads(), "{b:?}");
     // What every instance decides alike is now answered by client 2's instance.
     let (a, b) = both(named("s", "status", Some("x"), &[]), &mut one, &mut two);
     assert!(replies(&a).is_empty());
@@ -474,6 +473,17 @@ fn an_instance_whose_client_left_says_bye_and_the_next_one_answers_for_everyone(
     let (a, b) = both(cli("bad", Some("[1]"), &[]), &mut one, &mut two);
     assert!(replies(&a).is_empty());
     assert_eq!(replies(&b)[0].1["details"]["error"], "invalid_payload");
+}
+
+#[test]
+fn in_a_session_whose_tab_updates_list_no_other_client_nobody_is_taken_for_gone() {
+    // A mirrored session: every tab update lists no other client.
+    let (mut one, mut two) = two_clients();
+    for _ in 0..3 {
+        assert!(peer_messages(&one.attached(&[])).is_empty());
+        assert!(peer_messages(&two.attached(&[])).is_empty());
+    }
+    assert!(one.leads() && !two.leads());
 }
 
 #[test]
@@ -494,8 +504,7 @@ fn the_waits_a_leaving_instance_announced_are_closed_once_by_the_next_leader() {
             // keeps it from an instance whose client has left while another one loads).
             all_two.extend(two.input(Input::Key(Key::Enter)));
         }
-        let bye = listed_twice(&mut one, &[2]);
-        let (a, b) = carry(&bye, &mut one, &mut two);
+        let (b, bye) = client_one_leaves(&mut one, &mut two);
         all_two.extend(b);
         if !ended_before_the_bye {
             settle(&mut two);
@@ -506,30 +515,16 @@ fn the_waits_a_leaving_instance_announced_are_closed_once_by_the_next_leader() {
             assert_eq!(blocked_pairs(&c), (0, 0), "{c:?}");
         }
         // Client 1's instance opened the wait; client 2's closes it, once.
-        assert_eq!(blocked_pairs(&[asked_one, bye, a].concat()), (1, 0));
+        assert_eq!(blocked_pairs(&[asked_one, bye].concat()), (1, 0));
         assert_eq!(blocked_pairs(&all_two), (0, 1), "{all_two:?}");
         assert_eq!(two.pending_count(), 0);
     }
 }
 
 #[test]
-fn an_instance_that_sees_a_client_missing_asks_every_instance_to_look() {
-    let (mut one, mut two) = two_clients();
-    two.set_clock(5000);
-    one.set_clock(5000);
-    let fx = two.clients(&[2]);
-    let (a, _) = carry(&fx, &mut one, &mut two);
-    assert!(a.contains(&Effect::ListClients), "{a:?}");
-    // Asked at most once a second.
-    let fx = two.clients(&[2]);
-    assert!(peer_messages(&fx).is_empty());
-}
-
-#[test]
 fn an_instance_whose_client_comes_back_joins_again_and_drops_what_ended_meanwhile() {
     let (mut one, mut two) = two_clients();
-    let bye = listed_twice(&mut one, &[2]);
-    carry(&bye, &mut one, &mut two);
+    client_one_leaves(&mut one, &mut two);
     both(
         cli("p1", Some(&question("Q?")), &[("pane_id", "3")]),
         &mut one,
@@ -546,8 +541,7 @@ fn an_instance_whose_client_comes_back_joins_again_and_drops_what_ended_meanwhil
     assert_eq!((one.pending_count(), two.pending_count()), (2, 1));
     // A client attaches with id 1: the instance is back, says hello, and the leader tells it
     // what is pending; it leads again once it has heard.
-    one.set_clock(one.now_ms() + 1000);
-    let back = one.clients(&[1, 2]);
+    let back = one.attached(&[2]);
     let (a, _) = carry(&back, &mut one, &mut two);
     assert_eq!(one.pending_count(), 1);
     assert!(one.leads() && !two.leads());

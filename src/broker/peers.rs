@@ -3,33 +3,27 @@
 //!
 //! Zellij 0.45 keeps a plugin instance running when its client detaches, and tells it
 //! nothing: it keeps hearing pipe messages (though not those Zellij caches while another
-//! client's instance loads). So each instance asks the host now and then which clients are
-//! attached (`Effect::ListClients`); one whose client is missing for a second says `Bye`,
-//! hands over the waits it announced, and stops answering for the others until its client
-//! is back (a client that attaches with its id), when it says hello again as a newcomer.
+//! client's instance loads), but no more tab updates, which go to attached clients only. The
+//! instances still attached see who left in their tab updates (each tab lists the other
+//! clients on it): the one that leads then tells the instance of the client that left
+//! (`Gone`), which says `Bye`, hands over the waits it announced, and stops answering for the
+//! others until its client is back (a client that attaches with its id), when it says hello
+//! again as a newcomer. A client is taken for gone only once a tab update has listed it: in a
+//! mirrored session the tab updates list no other client, and nobody is taken for gone.
 
 use super::*;
-
-/// How often an instance asks which clients are attached, at most.
-const ASK_CLIENTS_MS: u64 = 1000;
-/// How long its client must be missing from the list before an instance takes itself for
-/// gone (a client that just attached may not be listed yet).
-const GONE_AFTER_MS: u64 = 1000;
 
 /// The other instances of this plugin, and which one leads.
 #[derive(Debug, Default)]
 pub(super) struct Peers {
     /// This instance's client id, once the host said (None: the only instance).
     pub(super) me: Option<u16>,
-    /// The instances that said hello (this one included) and have not said bye.
+    /// The instances that said hello (this one included) and have not left.
     pub(super) known: BTreeSet<u16>,
     /// This instance's client has left: it neither leads nor answers hellos.
     pub(super) away: bool,
-    /// Since when the host's client list has left this instance's client out.
-    missing_since_ms: Option<u64>,
-    /// When this instance last asked the host for the client list, and last sent a `Check`.
-    asked_ms: Option<u64>,
-    checked_ms: Option<u64>,
+    /// The other clients a tab update has listed: only these can be seen to leave.
+    seen: BTreeSet<u16>,
     /// When this instance came back after its client had left: its requests from before
     /// then that the leader no longer has are over.
     back_ms: Option<u64>,
@@ -45,78 +39,42 @@ impl Peers {
             _ => true,
         }
     }
-
-    /// Whether `at` is at least `ms` after `since` (or nothing happened yet).
-    fn due(since: Option<u64>, at: u64, ms: u64) -> bool {
-        since.is_none_or(|since| at.saturating_sub(since) >= ms)
-    }
 }
 
 impl Broker {
-    /// This instance serves client `client`: it says hello to the others, and asks the host
-    /// which clients are attached.
+    /// This instance serves client `client`: it says hello to the others.
     pub fn join(&mut self, client: u16) -> Vec<Effect> {
         self.peers.me = Some(client);
         self.peers.known.insert(client);
-        let mut effects = vec![self.peer_message(PeerKind::Hello)];
-        self.ask_clients(&mut effects);
-        effects
+        vec![self.peer_message(PeerKind::Hello)]
     }
 
-    /// Asks the host which clients are attached, at most once a second; not before this
-    /// instance knows its own client.
-    pub(super) fn ask_clients(&mut self, effects: &mut Vec<Effect>) {
-        if self.peers.me.is_some() && Peers::due(self.peers.asked_ms, self.now_ms, ASK_CLIENTS_MS) {
-            self.peers.asked_ms = Some(self.now_ms);
-            effects.push(Effect::ListClients);
-        }
-    }
-
-    /// Something on screen changed (the tabs: a client may have come or gone): look at the
-    /// clients again.
-    pub fn screen_changed(&mut self) -> Vec<Effect> {
-        let mut effects = Vec::new();
-        self.ask_clients(&mut effects);
-        effects
-    }
-
-    /// The host's answer: the clients attached now. An instance whose client is missing for
-    /// `GONE_AFTER_MS` leaves (see the module's doc); one whose client is back joins again;
-    /// one that sees another instance's client missing asks every instance to look.
-    pub fn clients(&mut self, listed: &[u16]) -> Vec<Effect> {
+    /// A tab update (only attached clients' instances get them): `others`, the other clients
+    /// attached (on any tab). A known instance whose client was listed before and is no longer
+    /// has left: the leader tells it (`Gone`). An instance that had left is back.
+    pub fn attached(&mut self, others: &[u16]) -> Vec<Effect> {
         let mut effects = Vec::new();
         let Some(me) = self.peers.me else {
             return effects;
         };
-        // An empty list tells nothing (no client has a focused pane yet).
-        if listed.is_empty() {
-            return effects;
+        if self.peers.away {
+            self.come_back(me, &mut effects);
         }
-        let now = self.now_ms;
-        if listed.contains(&me) {
-            self.peers.missing_since_ms = None;
-            if self.peers.away {
-                self.come_back(me, &mut effects);
-            } else if self
-                .peers
-                .known
-                .iter()
-                .any(|client| !listed.contains(client))
-                && Peers::due(self.peers.checked_ms, now, 2 * ASK_CLIENTS_MS)
-            {
-                self.peers.checked_ms = Some(now);
-                effects.push(self.peer_message(PeerKind::Check));
-            }
-        } else if !self.peers.away {
-            match self.peers.missing_since_ms {
-                Some(since) if now.saturating_sub(since) >= GONE_AFTER_MS => {
-                    self.leave(&mut effects);
-                }
-                Some(_) => effects.push(Effect::SetTimer(ASK_CLIENTS_MS as f64 / 1000.0)),
-                None => {
-                    self.peers.missing_since_ms = Some(now);
-                    effects.push(Effect::SetTimer(ASK_CLIENTS_MS as f64 / 1000.0));
-                }
+        self.peers
+            .seen
+            .extend(others.iter().copied().filter(|client| *client != me));
+        let gone: Vec<u16> = self
+            .peers
+            .known
+            .iter()
+            .copied()
+            .filter(|k| *k != me && self.peers.seen.contains(k) && !others.contains(k))
+            .collect();
+        for client in gone {
+            self.peers.seen.remove(&client);
+            self.peers.known.remove(&client);
+            if self.leads() {
+                effects.push(self.peer_message(PeerKind::Gone { client }));
             }
         }
         self.done(effects)
@@ -126,7 +84,6 @@ impl Broker {
     /// the leader, and stop answering for the others.
     fn leave(&mut self, effects: &mut Vec<Effect>) {
         self.peers.away = true;
-        self.peers.missing_since_ms = None;
         let mut announced = Vec::new();
         for r in &self.pending {
             let handed = Announced {
@@ -193,7 +150,15 @@ impl Broker {
         }
         match message.kind {
             PeerKind::Bye { announced } => self.left(message.from, announced, effects),
-            PeerKind::Check => self.ask_clients(effects),
+            PeerKind::Gone { client } => {
+                if Some(client) == self.peers.me {
+                    if !self.peers.away {
+                        self.leave(effects);
+                    }
+                } else {
+                    self.peers.known.remove(&client);
+                }
+            }
             PeerKind::Hello => {
                 let led = self.leads();
                 if self.peers.known.insert(message.from) && self.peers.me.is_some() {

@@ -84,8 +84,6 @@ impl Broker {
             self.tick_due_ms = None;
         }
         self.forget_old(&mut effects);
-        // Every timer is a moment to look whether the clients changed (at most once a second).
-        self.ask_clients(&mut effects);
         let leads = self.leads();
         if let Some(r) = self.pending.get_mut(self.current) {
             if let Some(from) = r.counted_to_ms {

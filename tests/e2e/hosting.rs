@@ -1,11 +1,13 @@
-//! End to end: what a host of many real agents must get right. Two attached clients both show the question and the first answer wins once;
-//! keys typed as the popup appears are stray; a popup holding too much answers `busy`.
+//! End to end: what a host of many real agents must get right. Two attached clients both show
+//! the question and the first answer wins once; a client that leaves leaves nothing undone;
+//! keys typed as the popup appears are stray; a popup holding too much answers `busy`; a pipe
+//! of an unknown name gets a clear error.
 
 use crate::agents::{
     blocked, caller_pane, heard, heard_of_one_question, marked, status, submitted, wait_for_title,
     DB,
 };
-use crate::harness::{settling, Options, Zellij, FIRST, SECOND};
+use crate::harness::{settling, Options, Zellij, FIRST, LISTENER, SECOND};
 use crate::{assert_reply, details, ANSWER, AT_ONCE};
 use ask_popup::broker::MAX_PENDING_BYTES;
 use ask_popup::envelope::Answer;
@@ -243,4 +245,77 @@ fn a_pipe_of_an_unknown_name_gets_a_clear_error_and_shows_nothing() {
     );
     assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
     assert!(!zellij.screen().contains("Which database?"));
+}
+
+#[test]
+fn when_the_first_client_leaves_the_other_answers_and_every_wait_closes_once() {
+    // The first client's instance of the plugin led: it answered what every instance decides
+    // alike, marked titles and announced waits. Its client detaches while a question waits.
+    let zellij = Zellij::start_with(Options::default().with_listener());
+    assert!(heard(&zellij).is_empty());
+    let (pane, title) = caller_pane(&zellij);
+    let id = pane.to_string();
+    zellij.attach_second_client();
+    let call = crate::dialog::ask(
+        &zellij,
+        DB,
+        &[("agent", "claude"), ("pane_id", &id), ("id", "left-1")],
+        |s| s.contains("claude asks") && s.contains("Which database?"),
+    );
+    zellij.wait_for_screen_of(SECOND, "the question on the second client", ANSWER, |s| {
+        s.contains("claude asks") && s.contains("Which database?") && !settling(s)
+    });
+    wait_for_title(&zellij, pane, &marked(&title));
+    let _ = zellij.tmux_run(&["kill-session", "-t", FIRST]);
+
+    // The user answers on the client that stayed: one reply, the title back.
+    zellij.type_into(SECOND, &["Enter"]);
+    assert_reply(
+        &call.wait(ANSWER),
+        &submitted(DB, &[(0, Answer::Option(0))], &[], Some("left-1")),
+    );
+    wait_for_title(&zellij, pane, &title);
+    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+
+    // The next question is served by what is left: marked, shown, declined, unmarked.
+    let mut call = zellij.pipe(
+        DB,
+        &[("agent", "claude"), ("pane_id", &id), ("id", "left-2")],
+    );
+    let until = zellij.until(ANSWER);
+    loop {
+        let screen = zellij.screen_of(SECOND);
+        if screen.contains("Which database?") && !settling(&screen) {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "the next question never showed:\n{screen}"
+        );
+        // Dropped by Zellij before its question arrived: asked again with the same id.
+        call.retry_if_dropped();
+        thread::sleep(Duration::from_millis(100));
+    }
+    wait_for_title(&zellij, pane, &marked(&title));
+    zellij.type_into(SECOND, &["Escape"]);
+    let out = call.wait(ANSWER);
+    assert_eq!(details(&out)["cancelled"], true, "{out:?}");
+    assert_eq!(details(&out)["requestId"], "left-2");
+    wait_for_title(&zellij, pane, &title);
+    assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
+
+    // Every wait announced was closed: the listener that heard most counts each pair.
+    let out = zellij.pipe_to(LISTENER, "balance", &[], "x").wait(AT_ONCE);
+    let balances: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter::<serde_json::Value>()
+        .filter_map(Result::ok)
+        .collect();
+    let most = balances
+        .iter()
+        .max_by_key(|b| b["heard"].as_u64().unwrap_or(0))
+        .unwrap_or_else(|| panic!("the listener told no balance: {out:?}"));
+    assert!(most["heard"].as_u64().unwrap_or(0) >= 12, "{most}");
+    for (key, count) in most["balance"].as_object().into_iter().flatten() {
+        assert_eq!(count, 0, "{key}: {most}");
+    }
 }
