@@ -309,34 +309,27 @@ impl Broker {
                 self.reply_once(&pipe, msg.payload.is_some(), String::new(), &mut effects);
             }
             CANCEL_PIPE => {
-                if !self.arrivals.was_answered(&pipe) {
-                    let withdrawn = self.withdraw(&msg.args, &mut effects);
-                    let output = format!("{}\n", to_json(&Withdrawn { withdrawn }));
-                    self.reply_once(&pipe, true, output, &mut effects);
-                } else if msg.payload.is_none() {
-                    self.arrivals.let_go(&pipe);
-                }
+                self.answer_first(&pipe, msg.payload.is_some(), &mut effects, |b, fx| {
+                    let withdrawn = b.withdraw(&msg.args, fx);
+                    format!("{}\n", to_json(&Withdrawn { withdrawn }))
+                });
             }
             name if is_question_pipe(name) => {
                 self.question_piece(pipe, msg.payload, &msg.args, &mut effects)
             }
             name => {
-                // Answered once; its further lines and its end of input are let go.
-                if !self.arrivals.was_answered(&pipe) {
+                self.answer_first(&pipe, msg.payload.is_some(), &mut effects, |_, _| {
                     let error = RequestError::UnknownPipe {
                         name: crate::view::text::sanitize_line(name),
                     };
-                    let id = msg.args.get("id").map(String::as_str);
-                    self.reject(&pipe, &error, id, &mut effects);
-                } else if msg.payload.is_none() {
-                    self.arrivals.let_go(&pipe);
-                }
+                    envelope::rejection(&error, msg.args.get("id").map(String::as_str))
+                });
             }
         }
         self.done(effects)
     }
 
-    /// A pipe that answers at once (`status`, `show`, `cancel`): answered on its first
+    /// A pipe that answers at once (`status`, `show`, `version`): answered on its first
     /// message, and its end-of-input message is let go.
     fn reply_once(
         &mut self,
@@ -348,6 +341,24 @@ impl Broker {
         if has_payload || !self.arrivals.was_answered(pipe) {
             self.reply_shared(pipe, output, effects);
         } else {
+            self.arrivals.let_go(pipe);
+        }
+    }
+
+    /// A pipe answered on its first message alone (`cancel`, a pipe of an unknown name):
+    /// `answer` decides the reply then, which the leader sends; the pipe's further lines and its
+    /// end of input are let go.
+    fn answer_first(
+        &mut self,
+        pipe: &str,
+        has_payload: bool,
+        effects: &mut Vec<Effect>,
+        answer: impl FnOnce(&mut Self, &mut Vec<Effect>) -> String,
+    ) {
+        if !self.arrivals.was_answered(pipe) {
+            let output = answer(self, effects);
+            self.reply_shared(pipe, output, effects);
+        } else if !has_payload {
             self.arrivals.let_go(pipe);
         }
     }

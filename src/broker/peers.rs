@@ -237,19 +237,14 @@ impl Broker {
         // Back after its client had left: what it still holds from before and the leader no
         // longer has ended meanwhile (it missed the news). Its waits were handed over.
         if let Some(back) = self.peers.back_ms.take() {
-            let mut i = 0;
-            let mut dropped = false;
-            while i < self.pending.len() {
-                let r = &self.pending[i];
-                if r.arrived_ms <= back && !requests.iter().any(|s| s.pipe == r.pipe) {
-                    let request = self.take(i);
-                    self.remember(&request.pipe);
-                    dropped = true;
-                } else {
-                    i += 1;
-                }
+            let ended =
+                |r: &Request| r.arrived_ms <= back && !requests.iter().any(|s| s.pipe == r.pipe);
+            let before = self.pending.len();
+            while let Some(i) = self.pending.iter().position(ended) {
+                let request = self.take(i);
+                self.remember(&request.pipe);
             }
-            if dropped {
+            if self.pending.len() < before {
                 self.after_removal(effects);
             }
         }

@@ -186,14 +186,6 @@ fn is_envelope_for(line: &str, id: &str) -> bool {
     Envelope::read(line).is_some_and(|e| e.request_id() == Some(id))
 }
 
-/// The `error` code an envelope carries, if any.
-pub fn error_of(envelope: &str) -> Option<String> {
-    Envelope::read(envelope)?
-        .details
-        .error
-        .map(|code| code.into_owned())
-}
-
 /// The exit status for an envelope (an unknown code is an error).
 pub fn exit_status(envelope: &str) -> i32 {
     let envelope = Envelope::read(envelope);
@@ -355,7 +347,8 @@ mod tests {
         let error = prepare(five.to_string().as_bytes()).expect_err("five questions");
         let envelope = caller(None, None, "r9").rejection(&error);
         assert_eq!(envelope, envelope::rejection(&error, Some("r9")));
-        assert_eq!(error_of(&envelope).as_deref(), Some("too_many_questions"));
+        let read = Envelope::read(&envelope).expect("an envelope");
+        assert_eq!(read.error(), Some(Ok(ErrorCode::TooManyQuestions)));
         assert_eq!(exit_status(&envelope), EXIT_ERROR);
     }
 
@@ -413,10 +406,9 @@ mod tests {
             )
         );
         c.id_given = true;
-        assert_eq!(
-            error_of(&c.failure(ErrorCode::NoUi)).as_deref(),
-            Some("no_ui")
-        );
+        let failure = c.failure(ErrorCode::NoUi);
+        let read = Envelope::read(&failure).expect("an envelope");
+        assert_eq!(read.error(), Some(Ok(ErrorCode::NoUi)));
         assert!(c
             .failure(ErrorCode::NoUi)
             .contains("\"requestId\":\"ask-1-2\""));

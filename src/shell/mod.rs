@@ -246,10 +246,9 @@ fn claude_hook(plugin: &str) -> i32 {
     let envelope = answer(payload, &caller, plugin, &Interrupts::install());
     if let Some(answer) = claude::answer(&call, &envelope) {
         print(&answer);
-    } else if let Some(refused) = Envelope::read(&envelope).filter(|e| {
-        e.error()
-            .is_some_and(|code| code.is_ok_and(|c| c.next() == Next::FixTheRequest))
-    }) {
+    } else if let Some(refused) = Envelope::read(&envelope)
+        .filter(|e| matches!(e.error(), Some(Ok(code)) if code.next() == Next::FixTheRequest))
+    {
         eprintln!(
             "ask-popup claude-hook: the popup cannot show these questions ({}); Claude Code asks them itself",
             refused.text()

@@ -180,6 +180,19 @@ pub(crate) fn heard(zellij: &Zellij) -> Vec<(String, Value)> {
     list
 }
 
+/// The balance of blocked events the listener counted (`{"heard":N,"balance":{…},"open":{…}}`,
+/// see tests/listener) from the instance that heard most (the first client's, which heard
+/// everything from the start), the pipe waited for at most `limit`; what the pipe gave when no
+/// instance told one.
+pub(crate) fn listener_balance(zellij: &Zellij, limit: Duration) -> Result<Value, String> {
+    let out = zellij.pipe_to(LISTENER, "balance", &[], "x").wait(limit);
+    serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter::<Value>()
+        .filter_map(Result::ok)
+        .max_by_key(|b| b["heard"].as_u64().unwrap_or(0))
+        .ok_or_else(|| format!("the listener told no balance: {out:?}"))
+}
+
 /// What each instance of the listener heard (one per client; a client that attached later
 /// heard only what came after).
 pub(crate) fn heard_by_each(zellij: &Zellij) -> Vec<Vec<(String, Value)>> {

@@ -4,10 +4,10 @@
 //! of an unknown name gets a clear error.
 
 use crate::agents::{
-    blocked, caller_pane, heard, heard_of_one_question, marked, status, submitted, wait_for_title,
-    DB,
+    blocked, caller_pane, heard, heard_of_one_question, listener_balance, marked, status,
+    submitted, wait_for_title, DB,
 };
-use crate::harness::{settling, Options, Zellij, FIRST, LISTENER, SECOND};
+use crate::harness::{settling, Options, Zellij, FIRST, SECOND};
 use crate::{assert_reply, details, ANSWER, AT_ONCE};
 use ask_popup::broker::MAX_PENDING_BYTES;
 use ask_popup::envelope::Answer;
@@ -305,15 +305,7 @@ fn when_the_first_client_leaves_the_other_answers_and_every_wait_closes_once() {
     assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
 
     // Every wait announced was closed: the listener that heard most counts each pair.
-    let out = zellij.pipe_to(LISTENER, "balance", &[], "x").wait(AT_ONCE);
-    let balances: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(&out.stdout)
-        .into_iter::<serde_json::Value>()
-        .filter_map(Result::ok)
-        .collect();
-    let most = balances
-        .iter()
-        .max_by_key(|b| b["heard"].as_u64().unwrap_or(0))
-        .unwrap_or_else(|| panic!("the listener told no balance: {out:?}"));
+    let most = listener_balance(&zellij, AT_ONCE).unwrap_or_else(|none| panic!("{none}"));
     assert!(most["heard"].as_u64().unwrap_or(0) >= 12, "{most}");
     for (key, count) in most["balance"].as_object().into_iter().flatten() {
         assert_eq!(count, 0, "{key}: {most}");

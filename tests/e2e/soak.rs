@@ -12,9 +12,9 @@
 //! client's instance of the plugin at once, as no person's typing does: so the soak answers only
 //! while one client is attached. The agents' endings, timeouts and withdrawals go on meanwhile.
 
-use crate::agents::{heard, new_pane, terminal_panes, DB};
+use crate::agents::{heard, listener_balance, new_pane, terminal_panes, DB};
 use crate::command::command;
-use crate::harness::{Options, Zellij, LISTENER, SECOND};
+use crate::harness::{Options, Zellij, SECOND};
 use crate::ANSWER;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -563,19 +563,9 @@ fn a_soak_of_agents_asking_and_every_ending_keeps_every_invariant() {
     }
     // The first client's listener heard everything from the start: the instance that heard
     // most. (Its whole list is too large to send after a long run: it sends the balance.)
-    let out = zellij
-        .pipe_to(LISTENER, "balance", &[], "x")
-        .wait(Duration::from_secs(30));
-    let balances: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
-        .into_iter::<Value>()
-        .filter_map(Result::ok)
-        .collect();
-    match balances
-        .iter()
-        .max_by_key(|b| b["heard"].as_u64().unwrap_or(0))
-    {
-        None => violations.push(format!("the listener told no balance: {out:?}")),
-        Some(balance) => {
+    match listener_balance(&zellij, Duration::from_secs(30)) {
+        Err(none) => violations.push(none),
+        Ok(balance) => {
             for (key, count) in balance["balance"].as_object().into_iter().flatten() {
                 if count != 0 {
                     violations.push(format!("{key}: {count:+} true without false"));
