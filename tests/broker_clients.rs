@@ -553,3 +553,23 @@ fn an_instance_whose_client_comes_back_joins_again_and_drops_what_ended_meanwhil
         Some(1)
     );
 }
+
+#[test]
+fn a_client_attaching_while_a_question_shows_shows_it_again_and_only_then() {
+    // Zellij hides the floating panes of the tab a web client attaches to, for every client.
+    let mut one = Broker::new(Config::default());
+    one.join(1);
+    assert!(one.attached(&[]).is_empty());
+    one.pipe(cli("p1", Some(&question("Q?")), &[("id", "r1")]));
+    assert!(one.is_visible());
+    let fx = one.attached(&[2]);
+    assert!(fx.contains(&Effect::Show), "{fx:?}");
+    // The same clients again (a tab changed): nothing to show again.
+    let fx = one.attached(&[2]);
+    assert!(!fx.contains(&Effect::Show), "{fx:?}");
+    // Nothing pending: a client attaching shows nothing.
+    let mut idle = Broker::new(Config::default());
+    idle.join(1);
+    let fx = idle.attached(&[2]);
+    assert!(!fx.contains(&Effect::Show), "{fx:?}");
+}

@@ -60,6 +60,9 @@ impl Broker {
         if self.peers.away {
             self.come_back(me, &mut effects);
         }
+        let newcomer = others
+            .iter()
+            .any(|client| *client != me && !self.peers.seen.contains(client));
         self.peers
             .seen
             .extend(others.iter().copied().filter(|client| *client != me));
@@ -76,6 +79,11 @@ impl Broker {
             if self.leads() {
                 effects.push(self.peer_message(PeerKind::Gone { client }));
             }
+        }
+        // A web client attaching makes Zellij hide the floating panes of its tab for every
+        // client: a question that showed shows again (and takes this client's focus back).
+        if newcomer && self.visible && !self.pending.is_empty() {
+            self.show(&mut effects);
         }
         self.done(effects)
     }
