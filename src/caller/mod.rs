@@ -8,4 +8,5 @@ pub mod ask;
 pub mod claude;
 pub mod mcp;
 pub mod setup;
+pub mod web;
 pub mod zellij;

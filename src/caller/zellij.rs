@@ -159,6 +159,10 @@ pub fn config_checks(dir: &Path, plugin: Option<&[u8]>, config: Option<&str>) ->
 pub enum KdlError {
     #[error("{path} is not KDL that ask-popup can read ({reason}); it was left alone. Fix it, or add what `ask-popup setup zellij` prints by hand")]
     Unreadable { path: String, reason: String },
+    #[error(
+        "{path}: `{setting}` is written over several lines; it was left alone. Set it by hand"
+    )]
+    Unchangeable { path: String, setting: String },
 }
 
 /// Zellij's config dir as Zellij finds it: `--config-dir`, then `ZELLIJ_CONFIG_DIR`, then the
@@ -231,12 +235,12 @@ fn quote(s: &str) -> String {
 }
 
 /// One node parsed from `text` (which must hold exactly one).
-fn node(text: &str) -> KdlNode {
+pub(super) fn node(text: &str) -> KdlNode {
     let doc: KdlDocument = text.parse().expect("ask-popup's own KDL parses");
     doc.nodes()[0].clone()
 }
 
-fn parse(existing: &str, path: &str) -> Result<KdlDocument, KdlError> {
+pub(super) fn parse(existing: &str, path: &str) -> Result<KdlDocument, KdlError> {
     existing
         .parse()
         .map_err(|e: kdl::KdlError| KdlError::Unreadable {
@@ -245,7 +249,7 @@ fn parse(existing: &str, path: &str) -> Result<KdlDocument, KdlError> {
         })
 }
 
-fn named(doc: &KdlDocument, name: &str) -> Option<usize> {
+pub(super) fn named(doc: &KdlDocument, name: &str) -> Option<usize> {
     doc.nodes().iter().position(|n| n.name().value() == name)
 }
 
@@ -343,7 +347,7 @@ fn top_block(doc: &mut KdlDocument, name: &str) -> usize {
 }
 
 /// Appends a top-level block after a blank line.
-fn append_top(doc: &mut KdlDocument, mut block: KdlNode) {
+pub(super) fn append_top(doc: &mut KdlDocument, mut block: KdlNode) {
     let ends_with_newline = doc
         .nodes()
         .last()

@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-fn config_dir(arg: Option<&Path>) -> Option<PathBuf> {
+pub(super) fn config_dir(arg: Option<&Path>) -> Option<PathBuf> {
     zellij::config_dir(arg, |name| std::env::var(name).ok(), Path::is_dir)
 }
 
-fn read_text(path: &Path) -> Result<Option<String>, String> {
+pub(super) fn read_text(path: &Path) -> Result<Option<String>, String> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -22,7 +22,7 @@ fn read_text(path: &Path) -> Result<Option<String>, String> {
 }
 
 /// Zellij's own default config (`zellij setup --dump-config`), for a machine with none yet.
-fn default_config() -> Option<String> {
+pub(super) fn default_config() -> Option<String> {
     let out = Command::new("zellij")
         .args(["setup", "--dump-config"])
         .stdin(Stdio::null())
@@ -248,6 +248,7 @@ pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
         }
     }
     checks.push(plugin_answers(plugin));
+    checks.extend(super::web::checks(dir));
     checks.extend(agent_checks());
     if json {
         println!(
@@ -392,7 +393,7 @@ fn agent_checks() -> Vec<Check> {
 
 /// Edits the file at `path` (`what` names it in messages) with `change` (None: nothing to do),
 /// or, without `write`, says what it would do. The old text is kept as `<file>.bak`.
-fn edit(
+pub(super) fn edit(
     path: &Path,
     what: &str,
     write: bool,

@@ -5,6 +5,7 @@
 
 mod install;
 mod mcp;
+mod web;
 
 use ask_popup::caller::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
 use ask_popup::caller::{claude, setup};
@@ -115,6 +116,16 @@ enum SetupAgent {
         #[arg(long)]
         config_dir: Option<PathBuf>,
     },
+    /// Zellij's web client, to answer from a browser: sharing and the web server turned on in
+    /// config.kdl, the server started and a login token made, and the URL to open printed.
+    /// Without --write it prints what it would do.
+    Web {
+        #[command(flatten)]
+        how: SetupHow,
+        /// Zellij's config dir (default: $ZELLIJ_CONFIG_DIR, else where Zellij finds it).
+        #[arg(long)]
+        config_dir: Option<PathBuf>,
+    },
     /// Claude Code: the PreToolUse hook that answers AskUserQuestion from the popup, printed, or
     /// merged into ~/.claude/settings.json with --write.
     Claude {
@@ -170,6 +181,9 @@ pub fn main() -> i32 {
             None => install::setup_all(how.write, how.remove),
             Some(SetupAgent::Zellij { how, config_dir }) => {
                 install::setup_zellij(how.write, how.remove, config_dir.as_deref())
+            }
+            Some(SetupAgent::Web { how, config_dir }) => {
+                web::setup_web(how.write, how.remove, config_dir.as_deref())
             }
             Some(SetupAgent::Claude { how }) => install::setup_claude(how.write, how.remove),
             Some(SetupAgent::Codex { how }) => install::setup_codex(how.write, how.remove),
