@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure this machine has what `scripts/test.sh` needs, reusing whatever is already there:
-# the wasm32-wasip1 Rust target, tmux (a real terminal for the e2e tests), binaryen's wasm-opt and
-# Zellij 0.45.1.
+# the wasm32-wasip1 Rust target, tmux (a real terminal for the e2e tests), binaryen's wasm-opt,
+# Zellij 0.45.1 with its web server, and Chromium (the browser of the web client's e2e tests).
 # Idempotent: a second run only prints what it found.
 set -euo pipefail
 
@@ -39,12 +39,31 @@ else
     echo "wasm-opt: installed $(wasm-opt --version)"
 fi
 
-# 4. Zellij, exactly the version the plugin is built against.
-if [ "$(zellij --version 2>/dev/null || true)" = "zellij $ZELLIJ_VERSION" ]; then
-    echo "zellij: $ZELLIJ_VERSION"
+# 4. Zellij, exactly the version the plugin is built against, with its web server (the
+# `web_server_capability` feature, one of its defaults): a Zellij built without it says so
+# when asked for the server's status, and is built again.
+zellij_ok() {
+    [ "$(zellij --version 2>/dev/null || true)" = "zellij $ZELLIJ_VERSION" ] || return 1
+    local status
+    status=$(zellij web --status --timeout 1 2>&1 || true)
+    case "$status" in
+        *"compiled without web server support"*) return 1 ;;
+    esac
+}
+if zellij_ok; then
+    echo "zellij: $ZELLIJ_VERSION (with the web server)"
 else
-    echo "zellij $ZELLIJ_VERSION not found: building it from crates.io (takes ~30 minutes)" >&2
-    cargo install --locked zellij --version "$ZELLIJ_VERSION" \
-        --no-default-features --features plugins_from_target,vendored_curl >&2
+    echo "zellij $ZELLIJ_VERSION with its web server not found: building it from crates.io (takes ~40 minutes)" >&2
+    cargo install --locked --force zellij --version "$ZELLIJ_VERSION" >&2
+    zellij_ok || { echo "the zellij built has no web server" >&2; exit 1; }
     echo "zellij: installed $(zellij --version)"
+fi
+
+# 5. Chromium, headless, for the web client's e2e tests (Debian's package; offline).
+if [ -x /usr/bin/chromium ]; then
+    echo "chromium: $(/usr/bin/chromium --version 2>/dev/null || echo installed)"
+else
+    as_root apt-get update >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >&2
+    echo "chromium: installed $(/usr/bin/chromium --version)"
 fi

@@ -53,7 +53,7 @@ pub(crate) struct Claude {
 }
 
 impl Claude {
-    fn start(zellij: &Zellij, name: &str, questions: Value) -> Claude {
+    pub(crate) fn start(zellij: &Zellij, name: &str, questions: Value) -> Claude {
         Claude::start_wired(zellij, name, questions, Wiring::Hook)
     }
 

@@ -194,6 +194,9 @@ pub struct Options {
     /// Zellij as a new user has it after running this setup in an empty HOME: the config
     /// that setup wrote, found where Zellij looks, and no permission granted yet.
     pub installed: Option<Setup>,
+    /// Zellij's web server on this loopback port, started with the session (`web_server
+    /// true`), and the session shared with web clients (`web_sharing "on"`).
+    pub web_port: Option<u16>,
 }
 
 /// How a test world is set up as a user does it: `command ARGS`, with these dirs (and Zellij's)
@@ -212,6 +215,7 @@ impl Default for Options {
             plugins: Vec::new(),
             layout: None,
             installed: None,
+            web_port: None,
         }
     }
 }
@@ -254,6 +258,19 @@ impl Options {
         self
     }
 
+    /// Shares the session with web clients, through a web server on a free loopback port that
+    /// starts with the session (see `Zellij::web_url`, `Zellij::web_token`).
+    pub fn with_web(self) -> Options {
+        self.with_web_port(free_port())
+    }
+
+    /// `with_web` on `port`; for a world `installed`, only the server to stop at the end (its
+    /// setup configures the rest).
+    pub fn with_web_port(mut self, port: u16) -> Options {
+        self.web_port = Some(port);
+        self
+    }
+
     pub fn with_deadline(mut self, deadline: Duration) -> Options {
         self.deadline = deadline;
         self
@@ -276,6 +293,7 @@ pub struct Zellij {
     /// The config the client starts with (`--config`); None: where Zellij finds it itself.
     config: Option<PathBuf>,
     layout: Option<PathBuf>,
+    web_port: Option<u16>,
     // Last: released only after `drop` has torn the world down.
     _serial: MutexGuard<'static, ()>,
 }
@@ -357,12 +375,19 @@ impl Zellij {
             None
         } else {
             let config = root.join("config.kdl");
+            let web = match options.web_port {
+                Some(port) => {
+                    format!("web_sharing \"on\"\nweb_server true\nweb_server_port {port}\n")
+                }
+                None => String::new(),
+            };
             std::fs::write(
                 &config,
                 format!(
                     "show_startup_tips false\n\
                      show_release_notes false\n\
                      session_serialization false\n\
+                     {web}\
                      {layout_dir}\
                      plugins {{\n{aliases}}}\n"
                 ),
@@ -389,6 +414,7 @@ impl Zellij {
             deadline,
             config,
             layout: options.layout,
+            web_port: options.web_port,
             _serial: serial,
         };
         zellij.attach_client();
@@ -451,6 +477,18 @@ impl Zellij {
     /// without showing it (seen once in ten runs: its terminal stayed blank) is attached again,
     /// as a person would; its exit status is shown in its terminal and said if all tries fail.
     pub fn attach_second_client(&self) {
+        self.attach_client_as(SECOND);
+    }
+
+    /// The first client leaves (its terminal closed) and a new one attaches in its place, in
+    /// the tmux session `FIRST`: a client with a new id, come after every other.
+    pub fn reattach_first_client(&self) {
+        let _ = self.tmux_run(&["kill-session", "-t", FIRST]);
+        self.attach_client_as(FIRST);
+    }
+
+    /// `attach_second_client`, in the tmux session `name`.
+    fn attach_client_as(&self, name: &str) {
         const ENDED: &str = "zellij attach ended with status";
         let line = format!(
             "{} attach {}; echo \"{ENDED} $?\"; exec sleep 1000",
@@ -459,12 +497,12 @@ impl Zellij {
         );
         let tab_bar = format!("Zellij ({})", self.session);
         for attempt in 1..=3 {
-            let _ = self.tmux_run(&["kill-session", "-t", SECOND]);
+            let _ = self.tmux_run(&["kill-session", "-t", name]);
             let out = self.tmux_run(&[
                 "new-session",
                 "-d",
                 "-s",
-                SECOND,
+                name,
                 "-x",
                 &COLS.to_string(),
                 "-y",
@@ -473,13 +511,13 @@ impl Zellij {
             ]);
             assert!(
                 out.status.success(),
-                "tmux new-session for a second client failed: {}",
+                "tmux new-session for the client {name} failed: {}",
                 String::from_utf8_lossy(&out.stderr)
             );
             // Blank for half a minute, or ended: a person would attach again.
             let until = self.until(Duration::from_secs(30));
             let screen = loop {
-                let screen = self.screen_of(SECOND);
+                let screen = self.screen_of(name);
                 // The session on screen: its tab bar, or its first pane when the tab bar is not
                 // drawn yet. (Zellij 0.45.1 starts the bars' instances for the new client and
                 // may send them the tabs before they listen: they stay blank until the tabs
@@ -492,11 +530,11 @@ impl Zellij {
                 }
                 thread::sleep(Duration::from_millis(100));
             };
-            eprintln!("the second client's attach {attempt} showed no session:\n{screen}");
+            eprintln!("{name}'s attach {attempt} showed no session:\n{screen}");
         }
         panic!(
-            "the second client never attached; last screen:\n{}\nlog tail:\n{}",
-            self.screen_of(SECOND),
+            "the client {name} never attached; last screen:\n{}\nlog tail:\n{}",
+            self.screen_of(name),
             self.log_tail(40)
         );
     }
@@ -701,6 +739,61 @@ impl Zellij {
             eprintln!("Zellij dropped an asking CLI (harness::dropped): asked again");
             again = true;
         }
+    }
+
+    /// `zellij --config CONFIG web`, with this world's environment.
+    fn web_command(&self) -> Command {
+        let mut zellij = Command::new(zellij_bin());
+        self.isolate(&mut zellij);
+        if let Some(config) = &self.config {
+            zellij.arg("--config").arg(config);
+        }
+        zellij.arg("web");
+        zellij
+    }
+
+    /// The session's page on the web server (`Options::with_web`), once the server answers.
+    pub fn web_url(&self) -> String {
+        let port = self
+            .web_port
+            .expect("a world started with Options::with_web");
+        let until = self.until(Duration::from_secs(30));
+        loop {
+            let mut status = self.web_command();
+            status.args(["--status", "--timeout", "2"]);
+            let out = run(status, COMMAND_TIMEOUT);
+            let said = String::from_utf8_lossy(&out.stdout).into_owned();
+            if said.contains("Web server online") {
+                return format!("http://127.0.0.1:{port}/{}", self.session);
+            }
+            if Instant::now() >= until {
+                panic!(
+                    "Zellij's web server never came up on port {port}: `zellij web --status` said \
+                     {said:?} {:?}\nlog tail:\n{}",
+                    String::from_utf8_lossy(&out.stderr),
+                    self.log_tail(40)
+                );
+            }
+            thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// A new login token for the web client (`zellij web --create-token`).
+    pub fn web_token(&self) -> String {
+        let mut create = self.web_command();
+        create.arg("--create-token");
+        let out = run(create, COMMAND_TIMEOUT);
+        let said = String::from_utf8_lossy(&out.stdout);
+        // `token_1: <token>`
+        said.lines()
+            .find_map(|l| l.split_once(": ").map(|(_, token)| token.trim().to_owned()))
+            .filter(|token| !token.is_empty() && !token.contains(' '))
+            .unwrap_or_else(|| {
+                panic!(
+                    "zellij web --create-token printed no token: {said:?} {:?}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            })
     }
 
     /// This world's HOME.
@@ -930,6 +1023,11 @@ impl Drop for Zellij {
             zellij.args(["kill-all-sessions", "--yes"]);
             self.isolate(&mut zellij);
             run_quietly(zellij, Duration::from_secs(10));
+        }
+        if self.web_port.is_some() {
+            let mut stop = self.web_command();
+            stop.arg("--stop");
+            run_quietly(stop, Duration::from_secs(10));
         }
         let mut tmux = self.tmux();
         tmux.arg("kill-server");
@@ -1196,6 +1294,14 @@ fn run_quietly(mut cmd: Command, timeout: Duration) -> bool {
         Ok(mut child) => wait_child(&mut child, timeout).is_some_and(|s| s.success()),
         Err(_) => false,
     }
+}
+
+/// A loopback port nobody listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .port()
 }
 
 /// `s` as one word for `sh`.

@@ -10,7 +10,9 @@
 use crate::agents::{new_pane, submitted, zellij_on_path, DB};
 use crate::claude::{database, pick_the_second_option, Claude, Wiring, DATABASE};
 use crate::command::command;
-use crate::harness::{agent_bin, shell_quote, zellij_bin, Options, Setup, Zellij, FIRST};
+use crate::harness::{
+    agent_bin, free_port, settling, shell_quote, zellij_bin, Options, Setup, Zellij, FIRST,
+};
 use crate::ANSWER;
 use ask_popup::envelope::Answer;
 use serde_json::{json, Value};
@@ -122,6 +124,64 @@ fn set_up_in_an_empty_home_the_popup_asks_once_permitted_and_doctor_finds_everyt
         );
     }
     assert!(!report.contains('✗'), "{report}");
+}
+
+#[test]
+fn set_up_for_the_web_a_browser_logs_in_with_the_printed_token_and_answers() {
+    // A new user: `setup zellij --write`, then `setup web --write` (on a port of the test's:
+    // the user's config said it), which starts the server, makes a token and prints the URL.
+    let port = free_port();
+    let command = command();
+    let script = format!(
+        "set -e; {c} setup zellij --write; \
+         printf '\\nweb_server_port {port}\\n' >> \"$HOME/.config/zellij/config.kdl\"; \
+         {c} setup web --write > \"$HOME/setup-web.txt\" 2>&1",
+        c = shell_quote(&command.to_string_lossy()),
+    );
+    let options = Options::default().with_web_port(port).installed_by(Setup {
+        command: PathBuf::from("/bin/sh"),
+        args: vec!["-c".to_owned(), script],
+        path: Vec::new(),
+    });
+    let zellij = Zellij::start_with(options);
+    dismiss_release_notes(&zellij);
+    let printed =
+        std::fs::read_to_string(zellij.home().join("setup-web.txt")).expect("setup's output");
+    let token = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("Login token (Zellij shows it this once; keep it): "))
+        .unwrap_or_else(|| panic!("no token printed:\n{printed}"));
+    let base = format!("http://127.0.0.1:{port}");
+    assert!(printed.contains(&format!("Open: {base}")), "{printed}");
+    let url = format!("{base}/{}", zellij.session());
+    let mut browser = crate::web::open_browser_at(&zellij, &url, token);
+
+    // The first question: the permission request in the terminal, then the question, answered
+    // in the browser.
+    let first = zellij.scratch().join("first.json");
+    ask_in_a_pane(&zellij, "agent", "web-inst-1", &first);
+    zellij.wait_for_screen("the permission request", ANSWER, |s| {
+        s.contains("ask-popup.wasm asks") && s.contains("Allow? (y/n)")
+    });
+    zellij.type_into(FIRST, &["y"]);
+    browser.wait_for_screen("the question", zellij.until(ANSWER), |s| {
+        s.contains("claude asks") && s.contains("Which database?") && !settling(s)
+    });
+    browser.click_text("SQLite");
+    let reply = line_of(&zellij, &first, "the answer");
+    assert!(reply.contains("\"SQLite\""), "{reply}");
+
+    // The doctor finds the web client in place.
+    let (code, report) = doctor_in_a_pane(&zellij, "doctor");
+    assert_eq!(code, 0, "{report}");
+    for check in ["web client", "web login"] {
+        assert!(
+            report
+                .lines()
+                .any(|l| l.starts_with(&format!("✓ {check}:"))),
+            "{check}: {report}"
+        );
+    }
 }
 
 #[test]
@@ -258,5 +318,11 @@ fn installed_and_set_up_for_everything_found_the_real_claude_code_asks_and_docto
     assert_eq!(code, 0, "{report}");
     let checks: Vec<&str> = report.lines().filter(|l| !l.starts_with("exit ")).collect();
     assert!(checks.len() >= 8, "{report}");
-    assert!(checks.iter().all(|l| l.starts_with('✓')), "{report}");
+    // Everything but the web client, which `setup` leaves to `setup web`.
+    assert!(
+        checks
+            .iter()
+            .all(|l| l.starts_with('✓') || l.starts_with("– web client: not set up")),
+        "{report}"
+    );
 }

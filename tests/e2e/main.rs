@@ -5,6 +5,7 @@
 //! fails (never skips) with how to get whichever is missing.
 
 mod agents;
+mod browser;
 mod claude;
 mod command;
 mod dialog;
@@ -15,6 +16,7 @@ mod mcp;
 mod model;
 mod pi;
 mod soak;
+mod web;
 
 use ask_popup::envelope::{self, Outcome, Responses};
 use ask_popup::request;

@@ -1,0 +1,343 @@
+//! A real headless Chromium (Debian's `chromium`), driven through the DevTools protocol: Zellij's
+//! web client, opened, logged in with a token, read, typed into and clicked as a person would.
+//!
+//! The page's terminal is xterm.js (`window.term`): its buffer is the screen as text, and keys
+//! and clicks are real input events the page handles itself.
+
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tungstenite::{Message, WebSocket};
+
+/// Where Debian's `chromium` package puts the browser; `ASK_POPUP_CHROMIUM` names another.
+const CHROMIUM: &str = "/usr/bin/chromium";
+/// How long the browser may take to start and to answer one command.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The browser binary, or a panic that says how to get it.
+pub fn chromium_bin() -> PathBuf {
+    let bin = std::env::var_os("ASK_POPUP_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(CHROMIUM));
+    assert!(
+        bin.exists(),
+        "the web client's e2e tests need Chromium at {}: run `bash scripts/ensure-tools.sh` \
+         (it installs Debian's `chromium` package)",
+        bin.display()
+    );
+    bin
+}
+
+/// One headless Chromium with one page, and a DevTools connection to that page.
+pub struct Browser {
+    child: Child,
+    socket: WebSocket<TcpStream>,
+    next_id: u64,
+}
+
+impl Browser {
+    /// Starts Chromium on `url` with a fresh profile in `profile` (a remembered login would
+    /// skip the token form), offline but for the page's own host.
+    pub fn open(url: &str, profile: &Path) -> Browser {
+        std::fs::create_dir_all(profile).expect("create the browser profile dir");
+        let mut command = Command::new(chromium_bin());
+        command
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--enable-unsafe-swiftshader",
+                "--disable-quic",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-extensions",
+                "--disable-features=Translate,MediaRouter,OptimizationHints",
+                "--remote-debugging-port=0",
+                "--window-size=1280,800",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(url)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("could not start {}: {e}", chromium_bin().display()));
+        // Chromium writes the port it listens on into the profile.
+        let port_file = profile.join("DevToolsActivePort");
+        let until = Instant::now() + START_TIMEOUT;
+        let port = loop {
+            let text = std::fs::read_to_string(&port_file).unwrap_or_default();
+            if let Some(port) = text
+                .lines()
+                .next()
+                .and_then(|l| l.trim().parse::<u16>().ok())
+            {
+                break port;
+            }
+            if Instant::now() >= until || matches!(child.try_wait(), Ok(Some(_))) {
+                let _ = child.kill();
+                panic!("Chromium did not start its DevTools server within {START_TIMEOUT:?}");
+            }
+            thread::sleep(Duration::from_millis(100));
+        };
+        let page = loop {
+            if let Some(page) = page_socket_url(port) {
+                break page;
+            }
+            if Instant::now() >= until {
+                let _ = child.kill();
+                panic!("Chromium's DevTools never listed a page");
+            }
+            thread::sleep(Duration::from_millis(100));
+        };
+        let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to DevTools");
+        stream
+            .set_read_timeout(Some(COMMAND_TIMEOUT))
+            .expect("set a read timeout");
+        let (socket, _) = tungstenite::client(page.as_str(), stream)
+            .unwrap_or_else(|e| panic!("DevTools WebSocket {page}: {e}"));
+        Browser {
+            child,
+            socket,
+            next_id: 1,
+        }
+    }
+
+    /// Sends one DevTools command and returns its result (events in between are skipped).
+    pub fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let message = json!({"id": id, "method": method, "params": params}).to_string();
+        self.socket
+            .send(Message::text(message))
+            .unwrap_or_else(|e| panic!("DevTools {method}: {e}"));
+        let until = Instant::now() + COMMAND_TIMEOUT;
+        loop {
+            let message = self
+                .socket
+                .read()
+                .unwrap_or_else(|e| panic!("DevTools {method}: no answer ({e})"));
+            if let Message::Text(text) = message {
+                let value: Value = serde_json::from_str(text.as_str()).unwrap_or_default();
+                if value.get("id").and_then(Value::as_u64) == Some(id) {
+                    if let Some(error) = value.get("error") {
+                        panic!("DevTools {method} failed: {error}");
+                    }
+                    return value.get("result").cloned().unwrap_or_default();
+                }
+            }
+            assert!(Instant::now() < until, "DevTools {method}: no answer");
+        }
+    }
+
+    /// The value of a JavaScript expression in the page (awaited if it is a promise).
+    pub fn eval(&mut self, expression: &str) -> Value {
+        let result = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+        );
+        if let Some(exception) = result.get("exceptionDetails") {
+            panic!("the page threw on `{expression}`: {exception}");
+        }
+        result
+            .get("result")
+            .and_then(|r| r.get("value"))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The page's text outside the terminal (the token form, an error page).
+    pub fn page_text(&mut self) -> String {
+        self.eval("document.body ? document.body.innerText : ''")
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// Logs in on the token form (`#token`, `#submit`) when the page shows it.
+    pub fn log_in(&mut self, token: &str, until: Instant) {
+        let form = loop {
+            let state = self.eval(
+                "document.querySelector('#token') ? 'form' : (window.term ? 'terminal' : 'loading')",
+            );
+            match state.as_str() {
+                Some("form") => break true,
+                Some("terminal") => break false,
+                _ if Instant::now() >= until => {
+                    panic!(
+                        "the web client showed neither its token form nor a terminal:\n{}",
+                        self.page_text()
+                    )
+                }
+                _ => thread::sleep(Duration::from_millis(100)),
+            }
+        };
+        if form {
+            let token = serde_json::to_string(token).expect("a token is a string");
+            self.eval(&format!(
+                "document.querySelector('#token').value = {token}; \
+                 document.querySelector('#submit').click(); true"
+            ));
+        }
+    }
+
+    /// What the page's terminal shows, one line per row (empty before the terminal exists).
+    pub fn screen(&mut self) -> String {
+        self.eval(
+            "(() => { const t = window.term; if (!t) return ''; const b = t.buffer.active; \
+             const rows = []; for (let i = 0; i < t.rows; i++) { \
+             const line = b.getLine(b.viewportY + i); rows.push(line ? line.translateToString(true) : ''); } \
+             return rows.join('\\n'); })()",
+        )
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+    }
+
+    /// Waits until the terminal's screen satisfies `pred`; panics with the last screen at
+    /// `until`.
+    pub fn wait_for_screen(
+        &mut self,
+        what: &str,
+        until: Instant,
+        pred: impl Fn(&str) -> bool,
+    ) -> String {
+        loop {
+            let screen = self.screen();
+            if pred(&screen) {
+                return screen;
+            }
+            if Instant::now() >= until {
+                panic!(
+                    "the browser's terminal never showed {what}; last screen:\n{screen}\npage:\n{}",
+                    self.page_text()
+                );
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Presses a key in the terminal: a DOM key name (`Enter`, `ArrowDown`, `Escape`, `Tab`)
+    /// or one printable character.
+    pub fn press(&mut self, key: &str) {
+        self.eval("window.term && window.term.focus(); true");
+        let (code, vk, text) = match key {
+            "Enter" => ("Enter", 13, "\r"),
+            "Escape" => ("Escape", 27, ""),
+            "Tab" => ("Tab", 9, "\t"),
+            "Backspace" => ("Backspace", 8, ""),
+            "ArrowUp" => ("ArrowUp", 38, ""),
+            "ArrowDown" => ("ArrowDown", 40, ""),
+            "ArrowLeft" => ("ArrowLeft", 37, ""),
+            "ArrowRight" => ("ArrowRight", 39, ""),
+            " " => ("Space", 32, " "),
+            _ => ("", 0, key),
+        };
+        let upper = key
+            .chars()
+            .next()
+            .map_or(0, |c| c.to_ascii_uppercase() as i64);
+        let vk = if vk == 0 { upper } else { vk };
+        let mut down = json!({
+            "type": if text.is_empty() { "rawKeyDown" } else { "keyDown" },
+            "key": key,
+            "windowsVirtualKeyCode": vk,
+            "nativeVirtualKeyCode": vk,
+        });
+        if !code.is_empty() {
+            down["code"] = json!(code);
+        }
+        if !text.is_empty() {
+            down["text"] = json!(text);
+            down["unmodifiedText"] = json!(text);
+        }
+        self.call("Input.dispatchKeyEvent", down);
+        let mut up = json!({"type": "keyUp", "key": key, "windowsVirtualKeyCode": vk});
+        if !code.is_empty() {
+            up["code"] = json!(code);
+        }
+        self.call("Input.dispatchKeyEvent", up);
+    }
+
+    /// Clicks the middle of the first cell on screen where `text` starts (row and column of the
+    /// terminal's grid, turned into the page's pixels).
+    pub fn click_text(&mut self, text: &str) {
+        let screen = self.screen();
+        let (row, col) = screen
+            .lines()
+            .enumerate()
+            .find_map(|(row, line)| {
+                line.find(text)
+                    .map(|byte| (row, line[..byte].chars().count()))
+            })
+            .unwrap_or_else(|| panic!("`{text}` is not on the browser's screen:\n{screen}"));
+        let point = self.eval(&format!(
+            "(() => {{ const t = window.term; const r = t.element.querySelector('.xterm-screen').getBoundingClientRect(); \
+             const w = r.width / t.cols, h = r.height / t.rows; \
+             return [r.left + ({col} + 0.5) * w, r.top + ({row} + 0.5) * h]; }})()"
+        ));
+        let x = point.get(0).and_then(Value::as_f64).unwrap_or_default();
+        let y = point.get(1).and_then(Value::as_f64).unwrap_or_default();
+        for kind in ["mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
+            );
+        }
+    }
+
+    /// A PNG of the page as it shows now.
+    pub fn screenshot(&mut self) -> Vec<u8> {
+        use base64::Engine as _;
+        let shot = self.call("Page.captureScreenshot", json!({"format": "png"}));
+        let data = shot.get("data").and_then(Value::as_str).unwrap_or_default();
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .expect("DevTools sends a screenshot as base64")
+    }
+
+    /// Closes the page: the web client leaves the session as a closed tab does.
+    pub fn close(mut self) {
+        self.quit();
+    }
+
+    fn quit(&mut self) {
+        let _ = self.socket.close(None);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        self.quit();
+    }
+}
+
+/// The DevTools WebSocket URL of the browser's first page, once it lists one.
+fn page_socket_url(port: u16) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(COMMAND_TIMEOUT)).ok()?;
+    stream
+        .write_all(b"GET /json/list HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let body = response.split_once("\r\n\r\n")?.1;
+    let targets: Value = serde_json::from_str(body).ok()?;
+    targets.as_array()?.iter().find_map(|t| {
+        (t.get("type")?.as_str()? == "page")
+            .then(|| t.get("webSocketDebuggerUrl")?.as_str().map(str::to_owned))
+            .flatten()
+    })
+}
