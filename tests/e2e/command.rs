@@ -468,7 +468,7 @@ fn an_id_holding_commas_comes_back_intact() {
 
 /// A notify command for the tests, run from `dir`: it counts its runs in `runs` (a line each),
 /// keeps what it read on stdin as `doc.json`, then does `then`.
-fn notify_command(dir: &Path, then: &str) -> String {
+pub(crate) fn notify_command(dir: &Path, then: &str) -> String {
     format!(
         "cd {dir} && echo run >> runs && cat > doc.tmp && mv doc.tmp doc.json{then}",
         dir = shell_quote(&dir.to_string_lossy()),
@@ -540,7 +540,7 @@ fn ended(
 }
 
 /// Waits until the file at `path` exists (its text), or panics saying `what`.
-fn wait_for_file(zellij: &Zellij, path: &Path, what: &str) -> String {
+pub(crate) fn wait_for_file(zellij: &Zellij, path: &Path, what: &str) -> String {
     let until = zellij.until(ANSWER);
     loop {
         if let Ok(text) = std::fs::read_to_string(path) {
