@@ -1,7 +1,8 @@
 //! End to end: the `ask-popup` command, as agents run it. It asks from a Zellij pane and prints
 //! the envelope with its exit status; outside Zellij or without `zellij` it answers at once; a
 //! command that is stopped, or whose agent dies, takes its question back; `status` and `show`
-//! print what the pipes answer.
+//! print what the pipes answer; a question left waiting runs the user's notify command once,
+//! one answered first none, and a notify command that hangs or fails changes nothing.
 
 use crate::agents::{
     blocked, heard, heard_of_one_question, marked, new_pane, shell_quote, status, submitted,

@@ -2,7 +2,8 @@
 //! a scripted Responses API server that calls the tool and the server configured from
 //! `ask-popup setup codex` as the README says; and the MCP Python SDK, a client independent of
 //! the Rust SDK the server is written with, for the protocol's own parts (the listed schema,
-//! progress, cancellation, a client that goes away).
+//! progress, cancellation, a client that goes away). The notify command's timers in the
+//! long-lived server are tested with the server driven over stdio by the test itself.
 
 use crate::agents::{
     heard, heard_of_one_question, marked, new_pane, pick_the_second_option_of_each, question,
