@@ -1,12 +1,14 @@
 //! The caller's side of the pipe: what the `ask-popup` command decides, apart from running
 //! anything — how a questionnaire is read and sent, which output of `zellij pipe` counts as the
-//! reply, the Claude Code hook's input and answer, the MCP tool's result, and the settings that
-//! install the integrations. The binary's thin shell (`src/shell/`) spawns `zellij`, handles
-//! signals and talks stdio and MCP; everything here is tested on the host.
+//! reply, the Claude Code hook's input and answer, the MCP tool's result, the settings that
+//! install the integrations, and what notifies of a question left waiting. The binary's thin
+//! shell (`src/shell/`) spawns `zellij` and the notify command, handles signals and talks stdio
+//! and MCP; everything here is tested on the host.
 
 pub mod ask;
 pub mod claude;
 pub mod mcp;
+pub mod notify;
 pub mod setup;
 pub mod web;
 pub mod zellij;

@@ -1,10 +1,12 @@
 //! The `ask-popup` command's shell: its arguments, the `zellij pipe` calls, signals and stdio.
 //! What it decides (the payload, the pipe's arguments, which output is the reply, the exit
-//! statuses, the Claude Code hook's answer, the MCP tool's result, the settings) lives in
-//! `ask_popup::caller`; the MCP server's protocol side is `mcp.rs`.
+//! statuses, the Claude Code hook's answer, the MCP tool's result, the settings, the
+//! notification of a question left waiting) lives in `ask_popup::caller`; the MCP server's
+//! protocol side is `mcp.rs`, the notification's timer and command `notify.rs`.
 
 mod install;
 mod mcp;
+mod notify;
 mod web;
 
 use ask_popup::caller::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
@@ -347,10 +349,14 @@ impl Zellij {
     }
 
     /// Asks the question until an envelope for it comes back; withdraws it when interrupted.
+    /// Asked again or not, it is one question: the user's notify command runs at most once, and
+    /// only while no envelope is in hand.
     fn ask(&self, caller: &Caller, line: &str, stop: &dyn Stop) -> String {
+        let notice = notify::Notice::start(&self.bin, caller, line);
         let args = caller.pipe_args();
         for attempt in 1..=ask::ATTEMPTS {
             if stop.wait(Duration::from_millis(ask::backoff_ms(attempt))) {
+                notice.settle();
                 return self.withdraw(caller, None);
             }
             let mut command = self.pipe("ask", &args);
@@ -367,6 +373,7 @@ impl Zellij {
             let stdout = read_in_background(&mut child);
             loop {
                 if stop.wait(POLL) {
+                    notice.settle();
                     return self.withdraw(caller, Some(child));
                 }
                 if !matches!(child.try_wait(), Ok(None)) {
@@ -375,6 +382,7 @@ impl Zellij {
             }
             let out = stdout.recv().unwrap_or_default();
             if let Some(envelope) = ask::reply_in(&out, &caller.id) {
+                notice.settle();
                 return envelope;
             }
         }
@@ -420,6 +428,12 @@ impl Zellij {
 /// `limit`: whether it exited 0, and its stdout.
 fn run(mut command: Command, payload: &str, limit: Duration) -> Option<(bool, Vec<u8>)> {
     command.args(["--", payload]);
+    run_for(command, limit)
+}
+
+/// Runs a command with no stdin for at most `limit` (then kills it): whether it exited 0, and
+/// its stdout.
+fn run_for(mut command: Command, limit: Duration) -> Option<(bool, Vec<u8>)> {
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

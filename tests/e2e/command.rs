@@ -1,7 +1,8 @@
 //! End to end: the `ask-popup` command, as agents run it. It asks from a Zellij pane and prints
 //! the envelope with its exit status; outside Zellij or without `zellij` it answers at once; a
 //! command that is stopped, or whose agent dies, takes its question back; `status` and `show`
-//! print what the pipes answer.
+//! print what the pipes answer; a question left waiting runs the user's notify command once,
+//! one answered first none, and a notify command that hangs or fails changes nothing.
 
 use crate::agents::{
     blocked, heard, heard_of_one_question, marked, new_pane, shell_quote, status, submitted,
@@ -464,4 +465,253 @@ fn an_id_holding_commas_comes_back_intact() {
     zellij.send_keys(&["Enter"]);
     let (_, out) = output_of(&zellij, &mut asking, "the command never ended");
     assert_eq!(out, submitted(DB, &[(0, Answer::Option(0))], &[], Some(id)));
+}
+
+/// A notify command for the tests, run from `dir`: it counts its runs in `runs` (a line each),
+/// keeps what it read on stdin as `doc.json`, then does `then`.
+pub(crate) fn notify_command(dir: &Path, then: &str) -> String {
+    format!(
+        "cd {dir} && echo run >> runs && cat > doc.tmp && mv doc.tmp doc.json{then}",
+        dir = shell_quote(&dir.to_string_lossy()),
+    )
+}
+
+/// `ask-popup ask` of DB as `agent` with id `id`, from `pane` (as if run there), the notify
+/// command and its delay set in its environment.
+fn ask_notifying(
+    zellij: &Zellij,
+    agent: &str,
+    id: &str,
+    pane: Option<u32>,
+    notify: &str,
+    delay: &str,
+) -> std::process::Child {
+    let mut asking = zellij.in_session(&command());
+    asking
+        .args(["ask", "--agent", agent, "--id", id, DB])
+        .env(ask_popup::caller::notify::COMMAND_VAR, notify)
+        .env(ask_popup::caller::notify::DELAY_VAR, delay)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(pane) = pane {
+        asking.env("ZELLIJ_PANE_ID", pane.to_string());
+    }
+    asking.spawn().expect("run ask-popup ask")
+}
+
+/// Waits until a command started by `ask_notifying` ends and its stdout and stderr are closed:
+/// its exit status, stdout and stderr. Their ends must come with the command's: nothing it
+/// started (the notify command) may hold them open.
+fn ended(
+    zellij: &Zellij,
+    child: &mut std::process::Child,
+    what: &str,
+) -> (std::process::ExitStatus, String, String) {
+    let read = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_string(&mut text);
+            }
+            let _ = tx.send(text);
+        });
+        rx
+    };
+    let stdout = read(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = read(child.stderr.take().map(|p| Box::new(p) as _));
+    let until = zellij.until(ANSWER);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the command's status") {
+            break status;
+        }
+        assert!(
+            Instant::now() < until,
+            "{what}; screen:\n{}",
+            zellij.screen()
+        );
+        thread::sleep(Duration::from_millis(50));
+    };
+    let closed = |rx: std::sync::mpsc::Receiver<String>, which: &str| {
+        rx.recv_timeout(Duration::from_secs(5)).unwrap_or_else(|_| {
+            panic!("the command ended but its {which} stayed open (held by the notify command?)")
+        })
+    };
+    (status, closed(stdout, "stdout"), closed(stderr, "stderr"))
+}
+
+/// Waits until the file at `path` exists (its text), or panics saying `what`.
+pub(crate) fn wait_for_file(zellij: &Zellij, path: &Path, what: &str) -> String {
+    let until = zellij.until(ANSWER);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            return text;
+        }
+        assert!(
+            Instant::now() < until,
+            "{what}; screen:\n{}",
+            zellij.screen()
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_question_left_waiting_runs_the_notify_command_once() {
+    let zellij = Zellij::start();
+    let dir = zellij.scratch();
+    let (pane, _) = crate::agents::caller_pane(&zellij);
+    let asked = Instant::now();
+    let mut asking = ask_notifying(
+        &zellij,
+        "notified",
+        "n-1",
+        Some(pane),
+        &notify_command(&dir, ""),
+        "1",
+    );
+    zellij.wait_for_screen("the question", ANSWER, |s| {
+        s.contains("notified asks") && s.contains("Which database?")
+    });
+    let document = wait_for_file(
+        &zellij,
+        &dir.join("doc.json"),
+        "the notify command never ran",
+    );
+    assert!(
+        asked.elapsed() >= Duration::from_secs(1),
+        "it ran before the delay"
+    );
+    let document: Value = serde_json::from_str(&document).expect("the document is JSON");
+    let url = document["url"].clone();
+    assert!(
+        url.is_null()
+            || url
+                .as_str()
+                .is_some_and(|u| u.ends_with(&format!("/{}", zellij.session()))),
+        "url: {url}"
+    );
+    assert!(
+        document["waitedSeconds"].as_u64().is_some_and(|s| s >= 1),
+        "{document}"
+    );
+    assert_eq!(
+        document,
+        json!({
+            "agent": "notified",
+            "headers": ["DB"],
+            "questions": [{"header": "DB", "question": "Which database?", "options": ["Postgres", "SQLite"]}],
+            "paneId": pane,
+            "session": zellij.session(),
+            "requestId": "n-1",
+            "waitedSeconds": document["waitedSeconds"],
+            "url": url,
+        })
+    );
+
+    // The question still waits, and is answered as ever.
+    assert!(asking.try_wait().expect("status").is_none(), "it ended");
+    zellij.send_keys(&["Enter"]);
+    let (status, out, _) = ended(&zellij, &mut asking, "the command never ended");
+    assert_eq!(
+        out,
+        submitted(DB, &[(0, Answer::Option(0))], &[], Some("n-1"))
+    );
+    assert_eq!(status.code(), Some(0));
+    let runs = std::fs::read_to_string(dir.join("runs")).expect("runs");
+    assert_eq!(runs, "run\n", "one notification for one question");
+}
+
+#[test]
+fn a_question_answered_before_the_delay_runs_no_notify_command() {
+    let zellij = Zellij::start();
+    let dir = zellij.scratch();
+    let mut asking = ask_notifying(
+        &zellij,
+        "quick",
+        "q-1",
+        None,
+        &notify_command(&dir, ""),
+        "20",
+    );
+    zellij.wait_for_screen("the question", ANSWER, |s| {
+        s.contains("quick asks") && s.contains("Which database?")
+    });
+    zellij.send_keys(&["Enter"]);
+    let (status, out, _) = ended(&zellij, &mut asking, "the command never ended");
+    assert_eq!(
+        out,
+        submitted(DB, &[(0, Answer::Option(0))], &[], Some("q-1"))
+    );
+    assert_eq!(status.code(), Some(0));
+    // The timer lived in the command, which has ended: it can run nothing any more.
+    assert!(!dir.join("runs").exists(), "the notify command ran");
+}
+
+/// Kills the process whose pid is in a file (a hanging notify command) when the test ends,
+/// however it ends.
+struct KillOnDrop(PathBuf);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Ok(pid) = std::fs::read_to_string(&self.0) {
+            let _ = Command::new("kill")
+                .args(["-KILL", pid.trim()])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
+#[test]
+fn a_notify_command_that_hangs_or_fails_changes_nothing() {
+    let zellij = Zellij::start();
+    let dir = zellij.scratch();
+    // Declared after the world, so dropped before it (and its files) goes.
+    let _hanging = KillOnDrop(dir.join("hang.pid"));
+    let cases = [
+        (
+            "hangs",
+            "; echo $$ > hang.tmp && mv hang.tmp hang.pid && exec sleep 600",
+        ),
+        ("fails", "; exit 3"),
+    ];
+    for (round, (what, then)) in cases.into_iter().enumerate() {
+        let _ = std::fs::remove_file(dir.join("doc.json"));
+        let id = format!("h-{round}");
+        let mut asking = ask_notifying(&zellij, what, &id, None, &notify_command(&dir, then), "1");
+        zellij.wait_for_screen("the question", ANSWER, |s| {
+            s.contains(&format!("{what} asks")) && s.contains("Which database?")
+        });
+        wait_for_file(
+            &zellij,
+            &dir.join("doc.json"),
+            &format!("the notify command that {what} never ran"),
+        );
+        if what == "hangs" {
+            wait_for_file(&zellij, &dir.join("hang.pid"), "the hanging command's pid");
+        }
+        zellij.send_keys(&["Down"]);
+        zellij.wait_for_screen("the focus on SQLite", ANSWER, |s| s.contains("❯ 2. SQLite"));
+        zellij.send_keys(&["Enter"]);
+        let answered = Instant::now();
+        let (status, out, _) = ended(
+            &zellij,
+            &mut asking,
+            &format!("the command whose notify command {what} never ended"),
+        );
+        assert_eq!(
+            out,
+            submitted(DB, &[(0, Answer::Option(1))], &[], Some(&id)),
+            "{what}"
+        );
+        assert_eq!(status.code(), Some(0), "{what}");
+        assert!(
+            answered.elapsed() < Duration::from_secs(20),
+            "{what}: it took {:?} to end",
+            answered.elapsed()
+        );
+    }
+    let runs = std::fs::read_to_string(dir.join("runs")).expect("runs");
+    assert_eq!(runs, "run\nrun\n");
 }

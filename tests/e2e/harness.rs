@@ -644,13 +644,16 @@ impl Zellij {
     }
 
     fn isolate(&self, cmd: &mut Command) {
-        // A test run from inside Zellij must not talk to that session.
+        // A test run from inside Zellij must not talk to that session, nor run the notify
+        // command its user set (the world's own HOME and XDG dirs hide their config file).
         for var in [
             "ZELLIJ",
             "ZELLIJ_SESSION_NAME",
             "ZELLIJ_PANE_ID",
             "TMUX",
             "TMUX_PANE",
+            ask_popup::caller::notify::COMMAND_VAR,
+            ask_popup::caller::notify::DELAY_VAR,
         ] {
             cmd.env_remove(var);
         }

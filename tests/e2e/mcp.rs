@@ -2,7 +2,8 @@
 //! a scripted Responses API server that calls the tool and the server configured from
 //! `ask-popup setup codex` as the README says; and the MCP Python SDK, a client independent of
 //! the Rust SDK the server is written with, for the protocol's own parts (the listed schema,
-//! progress, cancellation, a client that goes away).
+//! progress, cancellation, a client that goes away). The notify command's timers in the
+//! long-lived server are tested with the server driven over stdio by the test itself.
 
 use crate::agents::{
     heard, heard_of_one_question, marked, new_pane, pick_the_second_option_of_each, question,
@@ -495,4 +496,165 @@ fn an_mcp_client_that_cancels_or_goes_away_takes_its_question_back() {
         .expect("run pkill");
     assert!(killed.success(), "no client to kill");
     wait_until_nothing_pending(&zellij);
+}
+
+/// `ask-popup mcp` as if run from a pane of `zellij`, driven over stdio by the test itself
+/// (newline-delimited JSON-RPC), with these variables set.
+struct StdioServer {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    messages: std::sync::mpsc::Receiver<Value>,
+}
+
+impl StdioServer {
+    fn start(zellij: &Zellij, vars: &[(&str, &str)]) -> StdioServer {
+        let mut server = zellij.in_session(&command());
+        server
+            .arg("mcp")
+            .envs(vars.iter().copied())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        let mut child = server.spawn().expect("run ask-popup mcp");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("the server's stdout");
+        let (tx, messages) = std::sync::mpsc::channel();
+        thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Ok(message) = serde_json::from_str::<Value>(&line) {
+                    if tx.send(message).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        StdioServer {
+            child,
+            stdin,
+            messages,
+        }
+    }
+
+    fn send(&mut self, message: Value) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().expect("the server's stdin is open");
+        stdin
+            .write_all(format!("{message}\n").as_bytes())
+            .expect("write to the server");
+        stdin.flush().expect("flush");
+    }
+
+    /// The response to request `id` (notifications on the way are skipped).
+    fn response(&self, zellij: &Zellij, id: u64) -> Value {
+        let until = zellij.until(ANSWER);
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match self.messages.recv_timeout(left) {
+                Ok(message) if message["id"] == id => return message,
+                Ok(_) => {}
+                Err(e) => panic!(
+                    "no response to request {id} ({e}); screen:\n{}",
+                    zellij.screen()
+                ),
+            }
+        }
+    }
+
+    fn call(&mut self, id: u64, arguments: &Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool::NAME, "arguments": arguments}}));
+    }
+
+    /// Closes stdin (the client goes away) and waits for the server to end.
+    fn close(mut self, zellij: &Zellij) {
+        drop(self.stdin.take());
+        let until = zellij.until(ANSWER);
+        while self
+            .child
+            .try_wait()
+            .expect("the server's status")
+            .is_none()
+        {
+            assert!(Instant::now() < until, "the server never ended");
+            thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+#[test]
+fn an_mcp_server_notifies_of_a_call_left_waiting_never_of_one_answered_first() {
+    // The server outlives its calls, and so would a call's timer that its answer did not stop.
+    const DELAY: Duration = Duration::from_secs(10);
+    let zellij = Zellij::start();
+    let dir = zellij.scratch();
+    let notify = crate::command::notify_command(&dir, "");
+    let mut server = StdioServer::start(
+        &zellij,
+        &[
+            (ask_popup::caller::notify::COMMAND_VAR, notify.as_str()),
+            (ask_popup::caller::notify::DELAY_VAR, "10"),
+        ],
+    );
+    server.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "notifier", "version": "1"}}}),
+    );
+    server.response(&zellij, 1);
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    // The first call is answered before its delay.
+    let first = Instant::now();
+    server.call(2, &database());
+    zellij.wait_for_screen("the first call's question", ANSWER, |s| {
+        s.contains("notifier asks") && s.contains(DATABASE)
+    });
+    zellij.send_keys(&["Enter"]);
+    let response = server.response(&zellij, 2);
+    assert_eq!(
+        response["result"]["content"][0]["text"],
+        text_of(&database(), &picked(0)).as_str()
+    );
+    assert!(
+        first.elapsed() < DELAY,
+        "the answer took {:?}, longer than the delay: this test needs a less busy machine",
+        first.elapsed()
+    );
+
+    // The second waits until it is notified of: the first call's timer, had it outlived its
+    // call, would have run before.
+    server.call(3, &language());
+    zellij.wait_for_screen("the second call's question", ANSWER, |s| {
+        s.contains("notifier asks") && s.contains(LANGUAGE)
+    });
+    let document = crate::command::wait_for_file(
+        &zellij,
+        &dir.join("doc.json"),
+        "the notify command never ran",
+    );
+    let document: Value = serde_json::from_str(&document).expect("the document is JSON");
+    assert_eq!(document["agent"], "notifier");
+    assert_eq!(document["headers"], json!(["Lang"]), "{document}");
+    assert_eq!(document["questions"][0]["question"], LANGUAGE);
+    assert_eq!(document["session"], zellij.session());
+    zellij.send_keys(&["Enter"]);
+    let response = server.response(&zellij, 3);
+    assert_eq!(
+        response["result"]["content"][0]["text"],
+        text_of(&language(), &picked(0)).as_str()
+    );
+    server.close(&zellij);
+    let runs = std::fs::read_to_string(dir.join("runs")).expect("runs");
+    assert_eq!(runs, "run\n", "one notification, for the call left waiting");
 }
