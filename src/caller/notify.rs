@@ -3,6 +3,7 @@
 //! The shell (`src/shell/notify.rs`) keeps the time and runs the command.
 
 use crate::caller::ask::{agent_value, Caller};
+use crate::caller::web;
 use crate::request::{self, Questionnaire};
 use serde::Serialize;
 use std::ffi::OsStr;
@@ -270,42 +271,15 @@ fn cut(text: &str, max: usize) -> String {
 /// The arguments of the command that tells whether Zellij's web server runs.
 pub const WEB_STATUS_ARGS: [&str; 4] = ["web", "--status", "--timeout", "2"];
 
-/// The session's URL in Zellij's web client, from what `zellij web --status` printed: its base
-/// URL when the server is online (`Web server online with version: X. Checked: URL`), then the
-/// session's name. None when the server is offline, or the output is anything else (a Zellij
-/// built without the web server says so and exits 2).
+/// The session's URL in Zellij's web client, from what `zellij web --status` printed: None
+/// when the server is offline, or the output is anything else (a Zellij built without the web
+/// server says so and exits 2).
 pub fn web_url(status: &[u8], session: &str) -> Option<String> {
     if session.is_empty() {
         return None;
     }
     let text = String::from_utf8_lossy(status);
-    let base = text.lines().find_map(|line| {
-        let rest = line
-            .trim()
-            .strip_prefix("Web server online with version:")?;
-        let (_, url) = rest.split_once(". Checked: ")?;
-        let url = url.trim();
-        (url.starts_with("http://") || url.starts_with("https://")).then_some(url)
-    })?;
-    Some(format!(
-        "{}/{}",
-        base.trim_end_matches('/'),
-        path_segment(session)
-    ))
-}
-
-/// `text` as one URL path segment: every byte but the unreserved ones percent-encoded.
-/// Hand-written: one function of RFC 3986 does not need an encoding crate.
-fn path_segment(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    web::online_base(&text).map(|base| web::session_url(base, session))
 }
 
 #[cfg(test)]

@@ -62,7 +62,34 @@ impl WebConfig {
 
 /// The page of session `session` on the server at `base`.
 pub fn session_url(base: &str, session: &str) -> String {
-    format!("{}/{session}", base.trim_end_matches('/'))
+    format!("{}/{}", base.trim_end_matches('/'), path_segment(session))
+}
+
+/// `text` as one URL path segment: every byte but the unreserved ones percent-encoded.
+/// Hand-written: one function of RFC 3986 does not need an encoding crate.
+fn path_segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// The server's base URL in what `zellij web --status` printed when it answers (`Web server
+/// online with version: X. Checked: URL`).
+pub fn online_base(printed: &str) -> Option<&str> {
+    printed.lines().find_map(|line| {
+        let rest = line
+            .trim()
+            .strip_prefix("Web server online with version:")?;
+        let (_, url) = rest.split_once(". Checked: ")?;
+        let url = url.trim();
+        (url.starts_with("http://") || url.starts_with("https://")).then_some(url)
+    })
 }
 
 /// What `config.kdl` (`existing`, `path` for messages) says of the web client.
@@ -207,7 +234,7 @@ impl ServerStatus {
     pub fn of(printed: &str) -> ServerStatus {
         if printed.contains("compiled without web server support") {
             ServerStatus::NotBuiltIn
-        } else if printed.contains("Web server online") {
+        } else if online_base(printed).is_some() {
             ServerStatus::Online
         } else {
             ServerStatus::Offline
