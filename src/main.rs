@@ -98,6 +98,20 @@ mod plugin {
     use std::str::FromStr;
     use zellij_tile::prelude::*;
 
+    /// What the plugin asks Zellij for (the README says why each).
+    const PERMISSIONS: [PermissionType; 4] = [
+        PermissionType::ReadCliPipes,
+        PermissionType::ChangeApplicationState,
+        PermissionType::MessageAndLaunchOtherPlugins,
+        PermissionType::ReadApplicationState,
+    ];
+
+    /// How long after a grant an instance without a tab, pane or mode update asks again
+    /// (see `State::check_grant`).
+    const GRANT_SILENCE_MS: u64 = 1500;
+    /// How many keys and clicks wait for that answer at most.
+    const MAX_HELD_INPUT: usize = 64;
+
     /// Whether the user granted the permissions yet.
     #[derive(Default, PartialEq, Eq)]
     enum Permission {
@@ -127,6 +141,16 @@ mod plugin {
         screen: Option<(usize, usize)>,
         /// The popup's height in rows, when fitted to the dialog.
         fitted_height: Option<usize>,
+        /// When the permissions were granted, by the broker's clock.
+        granted_ms: Option<u64>,
+        /// Whether an event that needs them came since (a tab, pane or mode update).
+        saw_state: bool,
+        /// Whether this instance asked for the permissions again (see `check_grant`), and
+        /// whether the answer came.
+        asked_again: bool,
+        regranted: bool,
+        /// The user's keys and clicks while the grant is in doubt, for once it is not.
+        held_input: Vec<Event>,
     }
 
     impl ZellijPlugin for State {
@@ -166,12 +190,7 @@ mod plugin {
             // opens hidden. Show it, so the user sees the request; it hides again once answered
             // if nothing is waiting.
             show_self(true);
-            request_permission(&[
-                PermissionType::ReadCliPipes,
-                PermissionType::ChangeApplicationState,
-                PermissionType::MessageAndLaunchOtherPlugins,
-                PermissionType::ReadApplicationState,
-            ]);
+            request_permission(&PERMISSIONS);
             subscribe(&[
                 EventType::PermissionRequestResult,
                 EventType::BeforeClose,
@@ -188,14 +207,47 @@ mod plugin {
 
         fn update(&mut self, event: Event) -> bool {
             self.tell_time();
+            if matches!(
+                event,
+                Event::TabUpdate(_) | Event::PaneUpdate(_) | Event::ModeUpdate(_)
+            ) {
+                self.saw_state = true;
+            }
+            self.check_grant();
+            if matches!(
+                event,
+                Event::Key(_) | Event::Mouse(_) | Event::PastedText(_)
+            ) && self.grant_in_doubt()
+            {
+                // The user acts now: make sure first that this instance may answer.
+                self.ask_again();
+                if self.held_input.len() < MAX_HELD_INPUT {
+                    self.held_input.push(event);
+                }
+                return false;
+            }
             let effects = match event {
                 Event::PermissionRequestResult(status) => {
-                    self.permission = match status {
+                    let now = match status {
                         PermissionStatus::Granted => Permission::Granted,
                         PermissionStatus::Denied => Permission::Denied,
                     };
+                    let before = std::mem::replace(&mut self.permission, now);
+                    if before == Permission::Granted && self.permission == Permission::Granted {
+                        // The answer to asking again (`check_grant`): this instance serves,
+                        // and what the user did meanwhile counts now.
+                        self.regranted = true;
+                        let mut render = false;
+                        for input in std::mem::take(&mut self.held_input) {
+                            render |= self.update(input);
+                        }
+                        return render;
+                    }
                     rename_plugin_pane(self.plugin_id, "ask-popup");
                     let granted = self.permission == Permission::Granted;
+                    if granted {
+                        self.granted_ms = Some(self.broker.now_ms());
+                    }
                     self.broker.permission(granted, self.client_id)
                 }
                 Event::Key(key) => self.broker.input(Input::Key(self.map_key(&key))),
@@ -309,6 +361,39 @@ mod plugin {
             }
         }
 
+        /// Asks for the permissions once more when told they were granted but Zellij sends
+        /// none of the events they allow. When the user grants them with two clients attached
+        /// (the first question loading the plugin in both), Zellij 0.45.1 tells every instance
+        /// but gives the grant to one only; an instance left without it has every host call
+        /// refused. Asked again, Zellij answers at once from the grant it remembered, and gives
+        /// it to this instance. It asks when the user first acts (the keys and clicks wait for
+        /// the answer), or after `GRANT_SILENCE_MS`; not at once: an instance granted from what
+        /// Zellij remembered gets its first events within moments, and asking while another
+        /// instance's grant is being written down could show the user the request again.
+        fn check_grant(&mut self) {
+            let Some(granted) = self.granted_ms else {
+                return;
+            };
+            if self.grant_in_doubt()
+                && self.broker.now_ms() >= granted.saturating_add(GRANT_SILENCE_MS)
+            {
+                self.ask_again();
+            }
+        }
+
+        /// Granted, but neither a tab, pane or mode update nor the answer to asking again
+        /// came since.
+        fn grant_in_doubt(&self) -> bool {
+            self.permission == Permission::Granted && !self.saw_state && !self.regranted
+        }
+
+        fn ask_again(&mut self) {
+            if !self.asked_again {
+                self.asked_again = true;
+                request_permission(&PERMISSIONS);
+            }
+        }
+
         /// Tells the broker what time it is.
         fn tell_time(&mut self) {
             if let Some(started) = self.started {
@@ -319,6 +404,7 @@ mod plugin {
 
         fn receive(&mut self, msg: PipeIn) -> bool {
             self.tell_time();
+            self.check_grant();
             let effects = self.broker.pipe(msg);
             self.run(effects)
         }

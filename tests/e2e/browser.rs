@@ -329,15 +329,33 @@ fn page_socket_url(port: u16) -> Option<String> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream.set_read_timeout(Some(COMMAND_TIMEOUT)).ok()?;
     stream
-        .write_all(b"GET /json/list HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .write_all(b"GET /json/list HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         .ok()?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).ok()?;
-    let body = response.split_once("\r\n\r\n")?.1;
-    let targets: Value = serde_json::from_str(body).ok()?;
-    targets.as_array()?.iter().find_map(|t| {
-        (t.get("type")?.as_str()? == "page")
-            .then(|| t.get("webSocketDebuggerUrl")?.as_str().map(str::to_owned))
-            .flatten()
-    })
+    // Read up to the end of the body its Content-Length gives (the connection may stay open).
+    let mut response = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = stream.read(&mut chunk).ok()?;
+        response.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&response);
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head.lines().find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse::<usize>().ok())
+                    .flatten()
+            });
+            if n == 0 || length.is_some_and(|length| body.len() >= length) {
+                let targets: Value = serde_json::from_str(body).ok()?;
+                return targets.as_array()?.iter().find_map(|t| {
+                    (t.get("type")?.as_str()? == "page")
+                        .then(|| t.get("webSocketDebuggerUrl")?.as_str().map(str::to_owned))
+                        .flatten()
+                });
+            }
+        }
+        if n == 0 {
+            return None;
+        }
+    }
 }

@@ -73,7 +73,13 @@ pub fn zellij_bin() -> &'static Path {
         let cargo_home = std::env::var_os("CARGO_HOME")
             .map(PathBuf::from)
             .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
-        let mut candidates = vec![PathBuf::from("zellij")];
+        // `zellij` on PATH, by its full path (its dir goes on the PATH of a world's setup).
+        let on_path = std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("zellij"))
+                .find(|bin| bin.is_file())
+        });
+        let mut candidates: Vec<PathBuf> = on_path.into_iter().collect();
         candidates.extend(cargo_home.map(|c| c.join("bin").join("zellij")));
         let mut found = Vec::new();
         for bin in candidates {

@@ -135,7 +135,8 @@ fn set_up_for_the_web_a_browser_logs_in_with_the_printed_token_and_answers() {
     let script = format!(
         "set -e; {c} setup zellij --write; \
          printf '\\nweb_server_port {port}\\n' >> \"$HOME/.config/zellij/config.kdl\"; \
-         {c} setup web --write > \"$HOME/setup-web.txt\" 2>&1",
+         out=\"$HOME/setup-web.txt\"; \
+         {c} setup web --write > \"$out\" 2>&1 || {{ cat \"$out\"; exit 1; }}",
         c = shell_quote(&command.to_string_lossy()),
     );
     let options = Options::default().with_web_port(port).installed_by(Setup {
@@ -168,6 +169,9 @@ fn set_up_for_the_web_a_browser_logs_in_with_the_printed_token_and_answers() {
         s.contains("claude asks") && s.contains("Which database?") && !settling(s)
     });
     browser.click_text("SQLite");
+    browser.wait_for_screen("the question answered", zellij.until(ANSWER), |s| {
+        !s.contains("Which database?")
+    });
     let reply = line_of(&zellij, &first, "the answer");
     assert!(reply.contains("\"SQLite\""), "{reply}");
 

@@ -30,10 +30,10 @@ pub(crate) fn open_browser_at(zellij: &Zellij, url: &str, token: &str) -> Browse
     let mut browser = Browser::open(url, &zellij.scratch().join("browser-profile"));
     let until = zellij.until(BROWSER_START);
     browser.log_in(token, until);
-    let tab_bar = format!("Zellij ({})", zellij.session());
-    browser.wait_for_screen("the session", until, |s| {
-        s.contains(&tab_bar) || s.contains("Pane #1")
-    });
+    // Anything of the session on screen: Zellij 0.45.1 may leave the new client's bars blank
+    // until the tabs change (it sends them the tabs before they listen), and one pane has no
+    // frame title.
+    browser.wait_for_screen("the session", until, |s| !s.trim().is_empty());
     browser
 }
 
@@ -154,8 +154,9 @@ fn claude_codes_question_is_answered_in_the_browser() {
         text.contains(&format!("\"{DATABASE}\"=\"SQLite\"")),
         "{text}"
     );
+    // The terminal's popup closed (Claude Code's pane shows the answer).
     zellij.wait_for_screen_of(FIRST, "the terminal's popup closed", ANSWER, |s| {
-        !s.contains(DATABASE)
+        !s.contains("claude asks")
     });
 }
 
@@ -214,9 +215,14 @@ fn the_rest_is_served(zellij: &Zellij, answer: impl FnOnce(&str), pane: u32, tit
         thread::sleep(Duration::from_millis(100));
     }
     let out = zellij
-        .pipe_to("ask-popup", "cancel", &[("id", "gone-cancel")], "x")
+        .pipe_to(
+            "ask-popup",
+            "cancel",
+            &[("agent", "claude"), ("pane_id", &id), ("id", "gone-cancel")],
+            "x",
+        )
         .wait(AT_ONCE);
-    assert!(out.status.success(), "{out:?}");
+    assert_eq!(out.stdout, b"{\"withdrawn\":1}\n", "{out:?}");
     let out = withdrawn.wait(ANSWER);
     assert_eq!(details(&out)["error"], "aborted", "{out:?}");
     wait_for_title(zellij, pane, title);
