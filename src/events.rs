@@ -3,8 +3,9 @@
 //! plugin's own instances. Each is a typed struct serialised as it goes on the wire.
 
 use crate::request::Questionnaire;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 /// The label herdr and status bars show while an agent waits.
 pub const WAITING_LABEL: &str = "Waiting for user response";
@@ -93,7 +94,7 @@ impl<'a> Prompt<'a> {
 }
 
 /// `ask-popup:answered` and `ask-popup:cancelled`: how a request ended.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Ended {
     pub pane_id: Option<u32>,
@@ -163,14 +164,15 @@ pub struct Withdrawn {
 }
 
 /// A message between this plugin's instances (one per attached client), from client `from`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// Read back by [`PeerMessage::from_json`].
+#[derive(Clone, Debug, Serialize)]
 pub struct PeerMessage {
     pub from: u16,
     #[serde(flatten)]
     pub kind: PeerKind,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum PeerKind {
     /// This instance is here (sent on load, and in answer to a newcomer's hello).
@@ -202,7 +204,7 @@ pub enum PeerKind {
 }
 
 /// A wait an instance announced (`ask-popup:blocked` active) and hands over as it leaves.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Announced {
     pub pipe: String,
@@ -213,11 +215,11 @@ pub struct Announced {
 
 /// A pending request as the leader hands it to a newcomer: its questionnaire in the request's
 /// own JSON (parsed again by the newcomer), and how far its countdown has run.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SyncedRequest {
     pub pipe: String,
-    pub args: std::collections::BTreeMap<String, String>,
+    pub args: BTreeMap<String, String>,
     pub questionnaire: String,
     pub bytes: usize,
     pub timeout_ms: Option<u64>,
@@ -225,8 +227,224 @@ pub struct SyncedRequest {
     pub remaining_ms: Option<u64>,
 }
 
+impl PeerMessage {
+    /// Reads a message another instance wrote (`to_json` of a `PeerMessage`), as serde's
+    /// derive would (fields it does not know are ignored, a missing or null optional field
+    /// is None), or None when it is no such message.
+    ///
+    /// Read by hand from a `Value` rather than derived: the derive of a flattened, internally
+    /// tagged enum buffers every message through serde's private `Content` tree, and that
+    /// and the derived visitors of these five types were about 40 KB of the plugin; the JSON
+    /// `Value` reader is in the plugin anyway (requests are read with it).
+    pub fn from_json(json: &str) -> Option<PeerMessage> {
+        let value: Value = serde_json::from_str(json).ok()?;
+        let m = value.as_object()?;
+        let from = number(m, "from")?;
+        let kind = match m.get("kind")?.as_str()? {
+            "hello" => PeerKind::Hello,
+            "settled" => PeerKind::Settled {
+                pipe: string(m, "pipe")?,
+                event: Ended::from_value(m.get("event")?)?,
+                reply: string(m, "reply")?,
+            },
+            "touched" => PeerKind::Touched {
+                pipe: string(m, "pipe")?,
+            },
+            "sync" => PeerKind::Sync {
+                to: number(m, "to")?,
+                requests: list(m, "requests", SyncedRequest::from_value)?,
+                answered: list(m, "answered", |v| v.as_str().map(str::to_owned))?,
+            },
+            "bye" => PeerKind::Bye {
+                announced: list(m, "announced", Announced::from_value)?,
+            },
+            "gone" => PeerKind::Gone {
+                client: number(m, "client")?,
+            },
+            _ => return None,
+        };
+        Some(PeerMessage { from, kind })
+    }
+}
+
+impl Ended {
+    fn from_value(value: &Value) -> Option<Ended> {
+        let m = value.as_object()?;
+        Some(Ended {
+            pane_id: optional(m, "paneId", number)?,
+            agent: string(m, "agent")?,
+            request_id: optional(m, "requestId", string)?,
+            questions: number(m, "questions")?,
+            answered: optional(m, "answered", number)?,
+            reason: optional(m, "reason", string)?,
+            result: m.get("result").filter(|v| !v.is_null()).cloned(),
+        })
+    }
+}
+
+impl Announced {
+    fn from_value(value: &Value) -> Option<Announced> {
+        let m = value.as_object()?;
+        Some(Announced {
+            pipe: string(m, "pipe")?,
+            pane_id: optional(m, "paneId", number)?,
+            agent: string(m, "agent")?,
+            request_id: optional(m, "requestId", string)?,
+        })
+    }
+}
+
+impl SyncedRequest {
+    fn from_value(value: &Value) -> Option<SyncedRequest> {
+        let m = value.as_object()?;
+        let args = m
+            .get("args")?
+            .as_object()?
+            .iter()
+            .map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+            .collect::<Option<BTreeMap<_, _>>>()?;
+        Some(SyncedRequest {
+            pipe: string(m, "pipe")?,
+            args,
+            questionnaire: string(m, "questionnaire")?,
+            bytes: number(m, "bytes")?,
+            timeout_ms: optional(m, "timeoutMs", number)?,
+            remaining_ms: optional(m, "remainingMs", number)?,
+        })
+    }
+}
+
+/// Field `key` of `m`, a string.
+fn string(m: &Map<String, Value>, key: &str) -> Option<String> {
+    m.get(key)?.as_str().map(str::to_owned)
+}
+
+/// Field `key` of `m`, a whole number that fits `T`.
+fn number<T: TryFrom<u64>>(m: &Map<String, Value>, key: &str) -> Option<T> {
+    T::try_from(m.get(key)?.as_u64()?).ok()
+}
+
+/// An optional field: Some(None) when it is missing or null, None when it is there and
+/// `read` cannot read it.
+fn optional<T>(
+    m: &Map<String, Value>,
+    key: &str,
+    read: impl Fn(&Map<String, Value>, &str) -> Option<T>,
+) -> Option<Option<T>> {
+    match m.get(key) {
+        None | Some(Value::Null) => Some(None),
+        Some(_) => read(m, key).map(Some),
+    }
+}
+
+/// Field `key` of `m`, a list each of whose items `read` reads.
+fn list<T>(
+    m: &Map<String, Value>,
+    key: &str,
+    read: impl Fn(&Value) -> Option<T>,
+) -> Option<Vec<T>> {
+    m.get(key)?.as_array()?.iter().map(read).collect()
+}
+
 /// One JSON line, as the wire wants it. Serialising these plain structs cannot fail; an empty
 /// object stands in should it ever.
 pub fn to_json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "{}".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ended(answered: Option<usize>, result: Option<Value>) -> Ended {
+        Ended {
+            pane_id: Some(7),
+            agent: "claude".into(),
+            request_id: Some("job-1".into()),
+            questions: 2,
+            answered,
+            reason: answered.is_none().then(|| "declined".into()),
+            result,
+        }
+    }
+
+    #[test]
+    fn every_peer_message_reads_back_as_it_was_written() {
+        let announced = Announced {
+            pipe: "p1".into(),
+            pane_id: None,
+            agent: "pi".into(),
+            request_id: Some("r".into()),
+        };
+        let synced = SyncedRequest {
+            pipe: "p2".into(),
+            args: BTreeMap::from([("agent".into(), "codex".into())]),
+            questionnaire: "{\"questions\":[]}".into(),
+            bytes: 123,
+            timeout_ms: Some(30_000),
+            remaining_ms: None,
+        };
+        let kinds = [
+            PeerKind::Hello,
+            PeerKind::Settled {
+                pipe: "p1".into(),
+                event: ended(Some(2), Some(serde_json::json!({"answers": []}))),
+                reply: "{\"content\":[]}\n".into(),
+            },
+            PeerKind::Settled {
+                pipe: "p1".into(),
+                event: ended(None, None),
+                reply: String::new(),
+            },
+            PeerKind::Touched { pipe: "p3".into() },
+            PeerKind::Sync {
+                to: 4,
+                requests: vec![synced],
+                answered: vec!["p0".into()],
+            },
+            PeerKind::Bye {
+                announced: vec![announced.clone(), announced],
+            },
+            PeerKind::Gone { client: 65_535 },
+        ];
+        for kind in kinds {
+            let sent = to_json(&PeerMessage { from: 3, kind });
+            let read = PeerMessage::from_json(&sent).map(|m| to_json(&m));
+            assert_eq!(read.as_deref(), Some(sent.as_str()));
+        }
+    }
+
+    #[test]
+    fn optional_fields_may_be_missing_or_null_and_unknown_ones_are_ignored() {
+        let json = r#"{"from":1,"kind":"settled","pipe":"p","reply":"r","extra":[1],
+            "event":{"paneId":null,"agent":"a","questions":1,"result":null}}"#;
+        let Some(PeerMessage {
+            kind: PeerKind::Settled { event, .. },
+            ..
+        }) = PeerMessage::from_json(json)
+        else {
+            panic!("not read: {json}");
+        };
+        assert_eq!(event.pane_id, None);
+        assert_eq!(event.request_id, None);
+        assert!(event.result.is_none());
+    }
+
+    #[test]
+    fn what_is_no_peer_message_reads_as_none() {
+        for json in [
+            "",
+            "[]",
+            r#"{"kind":"hello"}"#,
+            r#"{"from":-1,"kind":"hello"}"#,
+            r#"{"from":70000,"kind":"hello"}"#,
+            r#"{"from":1,"kind":"wave"}"#,
+            r#"{"from":1,"kind":"touched"}"#,
+            r#"{"from":1,"kind":"gone","client":1.5}"#,
+            r#"{"from":1,"kind":"bye","announced":[{"pipe":"p"}]}"#,
+            r#"{"from":1,"kind":"sync","to":2,"requests":[],"answered":[3]}"#,
+        ] {
+            assert!(PeerMessage::from_json(json).is_none(), "{json}");
+        }
+    }
 }

@@ -22,3 +22,4 @@ pub mod request;
 pub mod tool;
 pub mod view;
 pub mod wire;
+pub mod zellij_event;

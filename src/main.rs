@@ -6,9 +6,11 @@
 //! Decisions live in the library's `Broker`, which turns each host event into effects; this file
 //! translates Zellij's types into the core's and executes the effects.
 
-/// The plugin's exports, as zellij-tile's `register_plugin!` writes them, except `pipe`: that
-/// one reads its message with `ask_popup::wire`, in memory bounded by the payload limit rather
-/// than by whatever a caller sends (see there why that matters).
+/// The plugin's exports, as zellij-tile's `register_plugin!` writes them, except `pipe` and
+/// `update`: `pipe` reads its message with `ask_popup::wire`, in memory bounded by the payload
+/// limit rather than by whatever a caller sends, and `update` its event with
+/// `ask_popup::zellij_event`, which reads only the events and fields the plugin uses (see
+/// each why that matters).
 #[cfg(target_family = "wasm")]
 mod exports {
     use super::plugin::State;
@@ -33,16 +35,11 @@ mod exports {
 
     #[no_mangle]
     pub fn update() -> bool {
-        use zellij_tile::shim::plugin_api::event::ProtobufEvent;
-        use zellij_tile::shim::prost::Message;
         let bytes: Vec<u8> = object_from_stdin().unwrap_or_default();
-        let Some(event) = ProtobufEvent::decode(bytes.as_slice())
-            .ok()
-            .and_then(|e| Event::try_from(e).ok())
-        else {
-            return false;
-        };
-        STATE.with(|state| state.borrow_mut().update(event))
+        match ask_popup::zellij_event::read_event(&bytes) {
+            Ok(event) => STATE.with(|state| state.borrow_mut().event(event)),
+            Err(_) => false,
+        }
     }
 
     #[no_mangle]
@@ -92,8 +89,11 @@ mod plugin {
     use ask_popup::dialog::{Input, Key};
     use ask_popup::popup::{popup_rect, PopupSize};
     use ask_popup::request::RequestError;
-    use ask_popup::view::{Color, Theme};
+    use ask_popup::view::Theme;
     use ask_popup::wire::{WireMessage, WirePayload, WireSource};
+    use ask_popup::zellij_event::{
+        ClosedPane, KeyName, KeyPress, MouseEvent, ThemeColors, ZellijEvent,
+    };
     use std::collections::BTreeMap;
     use std::str::FromStr;
     use zellij_tile::prelude::*;
@@ -150,7 +150,7 @@ mod plugin {
         asked_again: bool,
         regranted: bool,
         /// The user's keys and clicks while the grant is in doubt, for once it is not.
-        held_input: Vec<Event>,
+        held_input: Vec<ZellijEvent>,
     }
 
     impl ZellijPlugin for State {
@@ -205,94 +205,6 @@ mod plugin {
             ]);
         }
 
-        fn update(&mut self, event: Event) -> bool {
-            self.tell_time();
-            if matches!(
-                event,
-                Event::TabUpdate(_) | Event::PaneUpdate(_) | Event::ModeUpdate(_)
-            ) {
-                self.saw_state = true;
-            }
-            self.check_grant();
-            if matches!(
-                event,
-                Event::Key(_) | Event::Mouse(_) | Event::PastedText(_)
-            ) && self.grant_in_doubt()
-            {
-                // The user acts now: make sure first that this instance may answer.
-                self.ask_again();
-                if self.held_input.len() < MAX_HELD_INPUT {
-                    self.held_input.push(event);
-                }
-                return false;
-            }
-            let effects = match event {
-                Event::PermissionRequestResult(status) => {
-                    let now = match status {
-                        PermissionStatus::Granted => Permission::Granted,
-                        PermissionStatus::Denied => Permission::Denied,
-                    };
-                    let before = std::mem::replace(&mut self.permission, now);
-                    if before == Permission::Granted && self.permission == Permission::Granted {
-                        // The answer to asking again (`check_grant`): this instance serves,
-                        // and what the user did meanwhile counts now.
-                        self.regranted = true;
-                        let mut render = false;
-                        for input in std::mem::take(&mut self.held_input) {
-                            render |= self.update(input);
-                        }
-                        return render;
-                    }
-                    rename_plugin_pane(self.plugin_id, "ask-popup");
-                    let granted = self.permission == Permission::Granted;
-                    if granted {
-                        self.granted_ms = Some(self.broker.now_ms());
-                    }
-                    self.broker.permission(granted, self.client_id)
-                }
-                Event::Key(key) => self.broker.input(Input::Key(self.map_key(&key))),
-                Event::PastedText(text) => self.broker.input(Input::Paste(text)),
-                Event::Mouse(mouse) => match mouse {
-                    Mouse::LeftClick(line, col) => {
-                        self.broker.click(usize::try_from(line).unwrap_or(0), col)
-                    }
-                    Mouse::ScrollUp(n) => self.broker.wheel(-(n.min(50) as i32)),
-                    Mouse::ScrollDown(n) => self.broker.wheel(n.min(50) as i32),
-                    _ => Vec::new(),
-                },
-                Event::Timer(_) => self.broker.timer(),
-                Event::BeforeClose => self.broker.before_close(),
-                Event::ModeUpdate(mode) => {
-                    self.theme = theme_from(&mode.style.colors);
-                    return true;
-                }
-                Event::PaneUpdate(manifest) => {
-                    let titles = manifest
-                        .panes
-                        .values()
-                        .flatten()
-                        .filter(|p| !p.is_plugin)
-                        .map(|p| (p.id, p.title.clone()))
-                        .collect::<Vec<_>>();
-                    self.broker.pane_titles(titles)
-                }
-                Event::PaneClosed(PaneId::Terminal(id)) => self.broker.pane_closed(id),
-                Event::TabUpdate(tabs) => {
-                    if let Some(tab) = tabs.iter().find(|t| t.active) {
-                        self.screen = Some((tab.display_area_rows, tab.display_area_columns));
-                    }
-                    // Who is attached: a client may have come or gone.
-                    let others: Vec<u16> = tabs
-                        .iter()
-                        .flat_map(|t| t.other_focused_clients.iter().copied())
-                        .collect();
-                    self.broker.attached(&others)
-                }
-                _ => Vec::new(),
-            };
-            self.run(effects)
-        }
-
         fn render(&mut self, rows: usize, cols: usize) {
             self.tell_time();
             if self.permission == Permission::Denied {
@@ -314,6 +226,93 @@ mod plugin {
     }
 
     impl State {
+        /// An event read by the `update` export; returns whether to render.
+        pub fn event(&mut self, event: ZellijEvent) -> bool {
+            self.tell_time();
+            if matches!(
+                event,
+                ZellijEvent::TabUpdate(_) | ZellijEvent::PaneUpdate(_) | ZellijEvent::ModeUpdate(_)
+            ) {
+                self.saw_state = true;
+            }
+            self.check_grant();
+            if matches!(
+                event,
+                ZellijEvent::Key(_) | ZellijEvent::Mouse(_) | ZellijEvent::PastedText(_)
+            ) && self.grant_in_doubt()
+            {
+                // The user acts now: make sure first that this instance may answer.
+                self.ask_again();
+                if self.held_input.len() < MAX_HELD_INPUT {
+                    self.held_input.push(event);
+                }
+                return false;
+            }
+            let effects = match event {
+                ZellijEvent::PermissionRequestResult(granted) => {
+                    let now = if granted {
+                        Permission::Granted
+                    } else {
+                        Permission::Denied
+                    };
+                    let before = std::mem::replace(&mut self.permission, now);
+                    if before == Permission::Granted && self.permission == Permission::Granted {
+                        // The answer to asking again (`check_grant`): this instance serves,
+                        // and what the user did meanwhile counts now.
+                        self.regranted = true;
+                        let mut render = false;
+                        for input in std::mem::take(&mut self.held_input) {
+                            render |= self.event(input);
+                        }
+                        return render;
+                    }
+                    rename_plugin_pane(self.plugin_id, "ask-popup");
+                    if granted {
+                        self.granted_ms = Some(self.broker.now_ms());
+                    }
+                    self.broker.permission(granted, self.client_id)
+                }
+                ZellijEvent::Key(press) => self.broker.input(Input::Key(self.map_key(&press))),
+                ZellijEvent::PastedText(text) => self.broker.input(Input::Paste(text)),
+                ZellijEvent::Mouse(mouse) => match mouse {
+                    MouseEvent::LeftClick { line, column } => self
+                        .broker
+                        .click(usize::try_from(line as isize).unwrap_or(0), column as usize),
+                    MouseEvent::ScrollUp(n) => self.broker.wheel(-(n.min(50) as i32)),
+                    MouseEvent::ScrollDown(n) => self.broker.wheel(n.min(50) as i32),
+                    MouseEvent::Other => Vec::new(),
+                },
+                ZellijEvent::Timer => self.broker.timer(),
+                ZellijEvent::BeforeClose => self.broker.before_close(),
+                ZellijEvent::ModeUpdate(colors) => {
+                    self.theme = theme_from(&colors);
+                    return true;
+                }
+                ZellijEvent::PaneUpdate(panes) => {
+                    let titles = panes
+                        .into_iter()
+                        .filter(|p| !p.is_plugin)
+                        .map(|p| (p.id, p.title))
+                        .collect::<Vec<_>>();
+                    self.broker.pane_titles(titles)
+                }
+                ZellijEvent::PaneClosed(ClosedPane::Terminal(id)) => self.broker.pane_closed(id),
+                ZellijEvent::TabUpdate(tabs) => {
+                    if let Some(tab) = tabs.iter().find(|t| t.active) {
+                        self.screen = Some((tab.display_area_rows, tab.display_area_columns));
+                    }
+                    // Who is attached: a client may have come or gone.
+                    let others: Vec<u16> = tabs
+                        .iter()
+                        .flat_map(|t| t.other_focused_clients.iter().copied())
+                        .collect();
+                    self.broker.attached(&others)
+                }
+                ZellijEvent::PaneClosed(ClosedPane::Plugin(_)) | ZellijEvent::Other => Vec::new(),
+            };
+            self.run(effects)
+        }
+
         /// A pipe message read by the `pipe` export.
         pub fn pipe_wire(&mut self, msg: WireMessage) -> bool {
             let source = match (msg.source, msg.cli_source_id) {
@@ -498,8 +497,8 @@ mod plugin {
             change_floating_panes_coordinates(vec![(PaneId::Plugin(self.plugin_id), coordinates)]);
         }
 
-        fn map_key(&self, key: &KeyWithModifier) -> Key {
-            let key = &name_control_character(key);
+        fn map_key(&self, press: &KeyPress) -> Key {
+            let key = &name_control_character(&key_with_modifier(press));
             if self.hide_key.as_ref() == Some(key) {
                 return Key::Hide;
             }
@@ -591,25 +590,54 @@ mod plugin {
         }
     }
 
-    fn color(c: PaletteColor) -> Color {
-        match c {
-            PaletteColor::Rgb((r, g, b)) => Color::Rgb(r, g, b),
-            PaletteColor::EightBit(i) => Color::Indexed(i),
-        }
+    /// A key press as zellij-utils' `KeyWithModifier`, the type the hide key is parsed into.
+    fn key_with_modifier(press: &KeyPress) -> KeyWithModifier {
+        let bare = match press.key {
+            KeyName::Char(c) => BareKey::Char(c),
+            KeyName::PageDown => BareKey::PageDown,
+            KeyName::PageUp => BareKey::PageUp,
+            KeyName::Left => BareKey::Left,
+            KeyName::Down => BareKey::Down,
+            KeyName::Up => BareKey::Up,
+            KeyName::Right => BareKey::Right,
+            KeyName::Home => BareKey::Home,
+            KeyName::End => BareKey::End,
+            KeyName::Backspace => BareKey::Backspace,
+            KeyName::Delete => BareKey::Delete,
+            KeyName::Insert => BareKey::Insert,
+            KeyName::F(n) => BareKey::F(n),
+            KeyName::Tab => BareKey::Tab,
+            KeyName::Esc => BareKey::Esc,
+            KeyName::CapsLock => BareKey::CapsLock,
+            KeyName::ScrollLock => BareKey::ScrollLock,
+            KeyName::NumLock => BareKey::NumLock,
+            KeyName::PrintScreen => BareKey::PrintScreen,
+            KeyName::Pause => BareKey::Pause,
+            KeyName::Menu => BareKey::Menu,
+            KeyName::Enter => BareKey::Enter,
+        };
+        let modifiers = [
+            (press.ctrl, KeyModifier::Ctrl),
+            (press.alt, KeyModifier::Alt),
+            (press.shift, KeyModifier::Shift),
+            (press.super_key, KeyModifier::Super),
+        ];
+        let modifiers = modifiers.into_iter().filter(|(on, _)| *on).map(|(_, m)| m);
+        KeyWithModifier::new_with_modifiers(bare, modifiers.collect())
     }
 
     /// The dialog's colours from the session theme.
-    fn theme_from(s: &Styling) -> Theme {
-        let text = &s.text_unselected;
+    fn theme_from(colors: &ThemeColors) -> Theme {
+        let text = &colors.text_unselected;
         Theme {
-            accent: color(text.emphasis_1),
-            success: color(text.emphasis_2),
-            warning: color(text.emphasis_0),
-            selected_fg: color(s.ribbon_selected.base),
-            selected_bg: color(s.ribbon_selected.background),
-            code: color(text.emphasis_3),
-            heading: color(text.emphasis_0),
-            link: color(text.emphasis_1),
+            accent: text.emphasis_1,
+            success: text.emphasis_2,
+            warning: text.emphasis_0,
+            selected_fg: colors.ribbon_selected.base,
+            selected_bg: colors.ribbon_selected.background,
+            code: text.emphasis_3,
+            heading: text.emphasis_0,
+            link: text.emphasis_1,
             ..Theme::default()
         }
     }

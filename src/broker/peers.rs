@@ -146,7 +146,7 @@ impl Broker {
 
     /// A message from another instance of this plugin.
     pub(super) fn peer(&mut self, payload: &str, effects: &mut Vec<Effect>) {
-        let Ok(message) = serde_json::from_str::<PeerMessage>(payload) else {
+        let Some(message) = PeerMessage::from_json(payload) else {
             return;
         };
         if Some(message.from) == self.peers.me {
