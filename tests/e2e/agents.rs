@@ -11,6 +11,7 @@ use ask_popup::envelope::{self, Answer, Outcome, Responses};
 use ask_popup::request;
 use serde_json::{json, Value};
 use std::path::Path;
+use std::process::Output;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -185,12 +186,17 @@ pub(crate) fn heard(zellij: &Zellij) -> Vec<(String, Value)> {
 /// everything from the start), the pipe waited for at most `limit`; what the pipe gave when no
 /// instance told one.
 pub(crate) fn listener_balance(zellij: &Zellij, limit: Duration) -> Result<Value, String> {
-    let out = zellij.pipe_to(LISTENER, "balance", &[], "x").wait(limit);
-    serde_json::Deserializer::from_slice(&out.stdout)
-        .into_iter::<Value>()
-        .filter_map(Result::ok)
-        .max_by_key(|b| b["heard"].as_u64().unwrap_or(0))
-        .ok_or_else(|| format!("the listener told no balance: {out:?}"))
+    let most = |out: &Output| {
+        serde_json::Deserializer::from_slice(&out.stdout)
+            .into_iter::<Value>()
+            .filter_map(Result::ok)
+            .max_by_key(|b| b["heard"].as_u64().unwrap_or(0))
+    };
+    let out =
+        zellij.pipe_asking_again(LISTENER, "balance", Duration::from_secs(10), limit, |out| {
+            most(out).is_some()
+        })?;
+    most(&out).ok_or_else(|| format!("the listener told no balance: {out:?}"))
 }
 
 /// What each instance of the listener heard (one per client; a client that attached later

@@ -478,7 +478,7 @@ pub(crate) fn notify_command(dir: &Path, then: &str) -> String {
 
 /// `ask-popup ask` of DB as `agent` with id `id`, from `pane` (as if run there), the notify
 /// command and its delay set in its environment.
-fn ask_notifying(
+pub(crate) fn ask_notifying(
     zellij: &Zellij,
     agent: &str,
     id: &str,
@@ -502,7 +502,7 @@ fn ask_notifying(
 /// Waits until a command started by `ask_notifying` ends and its stdout and stderr are closed:
 /// its exit status, stdout and stderr. Their ends must come with the command's: nothing it
 /// started (the notify command) may hold them open.
-fn ended(
+pub(crate) fn ended(
     zellij: &Zellij,
     child: &mut std::process::Child,
     what: &str,

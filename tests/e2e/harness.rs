@@ -411,6 +411,12 @@ impl Zellij {
             std::fs::write(cache.join("permissions.kdl"), grants).expect("write permissions");
             Some(config)
         };
+        let mut env = env;
+        if let (Some(_), Some(config)) = (options.web_port, &config) {
+            // Where `zellij web` finds the web server's port when run in the session (the
+            // notify command's URL), as a user's config file in its usual place.
+            env.push(("ZELLIJ_CONFIG_FILE", config.clone().into()));
+        }
 
         let zellij = Zellij {
             session: format!("apz{tag}"),
@@ -1187,6 +1193,67 @@ impl PipeCall {
             self.stdout = stdout;
             self.stderr = stderr;
         }
+    }
+}
+
+impl Zellij {
+    /// An idempotent pipe to `plugin` (see `pipe_to`) until it exits with output that
+    /// `answered` accepts: a CLI that hangs without it (Zellij 0.45.1 leaves one now and then,
+    /// e.g. a plugin instance of a client that left keeps it open) is stopped after `per_try`
+    /// and asked again, as `ask-popup status` does, until `limit`. The last output, or why none.
+    pub fn pipe_asking_again(
+        &self,
+        plugin: &str,
+        name: &str,
+        per_try: Duration,
+        limit: Duration,
+        answered: impl Fn(&Output) -> bool,
+    ) -> Result<Output, String> {
+        let until = self.until(limit);
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let mut call = self.pipe_to(plugin, name, &[], "x");
+            let exited = wait_child(&mut call.child, per_try);
+            let stdout = call.stdout.take().map(join).unwrap_or_default();
+            let stderr = call.stderr.take().map(join).unwrap_or_default();
+            if let Some(status) = exited {
+                let out = Output {
+                    status,
+                    stdout,
+                    stderr,
+                };
+                if answered(&out) {
+                    return Ok(out);
+                }
+            }
+            if Instant::now() >= until {
+                return Err(format!(
+                    "the `{name}` pipe to {plugin} gave no answer in {tries} tries within {limit:?}"
+                ));
+            }
+            thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// `action`, stopped after `timeout` (None) instead of failing the test: for an action
+    /// whose hang the test can handle as a person would (try again).
+    pub fn action_within(&self, args: &[&str], timeout: Duration) -> Option<Output> {
+        let mut zellij = self.zellij();
+        zellij
+            .arg("action")
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = zellij.spawn().ok()?;
+        let stdout = child.stdout.take().map(drain);
+        let stderr = child.stderr.take().map(drain);
+        let status = wait_child(&mut child, timeout)?;
+        Some(Output {
+            status,
+            stdout: stdout.map(join).unwrap_or_default(),
+            stderr: stderr.map(join).unwrap_or_default(),
+        })
     }
 }
 

@@ -9,6 +9,7 @@ use crate::agents::{
 };
 use crate::browser::Browser;
 use crate::claude::{database, Claude, DATABASE};
+use crate::command;
 use crate::harness::{settling, Options, PipeCall, Zellij, FIRST};
 use crate::{assert_reply, details, ANSWER, AT_ONCE};
 use ask_popup::envelope::Answer;
@@ -184,6 +185,42 @@ fn the_readme_picture_is_the_real_popup_in_the_browser() {
     browser.press("Escape");
     let out = call.wait(ANSWER);
     assert_eq!(details(&out)["cancelled"], true, "{out:?}");
+}
+
+#[test]
+fn a_waiting_questions_notification_links_to_the_browser_where_it_is_answered() {
+    // The person is away: the notify command gets the session's web URL, which opens the
+    // question in a browser, where it is answered.
+    let zellij = Zellij::start_with(Options::default().with_web());
+    let dir = zellij.scratch();
+    let (pane, _) = caller_pane(&zellij);
+    let mut asking = command::ask_notifying(
+        &zellij,
+        "away",
+        "n-web",
+        Some(pane),
+        &command::notify_command(&dir, ""),
+        "1",
+    );
+    let document = command::wait_for_file(
+        &zellij,
+        &dir.join("doc.json"),
+        "the notify command never ran",
+    );
+    let document: serde_json::Value = serde_json::from_str(&document).expect("JSON");
+    let url = zellij.web_url();
+    assert_eq!(document["url"], url.as_str(), "{document}");
+    let mut browser = open_browser_at(&zellij, &url, &zellij.web_token());
+    browser.wait_for_screen("the question", zellij.until(ANSWER), |s| {
+        s.contains("away asks") && s.contains("Which database?") && !settling(s)
+    });
+    browser.press("Enter");
+    let (status, out, _) = command::ended(&zellij, &mut asking, "the command never ended");
+    assert_eq!(
+        out,
+        submitted(DB, &[(0, Answer::Option(0))], &[], Some("n-web"))
+    );
+    assert_eq!(status.code(), Some(0));
 }
 
 /// `status`, `cancel`, a rejection and an answer all reach their callers through the clients
