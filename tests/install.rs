@@ -311,3 +311,59 @@ fn on_a_machine_without_a_config_setup_writes_zellijs_default_and_remove_leaves_
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+#[test]
+fn setup_web_turns_sharing_on_says_when_zellij_has_no_web_server_and_remove_restores_the_file() {
+    let home = Home::new("setup-web");
+    std::fs::create_dir_all(home.zellij_dir()).unwrap();
+    let config = home.zellij_dir().join("config.kdl");
+    let original = "// mine\ntheme \"dracula\"\nweb_sharing \"off\"\n";
+    std::fs::write(&config, original).unwrap();
+    // A Zellij built without its web server, as `zellij web` says it.
+    let zellij = home.root.join("bin").join("zellij");
+    std::fs::write(
+        &zellij,
+        "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'zellij 0.45.1'; exit 0; }\n\
+         echo 'This version of Zellij was compiled without web server support, cannot get web server status!' >&2\nexit 2\n",
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&zellij)
+        .status()
+        .unwrap();
+
+    // Without --write: what it would do, and nothing done.
+    let out = home.run(&["setup", "web"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Would turn on"),
+        "{out:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+
+    // With --write: the settings on, the user's own changed with its old text kept, and a
+    // clear error that this Zellij cannot serve a browser.
+    let out = home.run(&["setup", "web", "--write"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("built without its web server"),
+        "{out:?}"
+    );
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        written.contains("web_sharing \"on\"") && written.contains("web_server true"),
+        "{written}"
+    );
+    let (code, report) = home.doctor();
+    assert_ne!(code, 0, "{report}");
+    assert!(
+        report.contains("✗ web client: this zellij was built without its web server"),
+        "{report}"
+    );
+
+    // --remove --write: the file as it was, byte for byte.
+    let out = home.run(&["setup", "web", "--remove", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+}
