@@ -80,7 +80,7 @@ fn fit(broker: &mut Broker, screen: (usize, usize)) -> ask_popup::popup::Rect {
     black_box(popup_rect(
         PopupSize::default(),
         screen,
-        |cols| broker.natural_height(cols),
+        |cols, rows| broker.natural_height(cols, rows),
         None,
     ))
 }
