@@ -127,9 +127,14 @@ impl<R: Read> ByteSource for ByteList<R> {
     fn read_into(&mut self, len: usize, keep: usize, out: &mut Vec<u8>) -> usize {
         let mut count = 0;
         let mut value: Option<u32> = None;
+        // Bytes gather here and join `out` a batch at a time (a push is a call each, not
+        // inlined in the size-optimised build).
+        let mut batch = [0u8; 256];
+        let mut batched = 0usize;
         while count < len {
             if self.pos >= self.len {
                 if self.ended || self.next_char().is_none() {
+                    out.extend_from_slice(batch.get(..batched).unwrap_or_default());
                     // The input ended: a number in progress is the last byte.
                     if let Some(v) = value {
                         if count < keep {
@@ -143,6 +148,7 @@ impl<R: Read> ByteSource for ByteList<R> {
                 self.pos -= 1;
             }
             let Some(chars) = self.buf.get(self.pos..self.len) else {
+                out.extend_from_slice(batch.get(..batched).unwrap_or_default());
                 return count;
             };
             let mut used = 0;
@@ -154,6 +160,7 @@ impl<R: Read> ByteSource for ByteList<R> {
                     }
                     b']' | b'\n' => {
                         self.ended = true;
+                        out.extend_from_slice(batch.get(..batched).unwrap_or_default());
                         if let Some(v) = value.take() {
                             if count < keep {
                                 out.push(v as u8);
@@ -167,7 +174,16 @@ impl<R: Read> ByteSource for ByteList<R> {
                     _ => {
                         if let Some(v) = value.take() {
                             if count < keep {
-                                out.push(v as u8);
+                                if let Some(slot) = batch.get_mut(batched) {
+                                    *slot = v as u8;
+                                    batched += 1;
+                                } else {
+                                    out.extend_from_slice(&batch);
+                                    if let Some(first) = batch.first_mut() {
+                                        *first = v as u8;
+                                    }
+                                    batched = 1;
+                                }
                             }
                             count += 1;
                             if count == len {
@@ -179,6 +195,7 @@ impl<R: Read> ByteSource for ByteList<R> {
             }
             self.pos += used;
         }
+        out.extend_from_slice(batch.get(..batched).unwrap_or_default());
         count
     }
 
