@@ -6,14 +6,19 @@
 //!
 //! Run: `cargo run --release --example first_frame -- [four|one] [PREVIEW_BYTES] [ROWS COLS]`
 //! (default: the 4 × 4 worst case with 8 KiB previews, on the 42 × 160 display area of the
-//! 160 × 45 terminal `benches/e2e_latency.sh` uses).
+//! 160 × 45 terminal `benches/e2e_latency.sh` uses). `markdown PREVIEW_BYTES` draws what
+//! `cargo bench --bench render`'s `first_frame/1MiB_preview` draws: a question whose focused
+//! option has a preview of that size (over the payload limit for 1 MiB, so built directly), in
+//! 120 × 40 cells.
 
 #[path = "../benches/worst_case.rs"]
 mod worst_case;
 
 use ask_popup::broker::{Broker, Config, Effect, PipeIn, Source};
+use ask_popup::dialog::Dialog;
 use ask_popup::popup::{popup_rect, PopupSize};
-use ask_popup::view::{Frame, Theme};
+use ask_popup::request::{Question, QuestionOption, Questionnaire};
+use ask_popup::view::{render, Chrome, Frame, Theme, ViewCache};
 use ask_popup::wire::{read_message, WireMessage, WirePayload};
 use std::hint::black_box;
 
@@ -26,6 +31,11 @@ fn main() {
     };
     let bytes = number(1, 8192);
     let screen = (number(2, 42), number(3, 160));
+    if case == "markdown" {
+        let frame = preview_frame(&preview_dialog(bytes));
+        eprintln!("markdown: {} bytes of terminal output", frame.len());
+        return;
+    }
     let payload = match case {
         "one" => worst_case::one_question(bytes),
         _ => worst_case::questionnaire(bytes),
@@ -93,6 +103,32 @@ fn draw(broker: &mut Broker, rows: usize, cols: usize) -> &Frame {
 #[inline(never)]
 fn to_ansi(frame: &Frame) -> String {
     black_box(frame.to_ansi(&Theme::default()))
+}
+
+fn preview_dialog(bytes: usize) -> Dialog {
+    Dialog::new(Questionnaire {
+        questions: vec![Question {
+            question: "Which design?".into(),
+            header: "Design".into(),
+            options: (0..4)
+                .map(|o| QuestionOption {
+                    label: format!("Design {o}"),
+                    description: "A description.".into(),
+                    preview: Some(worst_case::markdown(bytes, o)),
+                })
+                .collect(),
+            multi_select: false,
+            context: None,
+        }],
+        timeout_ms: None,
+    })
+}
+
+#[inline(never)]
+fn preview_frame(dialog: &Dialog) -> String {
+    let chrome = Chrome::default();
+    let mut cache = ViewCache::new();
+    render(dialog, &mut cache, &chrome, 120, 40).to_ansi(&Theme::default())
 }
 
 /// A CLI pipe message in Zellij's wire format: its protobuf encoding as a JSON list of bytes.
