@@ -28,7 +28,7 @@ for case in "${cases[@]}"; do
     annotated="$(callgrind_annotate --inclusive=yes --threshold=100 "$OUT/$case.out" 2>/dev/null)"
     total=0
     for step in read_wire receive fit draw to_ansi preview_frame; do
-        n="$(grep -E "first_frame::$step \[" <<<"$annotated" | head -1 | awk '{print $1}' | tr -d ,)"
+        n="$(grep -E "first_frame::$step \[" <<<"$annotated" | head -1 | awk '{print $1}' | tr -d , || true)"
         [ -n "$n" ] || continue
         total=$((total + n))
         awk -v s="$step" -v n="$n" 'BEGIN { printf "  %-14s %9.2fM\n", s, n / 1e6 }'
