@@ -14,10 +14,19 @@ on a pipe instead of a process. tmux announces every write of the Zellij client 
 with a `%output` notification; after each one the screen is captured, and a frame counts from
 the arrival of the last `%output` before the capture that first shows it.
 
-Timings, per plugin and payload:
+Timings, per plugin and payload (small; one: 1 question, 4 options with an 8 KiB markdown
+preview each; worst: 4 questions x 4 options with 8 KiB previews on the single-select ones):
   (a) `zellij pipe` spawned -> the first frame showing the request (a nonce in the question),
   (b) a key (`Down`) sent to the focused popup -> the frame showing its effect,
   (c) the final `Enter` sent -> the reply line on the caller's stdout.
+The floor replies as many bytes as ask-popup did to the same payload (its `reply_bytes`
+argument, from ask-popup's latest reply of that payload; ask-popup goes first in the first run).
+
+The command's own cost, per payload: `ask-popup ask` (the host command, given the payload on
+stdin) against a bare `zellij pipe` with the same payload and arguments, both asking ask-popup
+and answered with the same keys once they count: from the call to the reply on the caller's
+stdout (and, of that, Enter -> reply).
+
 Then many agents: 32 worst-case requests pending at once, key -> frame with 32 pending against
 1 pending, and every caller's envelope checked for its own requestId and answer.
 """
@@ -52,7 +61,7 @@ PERMISSIONS = {
     ],
     FLOOR: ["ReadCliPipes", "ChangeApplicationState"],
 }
-FLOOR_REPLY = '{"content":[{"type":"text","text":"floor"}],"details":{"cancelled":false}}'
+FLOOR_REPLY = '{"content":[{"type":"text","text":"floor"}],"details":{"cancelled":false'
 
 
 class BenchError(Exception):
@@ -75,14 +84,16 @@ def log(msg):
 
 
 class Pipe:
-    """One `zellij pipe` call: the payload on its stdin (one line, then EOF), its stdout read
-    by the event loop so the reply's arrival is timed there."""
+    """One `zellij pipe` call (or, given `argv` and `env`, another command that asks, such as
+    `ask-popup ask`): the payload on its stdin (one line, then EOF), its stdout read by the
+    event loop so the reply's arrival is timed there."""
 
-    def __init__(self, world, plugin, args, payload):
+    def __init__(self, world, plugin, args, payload, argv=None, env=None):
         self.world = world
-        self.argv = world.zellij_argv(
+        self.argv = argv or world.zellij_argv(
             "pipe", "--plugin", plugin, "--name", "ask", "--args", args
         )
+        self.env = env or world.env
         self.payload = (payload + "\n").encode()
         self.retries = 0
         self.spawn()
@@ -99,7 +110,7 @@ class Pipe:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=self.world.env,
+            env=self.env,
         )
         self.fd = self.proc.stdout.fileno()
         os.set_blocking(self.fd, False)
@@ -570,13 +581,36 @@ class Nonces:
 # Scenarios
 
 
-def one_request(world, plugin, kind, payload_template, nonce):
-    """One request from the call to the reply; the three timings in seconds."""
+EXPECTED = {"small": "SQLite", "one": "Design 1", "worst": "Design 1 設計"}
+
+
+def answer_keys(ctl, kind, nonce):
+    """After `Down` on the first question: what picks the second option and leaves the Submit
+    row focused (on a questionnaire of several questions), so that `Enter` answers."""
+    if kind == "worst":
+        # Q1: pick `Design 1` (on to Q2), then back past Q1 to the Submit tab.
+        ctl.send_keys("Enter")
+        ctl.send_keys("Left")
+        ctl.send_keys("Left")
+        ctl.wait_screen(
+            f"{nonce}'s Submit tab",
+            lambda s: "Review your answers" in s and "❯ 1. Submit answers" in s,
+            now(),
+            30,
+        )
+
+
+def one_request(world, plugin, kind, payload_template, nonce, reply_bytes):
+    """One request from the call to the reply; the three timings in seconds, and the reply's
+    size in bytes (its newline included). The floor replies `reply_bytes[kind]` bytes."""
     ctl = world.ctl
     payload = payload_template.replace("NONCE", nonce, 1)
     req_id = nonce.strip("[]")
     ctl.quiet()
-    pipe = Pipe(world, plugin, f"id={req_id},agent=bench", payload)
+    args = f"id={req_id},agent=bench"
+    if plugin == FLOOR:
+        args += f",reply_bytes={reply_bytes.get(kind, 0)}"
+    pipe = Pipe(world, plugin, args, payload)
 
     def tick():
         if pipe.retry_if_missed():
@@ -598,17 +632,8 @@ def one_request(world, plugin, kind, payload_template, nonce):
     t_moved, _ = ctl.wait_screen(f"{nonce} after Down", moved, t_key, 30)
     b = t_moved - t_key
 
-    if plugin == OURS and kind == "worst":
-        # Q1: pick `Design 1` (on to Q2), then back past Q1 to the Submit tab.
-        ctl.send_keys("Enter")
-        ctl.send_keys("Left")
-        ctl.send_keys("Left")
-        ctl.wait_screen(
-            f"{nonce}'s Submit tab",
-            lambda s: "Review your answers" in s and "❯ 1. Submit answers" in s,
-            now(),
-            30,
-        )
+    if plugin == OURS:
+        answer_keys(ctl, kind, nonce)
     ctl.quiet()
     t_enter = ctl.send_keys("Enter")
     try:
@@ -621,15 +646,58 @@ def one_request(world, plugin, kind, payload_template, nonce):
     c = t_reply - t_enter
 
     reply = pipe.reply()
+    size = len(reply.encode()) + 1
     if plugin == OURS:
-        expected = "SQLite" if kind == "small" else "Design 1 設計"
-        check_envelope(reply, req_id, expected)
-    elif reply != FLOOR_REPLY:
-        raise BenchError(f"the floor replied {reply!r}")
+        check_envelope(reply, req_id, EXPECTED[kind])
+    elif not reply.startswith(FLOOR_REPLY) or size != max(reply_bytes.get(kind, 0), size):
+        raise BenchError(
+            f"the floor replied {size} bytes, not {reply_bytes.get(kind)}: {reply[:200]!r}"
+        )
     ctl.wait_exit(pipe, 15)
     # The popup hides; the next request starts from a quiet screen.
     ctl.wait_screen(f"{nonce} gone", lambda s: nonce not in s, now(), 15)
-    return a, b, c
+    return a, b, c, size
+
+
+def asked_by(world, how, kind, payload_template, nonce, command):
+    """One request to ask-popup from the call to the reply, asked by `how`: "pipe" (a bare
+    `zellij pipe`) or "command" (`ask-popup ask`, run as an agent runs it inside the session);
+    both answered with the same keys. (call -> reply, Enter -> reply) in seconds."""
+    ctl = world.ctl
+    payload = payload_template.replace("NONCE", nonce, 1)
+    req_id = nonce.strip("[]")
+    ctl.quiet()
+    if how == "command":
+        env = dict(world.env, ZELLIJ="0", ZELLIJ_SESSION_NAME=SESSION)
+        env["PATH"] = os.path.dirname(world.zellij) + os.pathsep + env.get("PATH", "")
+        argv = [command, "ask", "--id", req_id, "--agent", "bench"]
+        pipe = Pipe(world, OURS, None, payload, argv=argv, env=env)
+    else:
+        # The arguments the command sends.
+        pipe = Pipe(world, OURS, f"pane_id=,agent=bench,id={req_id}", payload)
+
+    def tick():
+        if how == "pipe" and pipe.retry_if_missed():
+            log(f"  ({nonce}: the CLI missed the session, sent again)")
+
+    ctl.wait_screen(f"request {nonce}", lambda s: nonce in s, pipe.t0, 60, tick)
+    wait_keys_count(ctl)
+    ctl.quiet()
+    t_key = ctl.send_keys("Down")
+    ctl.wait_screen(f"{nonce} after Down", lambda s: nonce in s and "❯ 2." in s, t_key, 30)
+    answer_keys(ctl, kind, nonce)
+    ctl.quiet()
+    t_enter = ctl.send_keys("Enter")
+    try:
+        t_reply = ctl.wait_reply(pipe, 30)
+    except LostCall:
+        ctl.wait_exit(pipe, 15)
+        ctl.wait_screen(f"{nonce} gone", lambda s: nonce not in s, now(), 15)
+        raise
+    check_envelope(pipe.reply(), req_id, EXPECTED[kind])
+    ctl.wait_exit(pipe, 15)
+    ctl.wait_screen(f"{nonce} gone", lambda s: nonce not in s, now(), 15)
+    return t_reply - pipe.t0, t_reply - t_enter
 
 
 def settling(screen):
@@ -831,24 +899,28 @@ TIMINGS = [
     ("b", "key → frame"),
     ("c", "Enter → reply"),
 ]
-BUDGET = {"small": 1.25, "worst": 1.5}
+BUDGET = {"small": 1.25, "one": 1.5, "worst": 1.5}
+# What `ask-popup ask` may add to a bare `zellij pipe`, call -> reply.
+COMMAND_BUDGET = 1.10
 
 
-def report(meta, results, many):
+def report(meta, results, command, many):
     out = []
     out.append(
         f"End-to-end latency, Zellij {meta['zellij']}, tmux {COLS}x{ROWS}, {meta['runs']} runs "
         f"(+{meta['warmup']} warm-up) per cell; ms, median [p10 – p90]"
     )
     out.append(
-        f"worst-case payload {meta['worst_bytes']} bytes, small payload {meta['small_bytes']} bytes, "
-        "both on the CLI's stdin as one line"
+        "payloads on the CLI's stdin as one line: "
+        + ", ".join(f"{kind} {n} bytes" for kind, n in meta["payload_bytes"].items())
+        + "; the floor replies as many bytes as ask-popup: "
+        + ", ".join(f"{kind} {n}" for kind, n in meta["reply_bytes"].items())
     )
     out.append("")
     head = f"{'payload':8} {'timing':24} {'ask-popup':>25} {'floor':>25} {'ours/floor':>10}  budget"
     out.append(head)
     out.append("-" * len(head))
-    for kind in ("small", "worst"):
+    for kind in results[OURS]:
         for key, name in TIMINGS:
             ours = summary(results[OURS][kind][key])
             floor = summary(results[FLOOR][kind][key])
@@ -858,6 +930,27 @@ def report(meta, results, many):
                 f"{kind:8} ({key}) {name:20} {fmt(ours):>25} {fmt(floor):>25} {ratio:10.2f}  "
                 f"≤{BUDGET[kind]} {verdict}"
             )
+    if command:
+        out.append("")
+        out.append(
+            "The command's own cost: `ask-popup ask` against a bare `zellij pipe`, same payload, "
+            "same keys"
+        )
+        head = f"{'payload':8} {'timing':24} {'ask-popup ask':>25} {'zellij pipe':>25} {'ratio':>10}  budget"
+        out.append(head)
+        out.append("-" * len(head))
+        for kind, cells in command.items():
+            for key, name in (("total", "call → reply"), ("enter", "Enter → reply")):
+                cmd = summary(cells["command"][key])
+                bare = summary(cells["pipe"][key])
+                ratio = cmd["median"] / bare["median"]
+                budget = ""
+                if key == "total":
+                    verdict = "ok" if ratio <= COMMAND_BUDGET else "OVER"
+                    budget = f"≤{COMMAND_BUDGET} {verdict}"
+                out.append(
+                    f"{kind:8} {name:24} {fmt(cmd):>25} {fmt(bare):>25} {ratio:10.2f}  {budget}"
+                )
     if many:
         one = summary(many["one_pending"])
         lots = summary(many["many_pending"])
@@ -903,6 +996,9 @@ def main():
     ap.add_argument("--ours", required=True, help="ask-popup.wasm")
     ap.add_argument("--floor", required=True, help="bench-floor.wasm")
     ap.add_argument("--worst", required=True, help="the worst-case questionnaire, one JSON line")
+    ap.add_argument("--one", help="the 1-question questionnaire with previews, one JSON line")
+    ap.add_argument("--command", help="the `ask-popup` command (host build), for its own cost")
+    ap.add_argument("--skip-command", action="store_true")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--agents", type=int, default=32)
@@ -923,7 +1019,11 @@ def main():
     with open(args.worst, encoding="utf-8") as f:
         worst = template(json.loads(f.read()))
     small = template(SMALL)
-    payloads = {"small": small, "worst": worst}
+    payloads = {"small": small}
+    if args.one:
+        with open(args.one, encoding="utf-8") as f:
+            payloads["one"] = template(json.loads(f.read()))
+    payloads["worst"] = worst
 
     world = World(
         args.root,
@@ -933,6 +1033,8 @@ def main():
     )
     nonces = Nonces()
     results = {p: {k: {"a": [], "b": [], "c": []} for k in payloads} for p in (OURS, FLOOR)}
+    reply_bytes = {}
+    command = None
     many = None
     started = now()
     load_start = os.getloadavg()
@@ -945,21 +1047,52 @@ def main():
                 for plugin in order:
                     for attempt in range(5):
                         try:
-                            a, b, c = one_request(world, plugin, kind, payload, nonces.next())
+                            a, b, c, size = one_request(
+                                world, plugin, kind, payload, nonces.next(), reply_bytes
+                            )
                             break
                         except LostCall as e:
                             world.lost_calls += 1
                             log(f"  lost call, run again: {e}")
                     else:
                         raise BenchError("5 lost calls in a row")
+                    if plugin == OURS:
+                        # What the floor replies next (ask-popup goes first in the first run).
+                        reply_bytes[kind] = size
                     if i >= args.warmup:
                         for key, v in zip("abc", (a, b, c)):
                             results[plugin][kind][key].append(v)
                     label = f"run {i - args.warmup + 1}" if i >= args.warmup else f"warm-up {i + 1}"
                     log(
                         f"  {kind:5} {label:9} {plugin:9} a {a * 1000:7.1f}  b {b * 1000:6.1f}  "
-                        f"c {c * 1000:6.1f} ms"
+                        f"c {c * 1000:6.1f} ms  ({size} bytes replied)"
                     )
+        if args.command and not args.skip_command:
+            log("The command's own cost: `ask-popup ask` against a bare `zellij pipe`")
+            command = {k: {h: {"total": [], "enter": []} for h in ("command", "pipe")} for k in payloads}
+            for kind, payload in payloads.items():
+                for i in range(args.warmup + args.runs):
+                    order = ("command", "pipe") if i % 2 == 0 else ("pipe", "command")
+                    for how in order:
+                        for attempt in range(5):
+                            try:
+                                total, enter = asked_by(
+                                    world, how, kind, payload, nonces.next(), args.command
+                                )
+                                break
+                            except LostCall as e:
+                                world.lost_calls += 1
+                                log(f"  lost call, run again: {e}")
+                        else:
+                            raise BenchError("5 lost calls in a row")
+                        if i >= args.warmup:
+                            command[kind][how]["total"].append(total)
+                            command[kind][how]["enter"].append(enter)
+                        label = f"run {i - args.warmup + 1}" if i >= args.warmup else f"warm-up {i + 1}"
+                        log(
+                            f"  {kind:5} {label:9} {how:8} call → reply {total * 1000:7.1f}  "
+                            f"Enter → reply {enter * 1000:6.1f} ms"
+                        )
         if not args.skip_many:
             log(f"Many agents: {args.agents} worst-case requests")
             many = many_agents(world, worst, args.agents, args.toggles)
@@ -974,8 +1107,11 @@ def main():
         "zellij": "0.45.1",
         "runs": args.runs,
         "warmup": args.warmup,
-        "worst_bytes": len(worst.replace("NONCE", "[n0000]").encode()),
-        "small_bytes": len(small.replace("NONCE", "[n0000]").encode()),
+        "payload_bytes": {
+            kind: len(payload.replace("NONCE", "[n0000]").encode())
+            for kind, payload in payloads.items()
+        },
+        "reply_bytes": reply_bytes,
         "capture_rtts": world.ctl.capture_rtts,
         "missed_retries": world.missed_retries,
         "lost_calls": world.lost_calls,
@@ -985,7 +1121,7 @@ def main():
         "cpus": os.cpu_count(),
         "seconds": now() - started,
     }
-    text = report(meta, results, many)
+    text = report(meta, results, command, many)
     print(text)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
@@ -995,6 +1131,7 @@ def main():
             "meta": {k: v for k, v in meta.items() if k != "capture_rtts"},
             "capture_rtt_ms": summary(meta["capture_rtts"]),
             "samples_s": results,
+            "command_samples_s": command,
             "many_agents": many,
         }
         with open(os.path.join(args.out, "results.json"), "w") as f:

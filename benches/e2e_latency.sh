@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # End-to-end latency of ask-popup in a real Zellij 0.45.1 (in tmux), next to a floor plugin
-# (benches/floor) that does the least a pipe-answering plugin can do. Needs what
+# (benches/floor) that does the least a pipe-answering plugin can do and replies as many bytes
+# as ask-popup does; and the `ask-popup ask` command's own cost, against a bare `zellij pipe`. Needs what
 # `bash scripts/ensure-tools.sh` provides (tmux, zellij 0.45.1, the wasm32-wasip1 target) and
 # python3 (standard library only).
 #
 #   bash benches/e2e_latency.sh              # 30 runs per cell, then 32 agents at once
 #   bash benches/e2e_latency.sh --runs 5 --skip-many
+#   bash benches/e2e_latency.sh --runs 3 --warmup 1 --skip-many --skip-command   # quickest
 #
 # Prints a table; also writes target/e2e-latency/results.{md,json}. The Zellij session and its
 # tmux server live in a temp dir and are torn down on exit, also on Ctrl-C or an error.
@@ -24,12 +26,14 @@ if [ "$(zellij --version 2>/dev/null || true)" != "zellij 0.45.1" ]; then
 fi
 command -v tmux >/dev/null || { echo "needs tmux: run \`bash scripts/ensure-tools.sh\`" >&2; exit 1; }
 
-echo "building ask-popup, the floor plugin and the worst-case payload" >&2
+echo "building ask-popup (plugin and command), the floor plugin and the worst-case payloads" >&2
 cargo build --quiet --release --target wasm32-wasip1
+cargo build --quiet --release --bin ask-popup
 cargo build --quiet --release --target wasm32-wasip1 \
     --manifest-path benches/floor/Cargo.toml --target-dir "$TARGET_DIR/bench-floor"
 mkdir -p "$OUT"
 cargo run --quiet --example worst_case -- 8192 >"$OUT/worst-case.json"
+cargo run --quiet --example worst_case -- 8192 one >"$OUT/one-question.json"
 
 # A short path: Zellij's socket path must stay under 108 bytes.
 ROOT="$(mktemp -d /tmp/apb-XXXXXX)"
@@ -63,6 +67,8 @@ python3 benches/e2e_latency.py \
     --ours "$TARGET_DIR/wasm32-wasip1/release/ask-popup.wasm" \
     --floor "$TARGET_DIR/bench-floor/wasm32-wasip1/release/bench-floor.wasm" \
     --worst "$OUT/worst-case.json" \
+    --one "$OUT/one-question.json" \
+    --command "$TARGET_DIR/release/ask-popup" \
     --out "$OUT" \
     "$@" &
 PY=$!

@@ -1,6 +1,7 @@
 //! Frame rendering on the host: the first frame of a request (which lays out markdown) and the
-//! frame after a key press, for the worst-case questionnaire, and the key-press frame with
-//! small and huge previews. Run: `cargo bench --bench render`.
+//! frame after a key press, for the worst-case questionnaire, the first frame of the 1-question
+//! one (4 options, an 8 KiB preview each), and the key-press frame with small and huge
+//! previews. Run: `cargo bench --bench render`.
 
 mod worst_case;
 
@@ -72,6 +73,18 @@ fn bench_first_frame(c: &mut Criterion) {
             )
         });
     }
+    let json = worst_case::one_question(8 * 1024).to_string();
+    let one = parse(&json).expect("the 1-question worst case is a valid questionnaire");
+    c.bench_function("first_frame/one_question_8KiB_previews/120x40", |b| {
+        b.iter_batched(
+            || Dialog::new(one.clone()),
+            |d| {
+                let mut cache = ViewCache::new();
+                black_box(frame(&d, &mut cache, &chrome, &theme, 120, 40))
+            },
+            BatchSize::LargeInput,
+        )
+    });
     // Markdown layout cost per MiB: the focused option carries 1 MiB of markdown.
     let big = with_previews(1024 * 1024);
     c.bench_function("first_frame/1MiB_preview/120x40", |b| {

@@ -51,3 +51,17 @@ pub fn questionnaire(preview_bytes: usize) -> Value {
         single(4, "Rollout"),
     ]})
 }
+
+/// One question with four options, each with a markdown preview of `preview_bytes`: the
+/// payload whose first frame is most of all a preview's layout.
+pub fn one_question(preview_bytes: usize) -> Value {
+    json!({"questions": [{
+        "question": "Which of these designs should the service use?",
+        "header": "Design",
+        "options": (0..4).map(|o| json!({
+            "label": format!("Design {o}"),
+            "description": "A description of the design and its trade-offs.",
+            "preview": markdown(preview_bytes, o),
+        })).collect::<Vec<_>>(),
+    }]})
+}

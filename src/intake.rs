@@ -69,19 +69,35 @@ impl Intake {
             self.text.push('\n');
         }
         self.text.push_str(piece);
-        for c in piece.chars() {
+        // Bytes, not chars: a payload is mostly string contents, where only `\\` and `"`
+        // matter, and no byte of a multi-byte character is either.
+        let bytes = piece.as_bytes();
+        let mut i = 0;
+        while let Some(&b) = bytes.get(i) {
             if self.broken {
                 break;
             }
+            i += 1;
             if self.in_string {
-                match (self.escaped, c) {
+                match (self.escaped, b) {
                     (true, _) => self.escaped = false,
-                    (false, '\\') => self.escaped = true,
-                    (false, '"') => self.in_string = false,
+                    (false, b'\\') => self.escaped = true,
+                    (false, b'"') => self.in_string = false,
                     _ => {}
                 }
                 continue;
             }
+            let c = if b.is_ascii() {
+                char::from(b)
+            } else {
+                // Outside a string (not JSON, but it may be whitespace): the whole character.
+                let c = piece
+                    .get(i - 1..)
+                    .and_then(|rest| rest.chars().next())
+                    .unwrap_or(char::REPLACEMENT_CHARACTER);
+                i += c.len_utf8() - 1;
+                c
+            };
             match c {
                 c if c.is_whitespace() => {}
                 _ if !self.started => {
@@ -112,6 +128,21 @@ impl Intake {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn characters_beyond_ascii_count_inside_and_outside_strings() {
+        // An ideographic space is whitespace; `設計` in a string is text, its quote escaped.
+        let mut i = Intake::new();
+        assert_eq!(
+            i.feed("\u{3000}{\"q\": \"設計 \\\"}\","),
+            Assembly::Incomplete
+        );
+        assert_eq!(i.feed("\"r\": [\"é\"]}\u{3000}"), Assembly::Complete);
+        let mut i = Intake::new();
+        assert_eq!(i.feed("{} é"), Assembly::Broken);
+        let mut i = Intake::new();
+        assert_eq!(i.feed("é{}"), Assembly::Broken);
+    }
 
     #[test]
     fn one_line_object_is_complete() {

@@ -482,7 +482,7 @@ mod plugin {
             let rect = popup_rect(
                 self.popup,
                 screen,
-                |cols| broker.natural_height(cols),
+                |cols, rows| broker.natural_height(cols, rows),
                 self.fitted_height,
             );
             if self.fitted_height == Some(rect.height) {

@@ -76,19 +76,21 @@ pub struct Rect {
 const MIN_HEIGHT: usize = 8;
 
 /// The popup on a screen of `rows` × `cols`: the configured width; as tall as the dialog
-/// needs (`natural_height` of its content at a given content width, plus the frame), never
+/// needs (`natural_height` of its content at a given content width, plus the frame; it is
+/// also told the most content rows the popup can have, beyond which it need not count), never
 /// shorter than it is now (`current_height`: while a request is shown the popup only grows, so
 /// it does not jump about), at most the configured height; centred.
 pub fn popup_rect(
     size: PopupSize,
     (rows, cols): (usize, usize),
-    natural_height: impl FnOnce(usize) -> usize,
+    natural_height: impl FnOnce(usize, usize) -> usize,
     current_height: Option<usize>,
 ) -> Rect {
     let width = size.width.cells(cols);
     let max_height = size.height.cells(rows);
     // The pane's frame takes a row or column on each side.
-    let needed = natural_height(width.saturating_sub(2)).saturating_add(2);
+    let needed =
+        natural_height(width.saturating_sub(2), max_height.saturating_sub(2)).saturating_add(2);
     let height = needed
         .max(current_height.unwrap_or(0))
         .clamp(MIN_HEIGHT.min(max_height), max_height);
@@ -131,7 +133,7 @@ mod tests {
             (30, Some(45), (80, 40)), // a current height over the maximum is cut
         ];
         for (natural, current, (width, height)) in cases {
-            let rect = popup_rect(size, screen, |_| natural, current);
+            let rect = popup_rect(size, screen, |_, _| natural, current);
             assert_eq!(
                 (rect.width, rect.height),
                 (width, height),
@@ -143,27 +145,27 @@ mod tests {
     }
 
     #[test]
-    fn the_dialog_is_measured_at_the_content_width() {
+    fn the_dialog_is_measured_at_the_content_width_up_to_the_content_height() {
         let size = PopupSize {
             width: Size::Cells(60),
             height: Size::Cells(20),
         };
-        let mut measured = 0;
+        let mut measured = (0, 0);
         popup_rect(
             size,
             (40, 200),
-            |cols| {
-                measured = cols;
+            |cols, rows| {
+                measured = (cols, rows);
                 5
             },
             None,
         );
-        assert_eq!(measured, 58);
+        assert_eq!(measured, (58, 18));
     }
 
     #[test]
     fn a_tiny_screen_still_gets_a_popup_inside_it() {
-        let rect = popup_rect(PopupSize::default(), (5, 10), |_| 50, None);
+        let rect = popup_rect(PopupSize::default(), (5, 10), |_, _| 50, None);
         assert_eq!(
             rect,
             Rect {
@@ -173,7 +175,7 @@ mod tests {
                 height: 4
             }
         );
-        let rect = popup_rect(PopupSize::default(), (0, 0), |_| 50, None);
+        let rect = popup_rect(PopupSize::default(), (0, 0), |_, _| 50, None);
         assert!(rect.width >= 1 && rect.height >= 1);
     }
 }

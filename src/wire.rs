@@ -48,6 +48,20 @@ pub struct WireMessage {
 /// Where the decoder's bytes come from.
 trait ByteSource {
     fn next_byte(&mut self) -> Option<u8>;
+
+    /// Reads up to `len` bytes, appending the first `keep` of them to `out`; how many there
+    /// were (fewer than `len` where the input ends).
+    fn read_into(&mut self, len: usize, keep: usize, out: &mut Vec<u8>) -> usize {
+        for i in 0..len {
+            let Some(b) = self.next_byte() else {
+                return i;
+            };
+            if i < keep {
+                out.push(b);
+            }
+        }
+        len
+    }
 }
 
 impl ByteSource for std::slice::Iter<'_, u8> {
@@ -106,6 +120,85 @@ impl<R: Read> ByteList<R> {
 }
 
 impl<R: Read> ByteSource for ByteList<R> {
+    /// A payload is most of a message, four characters a byte: its digits are read here in one
+    /// loop over the buffer rather than a call or two per character, which in Zellij's
+    /// interpreter was most of the time a question took to arrive. Reads exactly what
+    /// `next_byte` would, `len` times.
+    fn read_into(&mut self, len: usize, keep: usize, out: &mut Vec<u8>) -> usize {
+        let mut count = 0;
+        let mut value: Option<u32> = None;
+        // Bytes gather here and join `out` a batch at a time (a push is a call each, not
+        // inlined in the size-optimised build).
+        let mut batch = [0u8; 256];
+        let mut batched = 0usize;
+        while count < len {
+            if self.pos >= self.len {
+                if self.ended || self.next_char().is_none() {
+                    out.extend_from_slice(batch.get(..batched).unwrap_or_default());
+                    // The input ended: a number in progress is the last byte.
+                    if let Some(v) = value {
+                        if count < keep {
+                            out.push(v as u8);
+                        }
+                        count += 1;
+                    }
+                    return count;
+                }
+                // `next_char` refilled the buffer and took its first character: step back.
+                self.pos -= 1;
+            }
+            let Some(chars) = self.buf.get(self.pos..self.len) else {
+                out.extend_from_slice(batch.get(..batched).unwrap_or_default());
+                return count;
+            };
+            let mut used = 0;
+            for &c in chars {
+                used += 1;
+                match c {
+                    b'0'..=b'9' => {
+                        value = Some(value.unwrap_or(0).saturating_mul(10) + u32::from(c - b'0'));
+                    }
+                    b']' | b'\n' => {
+                        self.ended = true;
+                        out.extend_from_slice(batch.get(..batched).unwrap_or_default());
+                        if let Some(v) = value.take() {
+                            if count < keep {
+                                out.push(v as u8);
+                            }
+                            count += 1;
+                        }
+                        self.pos += used;
+                        // Nothing more to read: the message ended.
+                        return count;
+                    }
+                    _ => {
+                        if let Some(v) = value.take() {
+                            if count < keep {
+                                if let Some(slot) = batch.get_mut(batched) {
+                                    *slot = v as u8;
+                                    batched += 1;
+                                } else {
+                                    out.extend_from_slice(&batch);
+                                    if let Some(first) = batch.first_mut() {
+                                        *first = v as u8;
+                                    }
+                                    batched = 1;
+                                }
+                            }
+                            count += 1;
+                            if count == len {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            self.pos += used;
+        }
+        out.extend_from_slice(batch.get(..batched).unwrap_or_default());
+        count
+    }
+
     /// The next byte of the list, or None at its end (`]`, a line break, or no more input).
     fn next_byte(&mut self) -> Option<u8> {
         let mut value: Option<u32> = None;
@@ -182,11 +275,8 @@ impl<S: ByteSource> Decoder<S> {
     /// Reads `len` bytes, keeping at most `keep` of them (the rest are read and dropped).
     fn bytes(&mut self, len: usize, keep: usize) -> Result<Vec<u8>, WireError> {
         let mut out = Vec::with_capacity(len.min(keep));
-        for i in 0..len {
-            let b = self.byte()?;
-            if i < keep {
-                out.push(b);
-            }
+        if self.bytes.read_into(len, keep, &mut out) < len {
+            return Err(WireError("the message ends too early"));
         }
         Ok(out)
     }
@@ -351,6 +441,66 @@ mod tests {
         let sent = crate::pipe_args::encode("job=7,q1");
         let msg = read_message(encode_with_id(b"{}", sent.as_bytes()).as_bytes(), 1024).unwrap();
         assert_eq!(msg.args.get("id").map(String::as_str), Some("job=7,q1"));
+    }
+
+    /// Input that arrives a few characters per read, as a pipe may hand it over.
+    struct Trickle<'a> {
+        text: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.step = self.step % 7 + 1;
+            let n = self.step.min(buf.len()).min(self.text.len());
+            let (now, rest) = self.text.split_at(n);
+            buf[..n].copy_from_slice(now);
+            self.text = rest;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_payload_read_in_any_pieces_is_read_whole() {
+        // Every byte value, and more than the reader's buffer holds.
+        let payload: Vec<u8> = (0..150_000u32).map(|i| (i * 7 % 256) as u8).collect();
+        let wire = encode(&payload);
+        for msg in [
+            read_message(wire.as_bytes(), 1 << 20).unwrap(),
+            read_message(
+                Trickle {
+                    text: wire.as_bytes(),
+                    step: 0,
+                },
+                1 << 20,
+            )
+            .unwrap(),
+        ] {
+            let bad = std::str::from_utf8(&payload).unwrap_err().valid_up_to();
+            assert_eq!(msg.payload, WirePayload::InvalidUtf8(bad));
+            assert_eq!(msg.args.get("id").map(String::as_str), Some("r7"));
+        }
+        let text = "ask-popup 設計 ".repeat(10_000);
+        let wire = encode(text.as_bytes());
+        let msg = read_message(
+            Trickle {
+                text: wire.as_bytes(),
+                step: 3,
+            },
+            1 << 20,
+        )
+        .unwrap();
+        assert_eq!(msg.payload, WirePayload::Text(text));
+        assert_eq!(msg.args.get("id").map(String::as_str), Some("r7"));
+    }
+
+    #[test]
+    fn a_message_cut_inside_its_payload_is_an_error() {
+        let wire = encode(b"0123456789");
+        let cut = format!("{}]\n", &wire[..wire.len() / 2].trim_end_matches(','));
+        assert!(read_message(cut.as_bytes(), 1024).is_err());
+        let cut = &wire[..wire.len() / 2];
+        assert!(read_message(cut.as_bytes(), 1024).is_err());
     }
 
     #[test]

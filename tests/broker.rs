@@ -697,7 +697,11 @@ fn a_held_first_line_of_a_stdin_payload_lets_the_cli_send_the_rest() {
 #[test]
 fn the_popup_is_fitted_to_the_tallest_tab_and_refitted_when_the_dialog_may_grow() {
     let mut b = Broker::new(Config::default());
-    assert_eq!(b.natural_height(80), 0, "nothing pending, nothing to show");
+    assert_eq!(
+        b.natural_height(80, 500),
+        0,
+        "nothing pending, nothing to show"
+    );
     let two = json!({"questions": [
         {"question": "One?", "header": "A", "options": ["a", "b"]},
         {"question": "Two?", "header": "B", "options": [
@@ -709,7 +713,7 @@ fn the_popup_is_fitted_to_the_tallest_tab_and_refitted_when_the_dialog_may_grow(
     b.pipe(cli("p1", Some(&two), &[]));
     settle(&mut b);
     let first_tab = b.render(500, 80).lines.len();
-    let tallest = b.natural_height(80);
+    let tallest = b.natural_height(80, 500);
     assert!(
         tallest > first_tab,
         "the second tab is taller: {tallest} vs {first_tab}"
@@ -720,7 +724,39 @@ fn the_popup_is_fitted_to_the_tallest_tab_and_refitted_when_the_dialog_may_grow(
     assert!(b.input(Input::Key(Key::Tab)).contains(&Effect::Fit));
     assert!(b.input(Input::Key(Key::Char('n'))).contains(&Effect::Fit));
     // With an editor open there is room for it to grow.
-    assert!(b.natural_height(80) >= tallest + 5);
+    assert!(b.natural_height(80, 500) >= tallest + 5);
+}
+
+#[test]
+fn the_natural_height_counts_what_a_drawn_frame_shows_up_to_the_limit() {
+    let preview = (1..=60)
+        .map(|n| format!("- point {n} of the design"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let payload = json!({"questions": [
+        {"question": "Which?", "header": "A", "options": [
+            {"label": "a", "preview": preview},
+            {"label": "b", "preview": "short"}]},
+        {"question": "Two?", "header": "B", "options": ["x", "y"]},
+    ]})
+    .to_string();
+    for cols in [80, 130] {
+        let mut b = Broker::new(Config::default());
+        b.pipe(cli("p1", Some(&payload), &[]));
+        settle(&mut b);
+        // The first tab is the tallest: all of its preview, as a frame of 500 rows draws it.
+        let drawn = b.render(500, cols).lines.len();
+        assert!(drawn > 60, "{drawn}");
+        assert_eq!(b.natural_height(cols, 500), drawn);
+        // The popup has fewer rows to give: that many are needed.
+        assert_eq!(b.natural_height(cols, 20), 20);
+        // On the option with the short preview, at least the tab as it is drawn now.
+        b.input(Input::Key(Key::Down));
+        let drawn = b.render(500, cols).lines.len();
+        assert!(drawn < 60, "{drawn}");
+        assert!(b.natural_height(cols, 500) >= drawn);
+        assert_eq!(b.natural_height(cols, 10), 10);
+    }
 }
 
 #[test]

@@ -255,3 +255,52 @@ fn a_questionnaire_too_large_is_told_its_size_however_it_is_sent() {
         assert!(text.contains(&format!("is {size} bytes")), "{how}: {text}");
     }
 }
+
+#[test]
+fn ask_answers_as_soon_as_the_reply_comes_not_when_zellij_pipe_exits() {
+    // A `zellij` whose `pipe` prints the reply at once and lingers, as Zellij's CLI does until
+    // the plugin lets the pipe go.
+    let dir = std::env::temp_dir().join(format!("ask-popup-caller-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let zellij = dir.join("zellij");
+    let reply = r#"{"content":[{"type":"text","text":"User answered: SQLite"}],"details":{"answers":[],"cancelled":false,"requestId":"r1"}}"#;
+    std::fs::write(
+        &zellij,
+        format!("#!/bin/sh\ncat >/dev/null\necho '{reply}'\nsleep 3\n"),
+    )
+    .expect("write the fake zellij");
+    std::fs::set_permissions(&zellij, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("make it executable");
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let started = std::time::Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ask-popup"))
+        .args(["ask", "--id", "r1", "--agent", "test"])
+        .env("PATH", path)
+        .env("ZELLIJ", "0")
+        .env("ZELLIJ_SESSION_NAME", "test")
+        .env("HOME", &dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run ask-popup");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(br#"{"questions":[{"question":"Which?","header":"DB","options":["Postgres","SQLite"]}]}"#)
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("ask-popup's output");
+    let took = started.elapsed();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{reply}\n"));
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        took < std::time::Duration::from_secs(2),
+        "answered after {took:?}: it waited for `zellij pipe` to exit"
+    );
+}

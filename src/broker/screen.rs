@@ -191,11 +191,12 @@ impl Broker {
     }
 
     /// How many rows the current dialog needs at `cols` columns to show all of its tallest tab
-    /// (0 when nothing is pending), so the popup can be no taller than that.
-    pub fn natural_height(&mut self, cols: usize) -> usize {
+    /// (0 when nothing is pending), so the popup can be no taller than that; at most `limit`
+    /// (the most the popup can give it: see `view::natural_height`).
+    pub fn natural_height(&mut self, cols: usize, limit: usize) -> usize {
         let chrome = self.chrome();
         match self.pending.get_mut(self.current) {
-            Some(r) => natural_height(&mut r.dialog, &mut r.cache, &chrome, cols),
+            Some(r) => natural_height(&mut r.dialog, &mut r.cache, &chrome, cols, limit),
             None => 0,
         }
     }

@@ -370,21 +370,26 @@ impl Zellij {
                     let _ = stdin.write_all(payload.as_bytes());
                 }
             });
-            let stdout = read_in_background(&mut child);
-            loop {
-                if stop.wait(POLL) {
+            let stdout = reply_in_background(&mut child, &caller.id);
+            let out = loop {
+                match stdout.recv_timeout(POLL) {
+                    Ok(out) => break out,
+                    Err(RecvTimeoutError::Disconnected) => break Vec::new(),
+                    Err(RecvTimeoutError::Timeout) => {}
+                }
+                if stop.wait(Duration::ZERO) {
                     notice.settle();
                     return self.withdraw(caller, Some(child));
                 }
-                if !matches!(child.try_wait(), Ok(None)) {
-                    break;
-                }
-            }
-            let out = stdout.recv().unwrap_or_default();
+            };
             if let Some(envelope) = ask::reply_in(&out, &caller.id) {
                 notice.settle();
+                // The CLI exits once the plugin lets its pipe go, a moment after the reply:
+                // the agent need not wait for that.
+                thread::spawn(move || child.wait());
                 return envelope;
             }
+            let _ = child.wait();
         }
         caller.failure(ErrorCode::NoReply)
     }
@@ -453,6 +458,44 @@ fn run_for(mut command: Command, limit: Duration) -> Option<(bool, Vec<u8>)> {
         }
     };
     Some((status.success(), stdout.recv().unwrap_or_default()))
+}
+
+/// Reads a `zellij pipe` child's stdout on a thread of its own, and sends what it printed as
+/// soon as that holds the reply to the question `id`, or at its end when it never does. The
+/// question is answered when the reply comes, not when the child is next seen to have exited.
+fn reply_in_background(child: &mut Child, id: &str) -> Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take();
+    let id = id.to_owned();
+    thread::spawn(move || {
+        let mut out = Vec::new();
+        let mut sent = false;
+        if let Some(mut stdout) = stdout {
+            let mut chunk = [0u8; 64 * 1024];
+            loop {
+                match stdout.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        let Some(read) = chunk.get(..n) else { break };
+                        if sent {
+                            // Read on to the end, so the child never blocks on a full pipe.
+                            continue;
+                        }
+                        out.extend_from_slice(read);
+                        if read.contains(&b'\n') && ask::reply_in(&out, &id).is_some() {
+                            sent = tx.send(std::mem::take(&mut out)).is_ok();
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        }
+        if !sent {
+            let _ = tx.send(out);
+        }
+    });
+    rx
 }
 
 /// Reads a child's stdout to its end on a thread of its own.

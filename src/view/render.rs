@@ -49,7 +49,7 @@ pub fn render(
     width: usize,
     height: usize,
 ) -> Frame {
-    draw(dialog, cache, chrome, width, height, true)
+    draw(dialog, cache, chrome, width, height, Drawing::Cut)
 }
 
 /// The frame [`render`] draws, laid out for the same pane, but with the question or the review
@@ -64,18 +64,31 @@ pub fn render_uncut(
     width: usize,
     height: usize,
 ) -> Frame {
-    draw(dialog, cache, chrome, width, height, false)
+    draw(dialog, cache, chrome, width, height, Drawing::Uncut)
 }
 
-/// [`render`], or with `cut` false [`render_uncut`].
+/// What a frame is drawn for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Drawing {
+    /// To show: cut to the pane ([`render`]).
+    Cut,
+    /// Whole ([`render_uncut`]).
+    Uncut,
+    /// Whole, for its number of lines only ([`natural_height`]): the preview's lines are
+    /// counted, not copied.
+    Measure,
+}
+
+/// [`render`], [`render_uncut`], or the frame [`natural_height`] counts the lines of.
 fn draw(
     dialog: &Dialog,
     cache: &mut ViewCache,
     chrome: &Chrome,
     width: usize,
     height: usize,
-    cut: bool,
+    drawing: Drawing,
 ) -> Frame {
+    let cut = drawing == Drawing::Cut;
     if width < MIN_WIDTH || height < MIN_HEIGHT {
         let notice = format!("Enlarge this pane to at least {MIN_WIDTH}×{MIN_HEIGHT}");
         return Frame {
@@ -136,7 +149,14 @@ fn draw(
     let middle = if dialog.on_submit_tab() {
         review(dialog, width)
     } else {
-        question_tab(dialog, cache, width, avail, &mut preview_max_scroll)
+        question_tab(
+            dialog,
+            cache,
+            width,
+            avail,
+            drawing == Drawing::Measure,
+            &mut preview_max_scroll,
+        )
     };
 
     let mut frame = Frame {
@@ -169,24 +189,47 @@ fn draw(
 }
 
 /// How many rows `dialog` needs at `cols` columns to show all of its tallest tab, so the
-/// popup can be no taller than that. The current tab counts as it is (an editor open), and an
-/// open editor gets room to grow as the user types.
+/// popup can be no taller than that, or `limit` when that is more (the popup has no more rows
+/// to give: a taller tab makes no difference). The current tab counts as it is (an editor
+/// open), and an open editor gets room to grow as the user types.
+///
+/// The current tab is measured first: when it alone reaches `limit` (a preview longer than
+/// the popup, the usual case with previews), no other tab is laid out for it. The frames
+/// measured are not drawn: a preview's lines are counted, not copied.
 pub fn natural_height(
     dialog: &mut Dialog,
     cache: &mut ViewCache,
     chrome: &Chrome,
     cols: usize,
+    limit: usize,
 ) -> usize {
     /// Tall enough for any dialog; a longer preview is cut at the popup's maximum anyway.
     const UNLIMITED: usize = 500;
     /// Rows an open editor may still grow by (it shows up to six lines).
     const EDITOR_GROWTH: usize = 5;
-    let height = |dialog: &Dialog, cache: &mut ViewCache| {
-        render(dialog, cache, chrome, cols, UNLIMITED).lines.len()
+    let growth = if dialog.mode() == crate::dialog::Mode::Browse {
+        0
+    } else {
+        EDITOR_GROWTH
     };
-    let tallest = dialog
-        .measure_tabs(|shown| height(shown, cache))
-        .max(height(dialog, cache));
-    let editing = dialog.mode() != crate::dialog::Mode::Browse;
-    tallest + if editing { EDITOR_GROWTH } else { 0 }
+    let mut height = |dialog: &Dialog| {
+        draw(dialog, cache, chrome, cols, UNLIMITED, Drawing::Measure)
+            .lines
+            .len()
+    };
+    let mut tallest = height(dialog);
+    if tallest.saturating_add(growth) < limit {
+        tallest = dialog
+            .measure_tabs(|shown| {
+                if tallest.saturating_add(growth) >= limit {
+                    0
+                } else {
+                    let shown = height(shown);
+                    tallest = tallest.max(shown);
+                    shown
+                }
+            })
+            .max(tallest);
+    }
+    tallest.saturating_add(growth).min(limit)
 }

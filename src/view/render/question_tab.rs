@@ -20,6 +20,7 @@ pub(super) fn question_tab(
     cache: &mut ViewCache,
     width: usize,
     avail: usize,
+    measure: bool,
     preview_max_scroll: &mut Option<usize>,
 ) -> Block {
     let question_index = dialog.tab();
@@ -119,6 +120,7 @@ pub(super) fn question_tab(
             focused_option,
             box_width,
             body_avail.max(options.len().min(body_avail)),
+            measure,
             preview_max_scroll,
         );
         beside(options, list_width, preview)
@@ -132,6 +134,7 @@ pub(super) fn question_tab(
             focused_option,
             width,
             room,
+            measure,
             preview_max_scroll,
         );
         body.append(preview);
@@ -322,13 +325,15 @@ fn row_head(head: &mut String, focused: bool, ticked: Option<bool>) -> Line {
     line
 }
 
-/// The focused option's preview in a bordered box of `width` × at most `height` cells.
+/// The focused option's preview in a bordered box of `width` × at most `height` cells; when
+/// only its height matters (`measure`), with blank lines in place of the preview's.
 fn preview_box(
     dialog: &Dialog,
     cache: &mut ViewCache,
     option: Option<usize>,
     width: usize,
     height: usize,
+    measure: bool,
     max_scroll_out: &mut Option<usize>,
 ) -> Block {
     let mut out = Block::default();
@@ -367,6 +372,12 @@ fn preview_box(
         .min(max_scroll);
     let below = content.len().saturating_sub(scroll + visible);
 
+    if measure {
+        for _ in 0..visible + 2 {
+            out.blank();
+        }
+        return out;
+    }
     out.push(border(
         '┌',
         '┐',
