@@ -300,6 +300,7 @@ pub struct Zellij {
     config: Option<PathBuf>,
     layout: Option<PathBuf>,
     web_port: Option<u16>,
+    attaches_lost: AtomicUsize,
     // Last: released only after `drop` has torn the world down.
     _serial: MutexGuard<'static, ()>,
 }
@@ -427,6 +428,7 @@ impl Zellij {
             config,
             layout: options.layout,
             web_port: options.web_port,
+            attaches_lost: AtomicUsize::new(0),
             _serial: serial,
         };
         zellij.attach_client();
@@ -492,6 +494,12 @@ impl Zellij {
         self.attach_client_as(SECOND);
     }
 
+    /// How many attaches of a client lost their connection before showing the session (and
+    /// were attached again): see `attach_client_as`.
+    pub fn attaches_lost(&self) -> usize {
+        self.attaches_lost.load(Ordering::Relaxed)
+    }
+
     /// The first client leaves (its terminal closed) and a new one attaches in its place, in
     /// the tmux session `FIRST`: a client with a new id, come after every other.
     pub fn reattach_first_client(&self) {
@@ -542,6 +550,7 @@ impl Zellij {
                 }
                 thread::sleep(Duration::from_millis(100));
             };
+            self.attaches_lost.fetch_add(1, Ordering::Relaxed);
             eprintln!("{name}'s attach {attempt} showed no session:\n{screen}");
         }
         panic!(

