@@ -6,7 +6,7 @@
 mod worst_case;
 
 use ask_popup::dialog::{Dialog, Input, Key};
-use ask_popup::request::{parse, Question, QuestionOption, Questionnaire};
+use ask_popup::request::{parse, Questionnaire};
 use ask_popup::view::{render, Chrome, Theme, ViewCache};
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
 
@@ -22,27 +22,6 @@ fn worst() -> Questionnaire {
     let json = worst_case::questionnaire(60 * 1024).to_string();
     eprintln!("worst-case payload: {} bytes", json.len());
     parse(&json).expect("the worst case is a valid questionnaire")
-}
-
-/// One question whose four options each carry a preview of `bytes` (built directly: a 1 MiB
-/// preview is over the payload limit, but the renderer must not care).
-fn with_previews(bytes: usize) -> Questionnaire {
-    Questionnaire {
-        questions: vec![Question {
-            question: "Which design?".into(),
-            header: "Design".into(),
-            options: (0..4)
-                .map(|o| QuestionOption {
-                    label: format!("Design {o}"),
-                    description: "A description.".into(),
-                    preview: Some(worst_case::markdown(bytes, o)),
-                })
-                .collect(),
-            multi_select: false,
-            context: None,
-        }],
-        timeout_ms: None,
-    }
 }
 
 /// Render + terminal output, as the plugin does per frame.
@@ -86,7 +65,7 @@ fn bench_first_frame(c: &mut Criterion) {
         )
     });
     // Markdown layout cost per MiB: the focused option carries 1 MiB of markdown.
-    let big = with_previews(1024 * 1024);
+    let big = worst_case::with_previews(1024 * 1024);
     c.bench_function("first_frame/1MiB_preview/120x40", |b| {
         b.iter_batched(
             || Dialog::new(big.clone()),
@@ -128,14 +107,14 @@ fn bench_keypress(c: &mut Criterion) {
     keypress(
         c,
         "keypress_frame/1KiB_previews/120x40",
-        with_previews(1024),
+        worst_case::with_previews(1024),
         120,
         40,
     );
     keypress(
         c,
         "keypress_frame/1MiB_previews/120x40",
-        with_previews(1024 * 1024),
+        worst_case::with_previews(1024 * 1024),
         120,
         40,
     );

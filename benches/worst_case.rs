@@ -3,6 +3,7 @@
 //! descriptions and CJK text.
 #![allow(dead_code)]
 
+use ask_popup::request::{Question, QuestionOption, Questionnaire};
 use serde_json::{json, Value};
 
 /// Markdown of about `bytes` bytes: headings, prose, lists, code, quotes, a table and CJK.
@@ -64,4 +65,25 @@ pub fn one_question(preview_bytes: usize) -> Value {
             "preview": markdown(preview_bytes, o),
         })).collect::<Vec<_>>(),
     }]})
+}
+
+/// One question whose four options each carry a preview of `bytes` (built directly: a 1 MiB
+/// preview is over the payload limit, but the renderer must not care).
+pub fn with_previews(bytes: usize) -> Questionnaire {
+    Questionnaire {
+        questions: vec![Question {
+            question: "Which design?".into(),
+            header: "Design".into(),
+            options: (0..4)
+                .map(|o| QuestionOption {
+                    label: format!("Design {o}"),
+                    description: "A description.".into(),
+                    preview: Some(markdown(bytes, o)),
+                })
+                .collect(),
+            multi_select: false,
+            context: None,
+        }],
+        timeout_ms: None,
+    }
 }

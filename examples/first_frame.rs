@@ -11,15 +11,17 @@
 //! option has a preview of that size (over the payload limit for 1 MiB, so built directly), in
 //! 120 × 40 cells.
 
+#[path = "../src/protobuf_encode.rs"]
+mod protobuf_encode;
 #[path = "../benches/worst_case.rs"]
 mod worst_case;
 
 use ask_popup::broker::{Broker, Config, Effect, PipeIn, Source};
 use ask_popup::dialog::Dialog;
 use ask_popup::popup::{popup_rect, PopupSize};
-use ask_popup::request::{Question, QuestionOption, Questionnaire};
 use ask_popup::view::{render, Chrome, Frame, Theme, ViewCache};
 use ask_popup::wire::{read_message, WireMessage, WirePayload};
+use protobuf_encode::{field, varint};
 use std::hint::black_box;
 
 fn main() {
@@ -106,22 +108,7 @@ fn to_ansi(frame: &Frame) -> String {
 }
 
 fn preview_dialog(bytes: usize) -> Dialog {
-    Dialog::new(Questionnaire {
-        questions: vec![Question {
-            question: "Which design?".into(),
-            header: "Design".into(),
-            options: (0..4)
-                .map(|o| QuestionOption {
-                    label: format!("Design {o}"),
-                    description: "A description.".into(),
-                    preview: Some(worst_case::markdown(bytes, o)),
-                })
-                .collect(),
-            multi_select: false,
-            context: None,
-        }],
-        timeout_ms: None,
-    })
+    Dialog::new(worst_case::with_previews(bytes))
 }
 
 #[inline(never)]
@@ -133,22 +120,6 @@ fn preview_frame(dialog: &Dialog) -> String {
 
 /// A CLI pipe message in Zellij's wire format: its protobuf encoding as a JSON list of bytes.
 fn encode(payload: &str) -> String {
-    fn varint(mut v: u64, out: &mut Vec<u8>) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                out.push(b);
-                return;
-            }
-            out.push(b | 0x80);
-        }
-    }
-    fn field(n: u64, bytes: &[u8], out: &mut Vec<u8>) {
-        varint(n << 3 | 2, out);
-        varint(bytes.len() as u64, out);
-        out.extend_from_slice(bytes);
-    }
     let mut m = Vec::new();
     varint(1 << 3, &mut m);
     varint(0, &mut m);

@@ -15,6 +15,8 @@ pub mod intake;
 pub mod marks;
 pub mod pipe_args;
 pub mod popup;
+#[cfg(test)]
+mod protobuf_encode;
 pub mod request;
 /// The `ask_user_question` tool as agents see it: its description and JSON Schema (built from
 /// the validator's limits), and the shared data the Pi extension is generated from.

@@ -387,23 +387,7 @@ pub fn read_message(input: impl Read, max_payload: usize) -> Result<WireMessage,
 mod tests {
     use super::*;
 
-    fn varint(mut v: u64, out: &mut Vec<u8>) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                out.push(b);
-                return;
-            }
-            out.push(b | 0x80);
-        }
-    }
-
-    fn field(n: u64, bytes: &[u8], out: &mut Vec<u8>) {
-        varint(n << 3 | 2, out);
-        varint(bytes.len() as u64, out);
-        out.extend_from_slice(bytes);
-    }
+    use crate::protobuf_encode::{field, varint};
 
     fn encode(payload: &[u8]) -> String {
         encode_with_id(payload, b"r7")

@@ -7,17 +7,7 @@ use super::*;
 #[derive(Default, Clone)]
 struct Msg(Vec<u8>);
 
-fn varint(mut v: u64, out: &mut Vec<u8>) {
-    loop {
-        let b = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(b);
-            return;
-        }
-        out.push(b | 0x80);
-    }
-}
+use crate::protobuf_encode::{field, varint};
 
 impl Msg {
     fn int(mut self, field: u64, v: u64) -> Self {
@@ -26,10 +16,8 @@ impl Msg {
         self
     }
 
-    fn bytes(mut self, field: u64, b: &[u8]) -> Self {
-        varint(field << 3 | 2, &mut self.0);
-        varint(b.len() as u64, &mut self.0);
-        self.0.extend_from_slice(b);
+    fn bytes(mut self, n: u64, b: &[u8]) -> Self {
+        field(n, b, &mut self.0);
         self
     }
 

@@ -1,0 +1,23 @@
+//! Protobuf's encoding, the little the tests and the first-frame example need to write messages
+//! as Zellij sends them (its events, its pipe messages), for the readers to read back.
+#![allow(dead_code)]
+
+/// `v` as a varint.
+pub fn varint(mut v: u64, out: &mut Vec<u8>) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+/// Field `n` holding `bytes` (length-delimited).
+pub fn field(n: u64, bytes: &[u8], out: &mut Vec<u8>) {
+    varint(n << 3 | 2, out);
+    varint(bytes.len() as u64, out);
+    out.extend_from_slice(bytes);
+}
