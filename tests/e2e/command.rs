@@ -302,6 +302,26 @@ fn the_command_rejects_an_invalid_questionnaire_at_once_with_status_1() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// Waits until a command ends (`what` says which, should it not): its exit status.
+fn exit_of(
+    zellij: &Zellij,
+    child: &mut std::process::Child,
+    what: &str,
+) -> std::process::ExitStatus {
+    let until = zellij.until(ANSWER);
+    loop {
+        if let Some(status) = child.try_wait().expect("the command's status") {
+            return status;
+        }
+        assert!(
+            Instant::now() < until,
+            "{what}; screen:\n{}",
+            zellij.screen()
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Waits until a command started with its stdout piped ends (`what` says which, should it not):
 /// its exit status and what it printed.
 fn output_of(
@@ -309,18 +329,7 @@ fn output_of(
     child: &mut std::process::Child,
     what: &str,
 ) -> (std::process::ExitStatus, String) {
-    let until = zellij.until(ANSWER);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("the command's status") {
-            break status;
-        }
-        assert!(
-            Instant::now() < until,
-            "{what}; screen:\n{}",
-            zellij.screen()
-        );
-        thread::sleep(Duration::from_millis(100));
-    };
+    let status = exit_of(zellij, child, what);
     let mut out = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut out)
         .expect("read the envelope");
@@ -520,18 +529,7 @@ pub(crate) fn ended(
     };
     let stdout = read(child.stdout.take().map(|p| Box::new(p) as _));
     let stderr = read(child.stderr.take().map(|p| Box::new(p) as _));
-    let until = zellij.until(ANSWER);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("the command's status") {
-            break status;
-        }
-        assert!(
-            Instant::now() < until,
-            "{what}; screen:\n{}",
-            zellij.screen()
-        );
-        thread::sleep(Duration::from_millis(50));
-    };
+    let status = exit_of(zellij, child, what);
     let closed = |rx: std::sync::mpsc::Receiver<String>, which: &str| {
         rx.recv_timeout(Duration::from_secs(5)).unwrap_or_else(|_| {
             panic!("the command ended but its {which} stayed open (held by the notify command?)")
