@@ -27,6 +27,12 @@ fn zellij_web(config: &Path, args: &[&str]) -> Option<(bool, String)> {
     Some((out.status.success(), printed))
 }
 
+/// What the config file at `config` says of the web client (None: no file, or not readable).
+fn settings_in(config: &Path) -> Option<WebConfig> {
+    let text = read_text(config).ok().flatten()?;
+    web::inspect(&text, &config.display().to_string()).ok()
+}
+
 fn server_status(config: &Path) -> ServerStatus {
     zellij_web(config, &["--status", "--timeout", "3"])
         .map_or(ServerStatus::Offline, |(_, printed)| {
@@ -98,10 +104,7 @@ pub fn setup_web(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
         eprintln!("ask-popup setup web: zellij web --create-token gave no token");
         return 1;
     };
-    let settings = read_text(&config)
-        .ok()
-        .flatten()
-        .and_then(|text| web::inspect(&text, &shown).ok());
+    let settings = settings_in(&config);
     let base = settings
         .as_ref()
         .map(WebConfig::base_url)
@@ -127,11 +130,7 @@ pub fn checks(dir: Option<&Path>) -> Vec<Check> {
         return web::checks(None, ServerStatus::Offline, None);
     };
     let config = dir.join("config.kdl");
-    let shown = config.display().to_string();
-    let settings = read_text(&config)
-        .ok()
-        .flatten()
-        .and_then(|text| web::inspect(&text, &shown).ok());
+    let settings = settings_in(&config);
     if !settings.as_ref().is_some_and(WebConfig::is_on) {
         return web::checks(settings.as_ref(), ServerStatus::Offline, None);
     }

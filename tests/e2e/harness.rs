@@ -1249,20 +1249,8 @@ impl Zellij {
     /// whose hang the test can handle as a person would (try again).
     pub fn action_within(&self, args: &[&str], timeout: Duration) -> Option<Output> {
         let mut zellij = self.zellij();
-        zellij
-            .arg("action")
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = zellij.spawn().ok()?;
-        let stdout = child.stdout.take().map(drain);
-        let stderr = child.stderr.take().map(drain);
-        let status = wait_child(&mut child, timeout)?;
-        Some(Output {
-            status,
-            stdout: stdout.map(join).unwrap_or_default(),
-            stderr: stderr.map(join).unwrap_or_default(),
-        })
+        zellij.arg("action").args(args);
+        run_within(zellij, timeout)
     }
 }
 
@@ -1355,7 +1343,14 @@ fn wait_child(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
 }
 
 /// Runs a command to completion, killing it and panicking after `timeout`.
-fn run(mut cmd: Command, timeout: Duration) -> Output {
+fn run(cmd: Command, timeout: Duration) -> Output {
+    let description = format!("{cmd:?}");
+    run_within(cmd, timeout)
+        .unwrap_or_else(|| panic!("{description} did not finish within {timeout:?}"))
+}
+
+/// Runs a command to completion; after `timeout` kills it (None). Panics if it cannot start.
+fn run_within(mut cmd: Command, timeout: Duration) -> Option<Output> {
     let description = format!("{cmd:?}");
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd
@@ -1363,13 +1358,12 @@ fn run(mut cmd: Command, timeout: Duration) -> Output {
         .unwrap_or_else(|e| panic!("could not run {description}: {e}"));
     let stdout = child.stdout.take().map(drain);
     let stderr = child.stderr.take().map(drain);
-    let status = wait_child(&mut child, timeout)
-        .unwrap_or_else(|| panic!("{description} did not finish within {timeout:?}"));
-    Output {
+    let status = wait_child(&mut child, timeout)?;
+    Some(Output {
         status,
         stdout: stdout.map(join).unwrap_or_default(),
         stderr: stderr.map(join).unwrap_or_default(),
-    }
+    })
 }
 
 /// Runs a teardown command; never panics (we may already be unwinding). Whether it succeeded.
