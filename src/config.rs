@@ -18,6 +18,8 @@ pub struct Settings {
     pub popup: PopupSize,
     /// The hide key in Zellij's key syntax (`Ctrl ]`), None when hiding is off.
     pub hide_key: Option<String>,
+    /// Write what the plugin hears and does to Zellij's log (for a bug report).
+    pub trace: bool,
 }
 
 /// A value of the configuration that cannot be used; its default applies instead.
@@ -67,6 +69,7 @@ impl Settings {
         let indicator = flag("indicator", true);
         let full_events = flag("full_events", false);
         let zjstatus = flag("zjstatus", false);
+        let trace = flag("trace", false);
         let mut size = |key: &'static str| match get(key) {
             None => Size::default(),
             Some(value) => Size::parse(&value).unwrap_or_else(|| {
@@ -106,6 +109,7 @@ impl Settings {
             },
             popup,
             hide_key,
+            trace,
         };
         (settings, errors)
     }
@@ -142,6 +146,7 @@ mod tests {
         assert_eq!(settings.broker, Config::default());
         assert_eq!(settings.popup, PopupSize::default());
         assert_eq!(settings.hide_key.as_deref(), Some("Ctrl ]"));
+        assert!(!settings.trace);
     }
 
     #[test]
@@ -154,6 +159,7 @@ mod tests {
             ("full_events", "true"),
             ("zjstatus", "yes"),
             ("default_timeout", "300000"),
+            ("trace", "on"),
         ]));
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(settings.hide_key.as_deref(), Some("Alt o"));
@@ -163,6 +169,7 @@ mod tests {
         assert!(!settings.broker.indicator);
         assert!(settings.broker.full_events && settings.broker.zjstatus);
         assert_eq!(settings.broker.default_timeout_ms, Some(300_000));
+        assert!(settings.trace);
         let (off, _) = Settings::from_map(&map(&[("hide_key", "off")]));
         assert_eq!((off.hide_key, off.broker.hide_key_label), (None, None));
     }

@@ -151,6 +151,8 @@ mod plugin {
         regranted: bool,
         /// The user's keys and clicks while the grant is in doubt, for once it is not.
         held_input: Vec<ZellijEvent>,
+        /// The `trace` option: what this instance hears and does goes to Zellij's log.
+        trace: bool,
     }
 
     impl ZellijPlugin for State {
@@ -175,6 +177,7 @@ mod plugin {
             self.config_errors = errors.iter().map(ToString::to_string).collect();
             let config = settings.broker;
             self.popup = settings.popup;
+            self.trace = settings.trace;
             self.broker = Broker::new(config);
             self.broker.await_permission();
             let ids = get_plugin_ids();
@@ -229,6 +232,9 @@ mod plugin {
         /// An event read by the `update` export; returns whether to render.
         pub fn event(&mut self, event: ZellijEvent) -> bool {
             self.tell_time();
+            if self.trace {
+                self.trace_event(&event);
+            }
             if matches!(
                 event,
                 ZellijEvent::TabUpdate(_) | ZellijEvent::PaneUpdate(_) | ZellijEvent::ModeUpdate(_)
@@ -393,6 +399,39 @@ mod plugin {
             }
         }
 
+        /// One line of the trace, with this instance's client and the broker's clock.
+        fn log(&self, what: std::fmt::Arguments) {
+            eprintln!(
+                "ask-popup trace: client {} at {} ms: {what}",
+                self.client_id,
+                self.broker.now_ms()
+            );
+        }
+
+        /// What the trace says of an event: its kind, and who is attached for a tab update
+        /// (never the keys the user typed).
+        fn trace_event(&self, event: &ZellijEvent) {
+            match event {
+                ZellijEvent::TabUpdate(tabs) => {
+                    let others: Vec<u16> = tabs
+                        .iter()
+                        .flat_map(|t| t.other_focused_clients.iter().copied())
+                        .collect();
+                    self.log(format_args!("tab update, other clients {others:?}"));
+                }
+                ZellijEvent::PermissionRequestResult(granted) => {
+                    self.log(format_args!("permission granted: {granted}"));
+                }
+                ZellijEvent::Key(_) => self.log(format_args!("key")),
+                ZellijEvent::Mouse(_) => self.log(format_args!("mouse")),
+                ZellijEvent::PastedText(_) => self.log(format_args!("paste")),
+                ZellijEvent::Timer => self.log(format_args!("timer")),
+                ZellijEvent::BeforeClose => self.log(format_args!("before close")),
+                ZellijEvent::PaneClosed(pane) => self.log(format_args!("pane closed {pane:?}")),
+                ZellijEvent::PaneUpdate(_) | ZellijEvent::ModeUpdate(_) | ZellijEvent::Other => {}
+            }
+        }
+
         /// Tells the broker what time it is.
         fn tell_time(&mut self) {
             if let Some(started) = self.started {
@@ -403,6 +442,18 @@ mod plugin {
 
         fn receive(&mut self, msg: PipeIn) -> bool {
             self.tell_time();
+            if self.trace {
+                let payload = msg.payload.as_deref().unwrap_or("");
+                let shown = if msg.name == PEER_PIPE { payload } else { "" };
+                self.log(format_args!(
+                    "pipe {:?} {:?} args {:?}, {} bytes {}",
+                    msg.name,
+                    msg.source,
+                    msg.args,
+                    payload.len(),
+                    shown
+                ));
+            }
             self.check_grant();
             let effects = self.broker.pipe(msg);
             self.run(effects)
@@ -413,6 +464,11 @@ mod plugin {
             let mut render = false;
             let mut resize = false;
             let mut grow = false;
+            if self.trace {
+                for effect in effects.iter().filter(|e| !matches!(e, Effect::Render)) {
+                    self.log(format_args!("does {effect:?}"));
+                }
+            }
             for effect in effects {
                 match effect {
                     Effect::Block(pipe) => block_cli_pipe_input(&pipe),

@@ -355,7 +355,15 @@ impl Zellij {
         }
         let aliases: String = plugins
             .iter()
-            .map(|(alias, path, _)| format!("    {alias} location=\"file:{path}\" {{\n    }}\n"))
+            .map(|(alias, path, _)| {
+                // ask-popup traces what it hears and does into the log a failed test shows.
+                let trace = if alias == "ask-popup" {
+                    "        trace \"true\"\n"
+                } else {
+                    ""
+                };
+                format!("    {alias} location=\"file:{path}\" {{\n{trace}    }}\n")
+            })
             .collect();
         // Zellij 0.45.1's server resolves a layout file against the layout dir, and without
         // one (no config dir) silently falls back to the default layout.
@@ -998,11 +1006,38 @@ impl Zellij {
         self.wait_for_screen_of(FIRST, what, timeout, pred)
     }
 
-    /// The last `lines` lines of this world's Zellij log (plugin `eprintln!`s land there).
+    /// The last `lines` lines of this world's Zellij log (plugin `eprintln!`s land there),
+    /// without the stack backtraces Zellij prints under each non-fatal error (they would fill
+    /// any tail).
     pub fn log_tail(&self, lines: usize) -> String {
         let log = self.log();
-        let all: Vec<&str> = log.lines().collect();
-        all[all.len().saturating_sub(lines)..].join("\n")
+        let mut kept = Vec::new();
+        let mut in_backtrace = false;
+        for line in log.lines() {
+            if line.starts_with("Stack backtrace:") || line.starts_with("stack backtrace:") {
+                in_backtrace = true;
+                continue;
+            }
+            if in_backtrace && (line.is_empty() || line.starts_with(char::is_whitespace)) {
+                continue;
+            }
+            in_backtrace = false;
+            kept.push(line);
+        }
+        kept[kept.len().saturating_sub(lines)..].join("\n")
+    }
+
+    /// Keeps this world's whole Zellij log under the target directory, for a failed test.
+    fn keep_log(&self) -> Option<PathBuf> {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-failed-logs");
+        std::fs::create_dir_all(&dir).ok()?;
+        let name = thread::current()
+            .name()
+            .unwrap_or("test")
+            .replace("::", "-");
+        let path = dir.join(format!("{name}-{}.log", self.session));
+        std::fs::write(&path, self.log()).ok()?;
+        Some(path)
     }
 
     /// This world's whole Zellij log (`$TMPDIR/zellij-<uid>/zellij-log/zellij.log`).
@@ -1033,9 +1068,12 @@ impl Zellij {
 impl Drop for Zellij {
     fn drop(&mut self) {
         if thread::panicking() {
+            let kept = self
+                .keep_log()
+                .map_or_else(String::new, |p| format!(", whole log: {}", p.display()));
             eprintln!(
-                "--- zellij log of the failed test (tail) ---\n{}\n--- screen ---\n{}",
-                self.log_tail(60),
+                "--- zellij log of the failed test (tail{kept}) ---\n{}\n--- screen ---\n{}",
+                self.log_tail(80),
                 self.screen_quietly()
             );
         }
