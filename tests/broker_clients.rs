@@ -5,7 +5,7 @@
 
 mod broker_io;
 
-use ask_popup::broker::{Broker, Config, Effect, PipeIn};
+use ask_popup::broker::{Broker, Config, Effect, PipeIn, Source};
 use ask_popup::dialog::{Input, Key};
 use broker_io::*;
 
@@ -522,6 +522,36 @@ fn the_waits_a_leaving_instance_announced_are_closed_once_by_the_next_leader() {
 }
 
 #[test]
+fn an_instance_whose_client_left_holds_no_caller_that_the_leader_answers_at_once() {
+    let (mut one, mut two) = two_clients();
+    let ask = || {
+        cli(
+            "p1",
+            Some(&question("Q?")),
+            &[("pane_id", "3"), ("id", "r")],
+        )
+    };
+    both(ask(), &mut one, &mut two);
+    client_one_leaves(&mut one, &mut two);
+    settle(&mut two);
+    let fx = two.input(Input::Key(Key::Enter));
+    assert_eq!(replies(&fx).len(), 1);
+    carry(&fx, &mut one, &mut two);
+    // The caller missed the reply and asks again with the same id: the leader repeats it at
+    // once. Client 1's instance, which never heard the answer, must not hold that CLI: its
+    // hold could come after the reply and keep the caller waiting for good.
+    let mut again = ask();
+    again.source = Source::Cli("p2".to_owned());
+    let (a, b) = both(again, &mut one, &mut two);
+    assert_eq!(replies(&b).len(), 1, "{b:?}");
+    assert!(!a.iter().any(|e| matches!(e, Effect::Block(_))), "{a:?}");
+    assert!(replies(&a).is_empty());
+    // Nor does it take part in what the others answer at once.
+    let (a, b) = both(named("s", "status", Some("x"), &[]), &mut one, &mut two);
+    assert!(a.is_empty() && replies(&b).len() == 1, "{a:?}");
+}
+
+#[test]
 fn an_instance_whose_client_comes_back_joins_again_and_drops_what_ended_meanwhile() {
     let (mut one, mut two) = two_clients();
     client_one_leaves(&mut one, &mut two);
@@ -535,10 +565,11 @@ fn an_instance_whose_client_comes_back_joins_again_and_drops_what_ended_meanwhil
         &mut one,
         &mut two,
     );
-    // p1 is answered in client 2; client 1's instance never heard of it.
+    // Client 1's instance took neither (it holds no caller while its client is away); p1
+    // is answered in client 2.
     settle(&mut two);
     two.input(Input::Key(Key::Enter));
-    assert_eq!((one.pending_count(), two.pending_count()), (2, 1));
+    assert_eq!((one.pending_count(), two.pending_count()), (0, 1));
     // A client attaches with id 1: the instance is back, says hello, and the leader tells it
     // what is pending; it leads again once it has heard.
     let back = one.attached(&[2]);

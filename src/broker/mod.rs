@@ -269,6 +269,14 @@ impl Broker {
 
     /// A pipe message arrived.
     pub fn pipe(&mut self, msg: PipeIn) -> Vec<Effect> {
+        if self.peers.away && matches!(msg.source, Source::Cli(_)) {
+            // An instance whose client left answers no caller, and must not hold one: Zellij
+            // keeps one blocked-or-not flag per CLI pipe, set by whichever instance spoke
+            // last, so its hold coming after the leader's reply would keep that caller waiting
+            // for good (a question asked again once answered is replied to at once). What it
+            // misses comes with the leader's sync when its client is back.
+            return self.done(Vec::new());
+        }
         // The other instances' hellos are never held: they decide who answers the rest.
         let from_a_peer = msg.source == Source::Plugin && msg.name == PEER_PIPE;
         if self.gate.state != Gate::Open && !from_a_peer {
