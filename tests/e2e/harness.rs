@@ -1207,9 +1207,17 @@ impl PipeCall {
     /// Waits for the CLI to exit; after `timeout` kills it and panics saying what it printed.
     /// A CLI that did not find the session sent nothing, so it is started again (see
     /// `missed_session`).
-    pub fn wait(mut self, timeout: Duration) -> Output {
+    pub fn wait(self, timeout: Duration) -> Output {
+        self.wait_noting_drops(timeout).0
+    }
+
+    /// `wait`, also saying whether Zellij dropped an earlier attempt of an idempotent call
+    /// after its message may have reached the plugin (`dropped`): what the call did may then
+    /// be done already when the attempt that answered came (a `cancel` then withdraws nothing).
+    pub fn wait_noting_drops(mut self, timeout: Duration) -> (Output, bool) {
         let until = Instant::now() + timeout;
         let mut attempts = 1;
+        let mut dropped_once = false;
         loop {
             let status = wait_child(
                 &mut self.child,
@@ -1229,10 +1237,11 @@ impl PipeCall {
                 stdout,
                 stderr,
             };
-            let again = missed_session(&out) || (self.idempotent && dropped(&out));
-            if !again || attempts >= 4 {
-                return out;
+            let was_dropped = self.idempotent && dropped(&out);
+            if !(missed_session(&out) || was_dropped) || attempts >= 4 {
+                return (out, dropped_once);
             }
+            dropped_once |= was_dropped;
             attempts += 1;
             thread::sleep(Duration::from_millis(100));
             let (child, stdout, stderr) = PipeCall::start(&self.command, self.stdin.as_deref());
