@@ -12,6 +12,7 @@ pub mod envelope;
 pub mod error_code;
 pub mod events;
 pub mod intake;
+pub mod log_line;
 pub mod marks;
 pub mod pipe_args;
 pub mod popup;

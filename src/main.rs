@@ -87,6 +87,7 @@ mod plugin {
     use ask_popup::broker::{Broker, Effect, PipeIn, Source, PEER_PIPE};
     use ask_popup::config::{key_label, Settings, DEFAULT_HIDE_KEY};
     use ask_popup::dialog::{Input, Key};
+    use ask_popup::log_line;
     use ask_popup::popup::{popup_rect, PopupSize};
     use ask_popup::request::RequestError;
     use ask_popup::view::Theme;
@@ -172,7 +173,7 @@ mod plugin {
                 .as_ref()
                 .map(|key| key_label(&key.to_string()));
             for error in &errors {
-                eprintln!("{error}");
+                log_line::write(format_args!("{error}"));
             }
             self.config_errors = errors.iter().map(ToString::to_string).collect();
             let config = settings.broker;
@@ -401,11 +402,11 @@ mod plugin {
 
         /// One line of the trace, with this instance's client and the broker's clock.
         fn log(&self, what: std::fmt::Arguments) {
-            eprintln!(
+            log_line::write(format_args!(
                 "ask-popup trace: client {} at {} ms: {what}",
                 self.client_id,
                 self.broker.now_ms()
-            );
+            ));
         }
 
         /// What the trace says of an event: its kind, and who is attached for a tab update
@@ -703,6 +704,7 @@ mod plugin {
     /// plugin's URL (`/data` is the instance's own), named after the session's server and the
     /// time, read for a minute and then deleted by whichever instance loads next.
     mod across_reload {
+        use ask_popup::log_line;
         use std::time::{SystemTime, UNIX_EPOCH};
 
         const DIR: &str = "/cache";
@@ -720,7 +722,9 @@ mod plugin {
         pub fn keep(zellij_pid: u32, kept: &str) {
             let path = format!("{DIR}/{PREFIX}{zellij_pid}-{}.json", now_ms());
             if let Err(e) = std::fs::write(&path, kept) {
-                eprintln!("ask-popup: cannot keep the replies across the reload ({path}): {e}");
+                log_line::write(format_args!(
+                    "ask-popup: cannot keep the replies across the reload ({path}): {e}"
+                ));
             }
         }
 
