@@ -38,14 +38,29 @@ pub(crate) fn open_browser_at(zellij: &Zellij, url: &str, token: &str) -> Browse
     browser
 }
 
-/// The question on the browser's screen, keys counting, asking `call` again whenever Zellij
-/// dropped its CLI before the question arrived.
-fn wait_in_browser(zellij: &Zellij, browser: &mut Browser, call: &mut PipeCall, question: &str) {
+/// Asks `payload` as Claude Code in pane `pane_id` with request id `request_id`, and waits for
+/// `question` on the browser's screen, keys counting, asking again whenever Zellij dropped the
+/// CLI before the question arrived.
+fn ask_in_browser(
+    zellij: &Zellij,
+    browser: &mut Browser,
+    payload: &str,
+    (pane_id, request_id): (&str, &str),
+    question: &str,
+) -> PipeCall {
+    let mut call = zellij.pipe(
+        payload,
+        &[
+            ("agent", "claude"),
+            ("pane_id", pane_id),
+            ("id", request_id),
+        ],
+    );
     let until = zellij.until(ANSWER);
     loop {
         let screen = browser.screen();
         if screen.contains(question) && !settling(&screen) {
-            return;
+            return call;
         }
         assert!(
             Instant::now() < until,
@@ -68,11 +83,7 @@ fn a_question_asked_in_a_pane_is_answered_with_a_click_in_the_browser() {
     let id = pane.to_string();
     let mut browser = open_browser(&zellij);
 
-    let mut call = zellij.pipe(
-        DB,
-        &[("agent", "claude"), ("pane_id", &id), ("id", "web-1")],
-    );
-    wait_in_browser(&zellij, &mut browser, &mut call, "Which database?");
+    let call = ask_in_browser(&zellij, &mut browser, DB, (&id, "web-1"), "Which database?");
     zellij.wait_for_screen_of(FIRST, "the question in the terminal too", ANSWER, |s| {
         s.contains("claude asks") && s.contains("Which database?")
     });
@@ -172,11 +183,13 @@ fn the_readme_picture_is_the_real_popup_in_the_browser() {
     let (pane, _) = caller_pane(&zellij);
     let id = pane.to_string();
     let mut browser = open_browser(&zellij);
-    let mut call = zellij.pipe(
+    let call = ask_in_browser(
+        &zellij,
+        &mut browser,
         &payload,
-        &[("agent", "claude"), ("pane_id", &id), ("id", "picture")],
+        (&id, "picture"),
+        "Which database should",
     );
-    wait_in_browser(&zellij, &mut browser, &mut call, "Which database should");
     let shot = browser.screenshot();
     assert!(shot.starts_with(PNG), "the screenshot is no PNG");
     if let Some(path) = std::env::var_os("ASK_POPUP_SCREENSHOT") {
@@ -288,11 +301,13 @@ fn when_the_terminal_leaves_the_browser_serves_every_caller() {
     let (pane, title) = caller_pane(&zellij);
     let id = pane.to_string();
     let mut browser = open_browser(&zellij);
-    let mut call = zellij.pipe(
+    let call = ask_in_browser(
+        &zellij,
+        &mut browser,
         DB,
-        &[("agent", "claude"), ("pane_id", &id), ("id", "left-web-1")],
+        (&id, "left-web-1"),
+        "Which database?",
     );
-    wait_in_browser(&zellij, &mut browser, &mut call, "Which database?");
     wait_for_title(&zellij, pane, &marked(&title));
     let _ = zellij.tmux_run(&["kill-session", "-t", FIRST]);
     browser.press("Enter");
@@ -310,11 +325,13 @@ fn when_the_terminal_leaves_the_browser_serves_every_caller() {
             browser.wait_for_screen("the withdrawn question gone", until, |s| {
                 !s.contains("Which database?")
             });
-            let mut call = zellij.pipe(
+            let call = ask_in_browser(
+                &zellij,
+                &mut browser,
                 DB,
-                &[("agent", "claude"), ("pane_id", id), ("id", "left-web-2")],
+                (id, "left-web-2"),
+                "Which database?",
             );
-            wait_in_browser(&zellij, &mut browser, &mut call, "Which database?");
             browser.press("ArrowDown");
             browser.press("Enter");
             assert_reply(
