@@ -93,7 +93,7 @@ mod plugin {
     use ask_popup::view::Theme;
     use ask_popup::wire::{WireMessage, WirePayload, WireSource};
     use ask_popup::zellij_event::{
-        ClosedPane, KeyName, KeyPress, MouseEvent, ThemeColors, ZellijEvent,
+        ClosedPane, KeyName, KeyPress, MouseEvent, TabState, ThemeColors, ZellijEvent,
     };
     use std::collections::BTreeMap;
     use std::str::FromStr;
@@ -309,11 +309,7 @@ mod plugin {
                         self.screen = Some((tab.display_area_rows, tab.display_area_columns));
                     }
                     // Who is attached: a client may have come or gone.
-                    let others: Vec<u16> = tabs
-                        .iter()
-                        .flat_map(|t| t.other_focused_clients.iter().copied())
-                        .collect();
-                    self.broker.attached(&others)
+                    self.broker.attached(&other_clients(&tabs))
                 }
                 ZellijEvent::PaneClosed(ClosedPane::Plugin(_)) | ZellijEvent::Other => Vec::new(),
             };
@@ -414,10 +410,7 @@ mod plugin {
         fn trace_event(&self, event: &ZellijEvent) {
             match event {
                 ZellijEvent::TabUpdate(tabs) => {
-                    let others: Vec<u16> = tabs
-                        .iter()
-                        .flat_map(|t| t.other_focused_clients.iter().copied())
-                        .collect();
+                    let others = other_clients(tabs);
                     self.log(format_args!("tab update, other clients {others:?}"));
                 }
                 ZellijEvent::PermissionRequestResult(granted) => {
@@ -601,6 +594,13 @@ mod plugin {
     /// to stdout as a JSON list of byte values), but writes the list from a table instead of
     /// through serde_json. A reply carries the whole envelope, previews included, and in
     /// Zellij's interpreter the generic serialiser was most of the time an answer took.
+    /// The clients attached besides this instance's, as a tab update lists them (on any tab).
+    fn other_clients(tabs: &[TabState]) -> Vec<u16> {
+        tabs.iter()
+            .flat_map(|t| t.other_focused_clients.iter().copied())
+            .collect()
+    }
+
     fn send(command: PluginCommand) {
         use std::io::Write;
         use zellij_tile::shim::plugin_api::plugin_command::ProtobufPluginCommand;

@@ -1006,7 +1006,7 @@ impl Zellij {
         self.wait_for_screen_of(FIRST, what, timeout, pred)
     }
 
-    /// The last `lines` lines of this world's Zellij log (plugin `eprintln!`s land there),
+    /// The last `lines` lines of this world's Zellij log (the plugin's log lines land there),
     /// without the stack backtraces Zellij prints under each non-fatal error (they would fill
     /// any tail).
     pub fn log_tail(&self, lines: usize) -> String {
