@@ -9,6 +9,7 @@ pub mod ask;
 pub mod claude;
 pub mod mcp;
 pub mod notify;
+pub mod session;
 pub mod setup;
 pub mod web;
 pub mod zellij;

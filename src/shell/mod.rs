@@ -4,6 +4,7 @@
 //! notification of a question left waiting) lives in `ask_popup::caller`; the MCP server's
 //! protocol side is `mcp.rs`, the notification's timer and command `notify.rs`.
 
+mod children;
 mod install;
 mod mcp;
 mod notify;
@@ -338,7 +339,15 @@ impl Zellij {
         })
     }
 
+    /// A `zellij pipe` that ends with this command (see `children`).
     fn pipe(&self, name: &str, args: &str) -> Command {
+        let mut command = self.pipe_on_its_own(name, args);
+        children::tied_to_this_process(&mut command);
+        command
+    }
+
+    /// A `zellij pipe` that this command's end does not end.
+    fn pipe_on_its_own(&self, name: &str, args: &str) -> Command {
         let mut command = Command::new(&self.bin);
         command.args(["pipe", "--plugin", &self.plugin, "--name", name]);
         if !args.is_empty() {
@@ -348,12 +357,14 @@ impl Zellij {
         command
     }
 
-    /// Asks the question until an envelope for it comes back; withdraws it when interrupted.
-    /// Asked again or not, it is one question: the user's notify command runs at most once, and
-    /// only while no envelope is in hand.
+    /// Asks the question until an envelope for it comes back; withdraws it when interrupted,
+    /// and gives up (`no_reply`) once the session's server is gone. Asked again or not, it is
+    /// one question: the user's notify command runs at most once, and only while no envelope
+    /// is in hand.
     fn ask(&self, caller: &Caller, line: &str, stop: &dyn Stop) -> String {
         let notice = notify::Notice::start(&self.bin, caller, line);
         let args = caller.pipe_args();
+        let mut session = children::SessionWatch::of_this_session();
         for attempt in 1..=ask::ATTEMPTS {
             if stop.wait(Duration::from_millis(ask::backoff_ms(attempt))) {
                 notice.settle();
@@ -381,6 +392,13 @@ impl Zellij {
                     notice.settle();
                     return self.withdraw(caller, Some(child));
                 }
+                if session.gone() {
+                    // Its `zellij pipe` would wait for good, spinning a core.
+                    notice.settle();
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return caller.failure(ErrorCode::NoReply);
+                }
             };
             if let Some(envelope) = ask::reply_in(&out, &caller.id) {
                 notice.settle();
@@ -404,10 +422,10 @@ impl Zellij {
         let args = caller.pipe_args();
         for attempt in 1..=3 {
             thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
-            let mut command = self.pipe("cancel", &args);
-            // In a process group of its own: Claude Code sends SIGKILL to the hook's whole group
-            // 1.5 s after SIGTERM, and the withdrawal must get through even so.
-            std::os::unix::process::CommandExt::process_group(&mut command, 0);
+            // On its own: Claude Code sends SIGKILL to the hook's whole group 1.5 s after
+            // SIGTERM, and the withdrawal must get through even so; it still ends by itself.
+            let mut command = self.pipe_on_its_own("cancel", &args);
+            children::on_its_own_for(&mut command, PIPE_TIMEOUT);
             if let Some((_, out)) = run(command, "withdraw", PIPE_TIMEOUT) {
                 if ask::is_withdrawal(&out) {
                     break;

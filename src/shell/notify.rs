@@ -158,6 +158,7 @@ fn feed_and_reap(mut child: Child, document: &str) {
 fn web_url(zellij: &Path, session: &str) -> Option<String> {
     let mut status = Command::new(zellij);
     status.args(notify::WEB_STATUS_ARGS).stderr(Stdio::null());
+    super::children::tied_to_this_process(&mut status);
     let (_, stdout) = run_for(status, WEB_STATUS_LIMIT)?;
     notify::web_url(&stdout, session)
 }

@@ -185,6 +185,8 @@ pub struct ExtraPlugin {
     pub alias: String,
     pub wasm: PathBuf,
     pub permissions: Vec<String>,
+    /// The plugin's options, in its alias block.
+    pub options: Vec<(String, String)>,
 }
 
 /// How to start a world beyond the defaults of `Zellij::start`.
@@ -239,6 +241,30 @@ impl Options {
             alias: LISTENER.to_owned(),
             wasm: listener_wasm_path(),
             permissions: vec!["ReadCliPipes".to_owned()],
+            options: Vec::new(),
+        });
+        self
+    }
+
+    /// Adds the listener test plugin as a forger, the alias `forger`: a CLI pipe named `forge`
+    /// has it broadcast the payload as a message of ask-popup's instances (`ask-popup-peer`).
+    pub fn with_forger(mut self) -> Options {
+        check_wasm(
+            &listener_wasm_path(),
+            "run `cargo build --release --target wasm32-wasip1 --manifest-path \
+             tests/listener/Cargo.toml` (or `bash scripts/test.sh`)",
+        );
+        // A file of its own: Zellij keeps a plugin's permissions by its location.
+        let wasm = listener_wasm_path().with_file_name("forger.wasm");
+        std::fs::copy(listener_wasm_path(), &wasm).expect("copy the listener as the forger");
+        self.plugins.push(ExtraPlugin {
+            alias: FORGER.to_owned(),
+            wasm,
+            permissions: vec![
+                "ReadCliPipes".to_owned(),
+                "MessageAndLaunchOtherPlugins".to_owned(),
+            ],
+            options: vec![("forge".to_owned(), "true".to_owned())],
         });
         self
     }
@@ -285,6 +311,8 @@ impl Options {
 
 /// The listener plugin's alias (see `Options::with_listener`).
 pub const LISTENER: &str = "listener";
+/// The forger's alias (`Options::with_forger`).
+pub const FORGER: &str = "forger";
 /// The tmux session of the first client is `apz`; a second client's (`attach_second_client`).
 pub const FIRST: &str = "apz";
 pub const SECOND: &str = "apz2";
@@ -344,25 +372,30 @@ impl Zellij {
 
         let wasm = wasm_path();
         let wasm = wasm.to_str().expect("wasm path is UTF-8");
+        // ask-popup traces what it hears and does into the log a failed test shows.
         let mut plugins = vec![(
             "ask-popup".to_owned(),
             wasm.to_owned(),
             PERMISSIONS.map(str::to_owned).to_vec(),
+            vec![("trace".to_owned(), "true".to_owned())],
         )];
         for extra in &options.plugins {
             let path = extra.wasm.to_str().expect("wasm path is UTF-8").to_owned();
-            plugins.push((extra.alias.clone(), path, extra.permissions.clone()));
+            plugins.push((
+                extra.alias.clone(),
+                path,
+                extra.permissions.clone(),
+                extra.options.clone(),
+            ));
         }
         let aliases: String = plugins
             .iter()
-            .map(|(alias, path, _)| {
-                // ask-popup traces what it hears and does into the log a failed test shows.
-                let trace = if alias == "ask-popup" {
-                    "        trace \"true\"\n"
-                } else {
-                    ""
-                };
-                format!("    {alias} location=\"file:{path}\" {{\n{trace}    }}\n")
+            .map(|(alias, path, _, options)| {
+                let options: String = options
+                    .iter()
+                    .map(|(k, v)| format!("        {k} {v:?}\n"))
+                    .collect();
+                format!("    {alias} location=\"file:{path}\" {{\n{options}    }}\n")
             })
             .collect();
         // Zellij 0.45.1's server resolves a layout file against the layout dir, and without
@@ -412,7 +445,7 @@ impl Zellij {
             std::fs::create_dir_all(&cache).expect("create zellij cache");
             let grants: String = plugins
                 .iter()
-                .map(|(_, path, permissions)| {
+                .map(|(_, path, permissions, _)| {
                     let lines: String = permissions.iter().map(|p| format!("    {p}\n")).collect();
                     format!("{path:?} {{\n{lines}}}\n")
                 })
@@ -688,6 +721,62 @@ impl Zellij {
         }
         cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
         cmd.stdin(Stdio::null());
+    }
+
+    /// The processes of this world (told by its socket dir in their environment), each as its
+    /// pid and its arguments.
+    pub fn processes(&self) -> Vec<(u32, Vec<String>)> {
+        let socket_dir = self
+            .env
+            .iter()
+            .find(|(k, _)| *k == "ZELLIJ_SOCKET_DIR")
+            .map(|(_, v)| v.to_string_lossy().into_owned())
+            .expect("every world has a socket dir");
+        let ours = format!("ZELLIJ_SOCKET_DIR={socket_dir}");
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+                continue;
+            };
+            let path = entry.path();
+            let Ok(environ) = std::fs::read(path.join("environ")) else {
+                continue;
+            };
+            if !environ.split(|b| *b == 0).any(|var| var == ours.as_bytes()) {
+                continue;
+            }
+            let cmdline = std::fs::read(path.join("cmdline")).unwrap_or_default();
+            let args = cmdline
+                .split(|b| *b == 0)
+                .filter(|a| !a.is_empty())
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect();
+            found.push((pid, args));
+        }
+        found
+    }
+
+    /// The `ask-popup ask` and `zellij pipe` processes of this world still running.
+    pub fn left_running(&self) -> Vec<String> {
+        self.processes()
+            .into_iter()
+            .filter(|(_, args)| {
+                let asking = args.iter().any(|a| a.ends_with("ask-popup"))
+                    && args.iter().any(|a| a == "ask");
+                let piping =
+                    args.iter().any(|a| a.ends_with("zellij")) && args.iter().any(|a| a == "pipe");
+                asking || piping
+            })
+            .map(|(_, args)| args.join(" "))
+            .collect()
+    }
+
+    /// The pid of this world's Zellij server (`zellij --server SOCKET`).
+    pub fn server_pid(&self) -> Option<u32> {
+        self.processes()
+            .into_iter()
+            .find(|(_, args)| args.iter().any(|a| a == "--server"))
+            .map(|(pid, _)| pid)
     }
 
     /// Runs `zellij -s SESSION action ARGS…` and returns its output (never panics on failure).

@@ -9,6 +9,7 @@ mod browser;
 mod claude;
 mod command;
 mod dialog;
+mod faults;
 mod harness;
 mod hosting;
 mod install;

@@ -597,12 +597,7 @@ fn a_soak_of_agents_asking_and_every_ending_keeps_every_invariant() {
     if panicked {
         violations.push("the plugin panicked (Zellij's log)".to_owned());
     }
-    let socket_dir = zellij
-        .in_session(&command())
-        .get_envs()
-        .find(|(k, _)| *k == "ZELLIJ_SOCKET_DIR")
-        .and_then(|(_, v)| v.map(|v| v.to_string_lossy().into_owned()));
-    let left = left_running(socket_dir.as_deref());
+    let left = zellij.left_running();
     if !left.is_empty() {
         violations.push(format!("left running: {left:?}"));
     }
@@ -641,36 +636,4 @@ fn shows_soon(zellij: &Zellij, text: &str) -> bool {
         thread::sleep(Duration::from_millis(100));
     }
     false
-}
-
-/// The `ask-popup` and `zellij pipe` processes of this world still running.
-fn left_running(socket_dir: Option<&str>) -> Vec<String> {
-    let Some(socket_dir) = socket_dir else {
-        return vec!["(no socket dir to tell this world's processes by)".to_owned()];
-    };
-    let mut left = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let path = entry.path();
-        let Ok(environ) = std::fs::read(path.join("environ")) else {
-            continue;
-        };
-        let ours = environ
-            .split(|b| *b == 0)
-            .any(|var| var == format!("ZELLIJ_SOCKET_DIR={socket_dir}").as_bytes());
-        if !ours {
-            continue;
-        }
-        let cmdline = std::fs::read(path.join("cmdline")).unwrap_or_default();
-        let args: Vec<String> = cmdline
-            .split(|b| *b == 0)
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
-        let asking =
-            args.iter().any(|a| a.ends_with("ask-popup")) && args.iter().any(|a| a == "ask");
-        let piping = args.iter().any(|a| a.ends_with("zellij")) && args.iter().any(|a| a == "pipe");
-        if asking || piping {
-            left.push(args.join(" "));
-        }
-    }
-    left
 }

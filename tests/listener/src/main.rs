@@ -8,6 +8,11 @@
 //! ones less the `active:false` ones: `{"heard":N,"balance":{"ask-popup:blocked 3":0,…}}`,
 //! and the requests whose pair is open (at most 100): `"open":{"ask-popup:blocked 3 \"r7\"":1}`.
 //!
+//! Loaded with the option `forge "true"` it is also a forger, another plugin that speaks in
+//! ask-popup's instances' voice: a CLI pipe named `forge` has its payload broadcast to every
+//! plugin as a message named `ask-popup-peer`, as any plugin granted MessageAndLaunchOtherPlugins
+//! can, and is answered `forged`.
+//!
 //! It hides its own pane, so it never covers the popup on screen.
 
 use std::collections::BTreeMap;
@@ -18,6 +23,9 @@ struct State {
     granted: bool,
     /// CLI pipes that arrived before the permission answer, answered once it came.
     held: Vec<String>,
+    /// Whether it forges (the `forge` option), and the payloads to forge once granted.
+    forger: bool,
+    held_forgeries: Vec<(String, String)>,
     heard: Vec<serde_json::Value>,
     /// How many messages it heard, and the blocked events' balance (see the module's doc).
     count: usize,
@@ -29,8 +37,16 @@ struct State {
 register_plugin!(State);
 
 impl ZellijPlugin for State {
-    fn load(&mut self, _configuration: BTreeMap<String, String>) {
-        request_permission(&[PermissionType::ReadCliPipes]);
+    fn load(&mut self, configuration: BTreeMap<String, String>) {
+        self.forger = configuration.get("forge").is_some_and(|v| v == "true");
+        if self.forger {
+            request_permission(&[
+                PermissionType::ReadCliPipes,
+                PermissionType::MessageAndLaunchOtherPlugins,
+            ]);
+        } else {
+            request_permission(&[PermissionType::ReadCliPipes]);
+        }
         subscribe(&[EventType::PermissionRequestResult]);
         set_selectable(false);
         hide_self();
@@ -42,6 +58,9 @@ impl ZellijPlugin for State {
             hide_self();
             for pipe in std::mem::take(&mut self.held) {
                 self.answer(&pipe);
+            }
+            for (pipe, payload) in std::mem::take(&mut self.held_forgeries) {
+                forge(&pipe, &payload);
             }
         }
         false
@@ -71,6 +90,15 @@ impl ZellijPlugin for State {
                 "name": msg.name,
                 "payload": msg.payload,
             }));
+        } else if let (PipeSource::Cli(pipe), true, "forge", Some(payload)) =
+            (&msg.source, self.forger, msg.name.as_str(), &msg.payload)
+        {
+            if self.granted {
+                forge(pipe, payload);
+            } else {
+                block_cli_pipe_input(pipe);
+                self.held_forgeries.push((pipe.clone(), payload.clone()));
+            }
         } else if let PipeSource::Cli(pipe) = &msg.source {
             // Answer `heard` and `balance` once per CLI call: its end-of-input message (no
             // payload) is not a second question.
@@ -116,4 +144,11 @@ impl State {
         cli_pipe_output(pipe, &output);
         unblock_cli_pipe_input(pipe);
     }
+}
+
+/// Broadcasts `payload` as a message of ask-popup's instances, and answers the CLI pipe.
+fn forge(pipe: &str, payload: &str) {
+    pipe_message_to_plugin(MessageToPlugin::new("ask-popup-peer").with_payload(payload));
+    cli_pipe_output(pipe, "forged\n");
+    unblock_cli_pipe_input(pipe);
 }
