@@ -5,21 +5,27 @@
 
 use ask_popup::caller::zellij::PLUGIN;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// A HOME of its own, and a PATH dir for the programs the test says are installed.
 struct Home {
     root: PathBuf,
+    /// Removed when the test ends.
+    _dir: tempfile::TempDir,
 }
 
 impl Home {
     fn new(name: &str) -> Home {
-        let root = std::env::temp_dir().join(format!("ask-popup-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("ask-popup-{name}-"))
+            .tempdir()
+            .unwrap();
+        let root = dir.path().to_path_buf();
         std::fs::create_dir_all(root.join("home")).unwrap();
         std::fs::create_dir_all(root.join("bin")).unwrap();
-        Home { root }
+        Home { root, _dir: dir }
     }
 
     fn home(&self) -> PathBuf {
@@ -42,11 +48,10 @@ impl Home {
         Command::new("chmod").arg("+x").arg(&path).status().unwrap();
     }
 
-    /// Runs `ask-popup ARGS` with this HOME and only its PATH dir (and the system's).
-    fn run(&self, args: &[&str]) -> Output {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_ask-popup"));
+    /// `program` with this HOME and only its PATH dir (and the system's).
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
         command
-            .args(args)
             .env_clear()
             .env("HOME", self.home())
             .env(
@@ -54,7 +59,14 @@ impl Home {
                 format!("{}:/usr/bin:/bin", self.root.join("bin").display()),
             )
             .stdin(Stdio::null());
-        command.output().expect("run ask-popup")
+        command
+    }
+
+    /// Runs `ask-popup ARGS` with this HOME and only its PATH dir (and the system's), its
+    /// stdout a pipe (as an agent runs it).
+    fn run(&self, args: &[&str]) -> Output {
+        let mut command = self.command(env!("CARGO_BIN_EXE_ask-popup"));
+        command.args(args).output().expect("run ask-popup")
     }
 
     fn doctor(&self) -> (i32, String) {
@@ -63,12 +75,6 @@ impl Home {
             out.status.code().unwrap_or(-1),
             String::from_utf8_lossy(&out.stdout).into_owned(),
         )
-    }
-}
-
-impl Drop for Home {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
     }
 }
 
@@ -366,4 +372,81 @@ fn setup_web_turns_sharing_on_says_when_zellij_has_no_web_server_and_remove_rest
     let out = home.run(&["setup", "web", "--remove", "--write"]);
     assert!(out.status.success(), "{out:?}");
     assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn setup_writes_each_file_whole_keeping_a_linked_config_a_link_and_its_mode() {
+    let home = Home::new("setup-atomic");
+    home.install("zellij", "zellij 0.45.1");
+    home.install("claude", "2.1.0 (Claude Code)");
+    home.install("codex", "codex-cli 0.1");
+    // config.kdl lives in a dotfiles repo, linked into Zellij's config dir, group-readable only.
+    let dotfiles = home.home().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    let real = dotfiles.join("config.kdl");
+    std::fs::write(&real, USER_CONFIG).unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::fs::create_dir_all(home.zellij_dir()).unwrap();
+    let link = home.zellij_dir().join("config.kdl");
+    std::os::unix::fs::symlink("../../dotfiles/config.kdl", &link).unwrap();
+
+    let out = home.run(&["setup", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let written = std::fs::read_to_string(&real).unwrap();
+    assert!(written.contains("ask-popup location=\"file:"), "{written}");
+    assert_eq!(mode(&real), 0o640);
+    // The backup beside the link, as before; nothing else (no temporary file) anywhere.
+    assert_eq!(names(&dotfiles), ["config.kdl"]);
+    assert_eq!(
+        names(&home.zellij_dir()),
+        ["config.kdl", "config.kdl.bak", "plugins"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.zellij_dir().join("config.kdl.bak")).unwrap(),
+        USER_CONFIG
+    );
+    assert_eq!(mode(&home.zellij_dir().join("config.kdl.bak")), 0o640);
+    assert_eq!(
+        names(&home.zellij_dir().join("plugins")),
+        ["ask-popup.wasm"]
+    );
+    assert_eq!(
+        mode(&home.zellij_dir().join("plugins/ask-popup.wasm")),
+        0o644
+    );
+    // The agents' settings can hold API keys: new ones are their owner's only.
+    let claude = home.home().join(".claude/settings.json");
+    let codex = home.home().join(".codex/config.toml");
+    assert_eq!(mode(&claude), 0o600);
+    assert_eq!(mode(&codex), 0o600);
+    assert_eq!(names(&home.home().join(".claude")), ["settings.json"]);
+
+    // --remove --write gives the linked file back through the link, still a link.
+    let out = home.run(&["setup", "--remove", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), USER_CONFIG);
+    assert_eq!(mode(&real), 0o640);
 }

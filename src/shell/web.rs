@@ -3,6 +3,7 @@
 //! `ask_popup::caller::web`.
 
 use super::install::{config_dir, default_config, edit, read_text};
+use ask_popup::atomic_file::READABLE;
 use ask_popup::caller::web::{self, ServerStatus, WebConfig};
 use ask_popup::caller::zellij::Check;
 use std::path::Path;
@@ -51,7 +52,7 @@ pub fn setup_web(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
     let config = dir.join("config.kdl");
     let shown = config.display().to_string();
     if remove {
-        return edit(&config, "web", write, |text| {
+        return edit(&config, "web", write, READABLE, |text| {
             web::remove(text, &shown).map_err(|e| e.to_string())
         });
     }
@@ -62,7 +63,7 @@ pub fn setup_web(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
         return 0;
     }
     let existed = config.is_file();
-    let status = edit(&config, "web", true, |text| {
+    let status = edit(&config, "web", true, READABLE, |text| {
         // A machine without a config: Zellij's default one, with the web client on.
         let base = match (existed, default_config()) {
             (false, Some(default)) => default,
