@@ -1,6 +1,9 @@
 //! ask-popup's core: the questionnaire protocol, the result envelope, the dialog and its
 //! rendering, and the broker that turns host events into effects. Pure Rust with no Zellij
 //! types, so everything here is tested on the host.
+/// Files written whole or not at all (a temporary file renamed into place), for the command's
+/// settings and the plugin alike.
+pub mod atomic_file;
 pub mod broker;
 /// The caller's side of the pipe: the `ask-popup` command's decisions (the host build only).
 #[cfg(not(target_family = "wasm"))]

@@ -166,7 +166,8 @@ pub fn pi_shared_file() -> String {
 pub fn generated_file_is_current(file: &str, expected: &str, rewrite: &str) -> Result<(), String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     if std::env::var_os("ASK_POPUP_WRITE_SHARED").is_some() {
-        std::fs::write(&path, expected).map_err(|e| format!("write {}: {e}", path.display()))?;
+        crate::atomic_file::write(&path, expected.as_bytes(), crate::atomic_file::READABLE)
+            .map_err(|e| format!("write {}: {e}", path.display()))?;
     }
     let actual = std::fs::read_to_string(&path).unwrap_or_default();
     if actual == expected {

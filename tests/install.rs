@@ -5,21 +5,27 @@
 
 use ask_popup::caller::zellij::PLUGIN;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// A HOME of its own, and a PATH dir for the programs the test says are installed.
 struct Home {
     root: PathBuf,
+    /// Removed when the test ends.
+    _dir: tempfile::TempDir,
 }
 
 impl Home {
     fn new(name: &str) -> Home {
-        let root = std::env::temp_dir().join(format!("ask-popup-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("ask-popup-{name}-"))
+            .tempdir()
+            .unwrap();
+        let root = dir.path().to_path_buf();
         std::fs::create_dir_all(root.join("home")).unwrap();
         std::fs::create_dir_all(root.join("bin")).unwrap();
-        Home { root }
+        Home { root, _dir: dir }
     }
 
     fn home(&self) -> PathBuf {
@@ -42,11 +48,10 @@ impl Home {
         Command::new("chmod").arg("+x").arg(&path).status().unwrap();
     }
 
-    /// Runs `ask-popup ARGS` with this HOME and only its PATH dir (and the system's).
-    fn run(&self, args: &[&str]) -> Output {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_ask-popup"));
+    /// `program` with this HOME and only its PATH dir (and the system's).
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
         command
-            .args(args)
             .env_clear()
             .env("HOME", self.home())
             .env(
@@ -54,7 +59,29 @@ impl Home {
                 format!("{}:/usr/bin:/bin", self.root.join("bin").display()),
             )
             .stdin(Stdio::null());
-        command.output().expect("run ask-popup")
+        command
+    }
+
+    /// Runs `ask-popup ARGS` with this HOME and only its PATH dir (and the system's), its
+    /// stdout a pipe (as an agent runs it).
+    fn run(&self, args: &[&str]) -> Output {
+        let mut command = self.command(env!("CARGO_BIN_EXE_ask-popup"));
+        command.args(args).output().expect("run ask-popup")
+    }
+
+    /// Runs `ask-popup ARGS` as `run` does, but its stdout a terminal (util-linux's `script`
+    /// gives it a pseudo-terminal), as a person runs it.
+    fn run_in_terminal(&self, args: &[&str]) -> Output {
+        let line = std::iter::once(env!("CARGO_BIN_EXE_ask-popup"))
+            .chain(args.iter().copied())
+            .map(|word| format!("'{word}'"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut command = self.command("script");
+        command.args(["-qec", &line, "/dev/null"]);
+        command
+            .output()
+            .expect("util-linux's `script`, to run ask-popup in a terminal")
     }
 
     fn doctor(&self) -> (i32, String) {
@@ -63,12 +90,6 @@ impl Home {
             out.status.code().unwrap_or(-1),
             String::from_utf8_lossy(&out.stdout).into_owned(),
         )
-    }
-}
-
-impl Drop for Home {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
     }
 }
 
@@ -366,4 +387,246 @@ fn setup_web_turns_sharing_on_says_when_zellij_has_no_web_server_and_remove_rest
     let out = home.run(&["setup", "web", "--remove", "--write"]);
     assert!(out.status.success(), "{out:?}");
     assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn setup_writes_each_file_whole_keeping_a_linked_config_a_link_and_its_mode() {
+    let home = Home::new("setup-atomic");
+    home.install("zellij", "zellij 0.45.1");
+    home.install("claude", "2.1.0 (Claude Code)");
+    home.install("codex", "codex-cli 0.1");
+    // config.kdl lives in a dotfiles repo, linked into Zellij's config dir, group-readable only.
+    let dotfiles = home.home().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    let real = dotfiles.join("config.kdl");
+    std::fs::write(&real, USER_CONFIG).unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::fs::create_dir_all(home.zellij_dir()).unwrap();
+    let link = home.zellij_dir().join("config.kdl");
+    std::os::unix::fs::symlink("../../dotfiles/config.kdl", &link).unwrap();
+
+    let out = home.run(&["setup", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let written = std::fs::read_to_string(&real).unwrap();
+    assert!(written.contains("ask-popup location=\"file:"), "{written}");
+    assert_eq!(mode(&real), 0o640);
+    // The backup beside the link, as before; nothing else (no temporary file) anywhere.
+    assert_eq!(names(&dotfiles), ["config.kdl"]);
+    assert_eq!(
+        names(&home.zellij_dir()),
+        ["config.kdl", "config.kdl.bak", "plugins"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.zellij_dir().join("config.kdl.bak")).unwrap(),
+        USER_CONFIG
+    );
+    assert_eq!(mode(&home.zellij_dir().join("config.kdl.bak")), 0o640);
+    assert_eq!(
+        names(&home.zellij_dir().join("plugins")),
+        ["ask-popup.wasm"]
+    );
+    assert_eq!(
+        mode(&home.zellij_dir().join("plugins/ask-popup.wasm")),
+        0o644
+    );
+    // The agents' settings can hold API keys: new ones are their owner's only.
+    let claude = home.home().join(".claude/settings.json");
+    let codex = home.home().join(".codex/config.toml");
+    assert_eq!(mode(&claude), 0o600);
+    assert_eq!(mode(&codex), 0o600);
+    assert_eq!(names(&home.home().join(".claude")), ["settings.json"]);
+
+    // --remove --write gives the linked file back through the link, still a link.
+    let out = home.run(&["setup", "--remove", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), USER_CONFIG);
+    assert_eq!(mode(&real), 0o640);
+}
+
+/// A `zellij` with its web server, as far as `setup web` asks it: the server's status, start and
+/// stop, and login tokens made, listed and revoked (as Zellij 0.45.1 prints them), kept in
+/// files under `state`, each call logged in `state/calls`.
+fn fake_web_zellij(home: &Home) -> PathBuf {
+    let state = home.root.join("zellij-web");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("tokens"), "").unwrap();
+    let s = state.display();
+    let script = format!(
+        r#"#!/bin/sh
+S={s}
+[ "$1" = --version ] && {{ echo 'zellij 0.45.1'; exit 0; }}
+[ "$1" = --config ] && shift 2
+[ "$1" = web ] || exit 1
+shift
+echo "$*" >> "$S/calls"
+case "$1" in
+  --status)
+    if [ -e "$S/running" ]; then echo "Web server online with version: 0.45.1. Checked: http://127.0.0.1:8082"
+    else echo "Web server is offline, checked: http://127.0.0.1:8082"; fi ;;
+  --start) touch "$S/running" ;;
+  --stop) rm -f "$S/running"; echo "Stopped web server." ;;
+  --create-token)
+    n=$(( $(wc -l < "$S/tokens") + 1 ))
+    echo "token_$n: created at 2026-12-02 01:00:0$n" >> "$S/tokens"
+    printf 'Created token successfully
+
+token_%s: secret-%s
+' "$n" "$n" ;;
+  --list-tokens) cat "$S/tokens" ;;
+  --revoke-token)
+    grep -q "^$2: " "$S/tokens" || {{ echo "Token by that name does not exist." >&2; exit 2; }}
+    grep -v "^$2: " "$S/tokens" > "$S/left"; mv "$S/left" "$S/tokens"
+    echo "Successfully revoked token." ;;
+  *) exit 1 ;;
+esac
+"#
+    );
+    let zellij = home.root.join("bin/zellij");
+    std::fs::write(&zellij, script).unwrap();
+    std::fs::set_permissions(&zellij, std::fs::Permissions::from_mode(0o755)).unwrap();
+    state
+}
+
+#[test]
+fn setup_web_makes_a_token_only_when_none_exists_shows_it_only_in_a_terminal_and_remove_revokes_it()
+{
+    let home = Home::new("setup-web-tokens");
+    let zellij = fake_web_zellij(&home);
+    std::fs::create_dir_all(home.zellij_dir()).unwrap();
+    let config = home.zellij_dir().join("config.kdl");
+    std::fs::write(&config, USER_CONFIG).unwrap();
+    let state = home.home().join(".local/state/ask-popup/web.json");
+    let calls = || std::fs::read_to_string(zellij.join("calls")).unwrap_or_default();
+    let stdout = |out: &Output| String::from_utf8_lossy(&out.stdout).into_owned();
+
+    // Run by an agent (stdout a pipe), with no token yet: none made, the command to run in a
+    // terminal said instead; the server started, and that remembered.
+    let out = home.run(&["setup", "web", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    let said = stdout(&out);
+    assert!(said.contains("Started the web server"), "{said}");
+    assert!(
+        said.contains("run in a terminal: ask-popup setup web --write --new-token"),
+        "{said}"
+    );
+    assert!(!calls().contains("--create-token"), "{}", calls());
+    assert_eq!(mode(&state), 0o600);
+    let made: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(made["startedServer"], true, "{made}");
+
+    // The user makes a token of their own: a second run makes none, even with --new-token
+    // outside a terminal.
+    std::fs::write(
+        zellij.join("tokens"),
+        "token_1: created at 2026-12-02 00:00:00\n",
+    )
+    .unwrap();
+    let out = home.run(&["setup", "web", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains("1 login token(s) exist already"),
+        "{out:?}"
+    );
+    assert!(stdout(&out).contains("The web server runs"), "{out:?}");
+    let out = home.run(&["setup", "web", "--write", "--new-token"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout(&out).contains("run in a terminal"), "{out:?}");
+    assert!(!calls().contains("--create-token"), "{}", calls());
+
+    // In a terminal, --new-token makes one and shows it, once.
+    let out = home.run_in_terminal(&["setup", "web", "--write", "--new-token"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains("Login token token_2 (Zellij shows it this once; keep it): secret-2"),
+        "{out:?}"
+    );
+    let made: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(
+        made["tokens"],
+        serde_json::json!([{"name": "token_2", "createdAt": "2026-12-02 01:00:02"}]),
+        "{made}"
+    );
+    assert!(!std::fs::read_to_string(&state).unwrap().contains("secret"));
+
+    // --remove without --write: what it would take away, and nothing taken.
+    let out = home.run(&["setup", "web", "--remove"]);
+    assert!(out.status.success(), "{out:?}");
+    let said = stdout(&out);
+    assert!(
+        said.contains("Would revoke the login token token_2"),
+        "{said}"
+    );
+    assert!(said.contains("Would stop the web server"), "{said}");
+    assert!(zellij.join("running").exists());
+
+    // --remove --write: the config as it was, the token setup made revoked (the user's kept),
+    // the server it started stopped, and nothing left remembered.
+    let out = home.run(&["setup", "web", "--remove", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    let said = stdout(&out);
+    assert!(
+        said.contains("Revoked the login token token_2 (`ask-popup setup web` made it)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("Stopped the web server (`ask-popup setup web` started it)"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), USER_CONFIG);
+    assert_eq!(
+        std::fs::read_to_string(zellij.join("tokens")).unwrap(),
+        "token_1: created at 2026-12-02 00:00:00\n"
+    );
+    assert!(!zellij.join("running").exists());
+    assert!(!state.exists());
+    assert!(!calls().contains("--revoke-token token_1"), "{}", calls());
+}
+
+#[test]
+fn setup_web_remove_leaves_a_server_it_did_not_start_and_tokens_it_did_not_make() {
+    let home = Home::new("setup-web-theirs");
+    let zellij = fake_web_zellij(&home);
+    std::fs::write(zellij.join("running"), "").unwrap();
+    std::fs::write(
+        zellij.join("tokens"),
+        "token_1: created at 2026-12-02 00:00:00\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.zellij_dir()).unwrap();
+    std::fs::write(home.zellij_dir().join("config.kdl"), USER_CONFIG).unwrap();
+    let out = home.run(&["setup", "web", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    // Nothing made, nothing started: nothing to remember.
+    assert!(!home.home().join(".local/state/ask-popup/web.json").exists());
+    let out = home.run(&["setup", "web", "--remove", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(zellij.join("running").exists());
+    let calls = std::fs::read_to_string(zellij.join("calls")).unwrap();
+    assert!(
+        !calls.contains("--stop") && !calls.contains("--revoke"),
+        "{calls}"
+    );
 }

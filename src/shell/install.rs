@@ -1,6 +1,7 @@
 //! `ask-popup setup zellij` and `ask-popup doctor`: the files they read and write, and the
 //! programs they run. What to change and what each check means is `ask_popup::caller::zellij`.
 
+use ask_popup::atomic_file::{self, OWNER_ONLY, READABLE};
 use ask_popup::broker::VERSION;
 use ask_popup::caller::setup;
 use ask_popup::caller::zellij::{self, Check, PLUGIN, PLUGIN_FILE};
@@ -106,15 +107,13 @@ pub fn setup_zellij(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
     let written = (|| -> std::io::Result<()> {
         std::fs::create_dir_all(dir.join("plugins"))?;
         if !plugin_current {
-            let tmp = plugin_path.with_extension("wasm.tmp");
-            std::fs::write(&tmp, PLUGIN)?;
-            std::fs::rename(&tmp, &plugin_path)?;
+            atomic_file::write(&plugin_path, PLUGIN, READABLE)?;
         }
         if let Some(text) = &new_config {
             if existing.is_some() {
-                std::fs::copy(&config_path, config_path.with_extension("kdl.bak"))?;
+                atomic_file::copy(&config_path, &config_path.with_extension("kdl.bak"))?;
             }
-            std::fs::write(&config_path, text)?;
+            atomic_file::write(&config_path, text.as_bytes(), READABLE)?;
         }
         Ok(())
     })();
@@ -186,7 +185,7 @@ fn remove_zellij(
         let done = if ours {
             std::fs::remove_file(config_path)
         } else {
-            std::fs::write(config_path, text)
+            atomic_file::write(config_path, text.as_bytes(), READABLE)
         };
         if let Err(e) = done {
             eprintln!("ask-popup setup zellij: {e}");
@@ -392,11 +391,13 @@ fn agent_checks() -> Vec<Check> {
 }
 
 /// Edits the file at `path` (`what` names it in messages) with `change` (None: nothing to do),
-/// or, without `write`, says what it would do. The old text is kept as `<file>.bak`.
+/// or, without `write`, says what it would do. The old text is kept as `<file>.bak`; a new
+/// file gets `new_mode` (`atomic_file::OWNER_ONLY` for one that may hold secrets).
 pub(super) fn edit(
     path: &Path,
     what: &str,
     write: bool,
+    new_mode: u32,
     change: impl FnOnce(&str) -> Result<Option<String>, String>,
 ) -> i32 {
     let existing = match read_text(path) {
@@ -427,9 +428,9 @@ pub(super) fn edit(
             std::fs::create_dir_all(dir)?;
         }
         if existing.is_some() {
-            std::fs::copy(path, &backup)?;
+            atomic_file::copy(path, &backup)?;
         }
-        std::fs::write(path, new)
+        atomic_file::write(path, new.as_bytes(), new_mode)
     })();
     match written {
         Ok(()) => {
@@ -473,7 +474,8 @@ fn claude_file(write: bool, remove: bool) -> i32 {
         return 1;
     };
     let path = home.join(".claude").join("settings.json");
-    edit(&path, "claude", write, |text| {
+    // Claude Code's settings can carry API keys (its `env`).
+    edit(&path, "claude", write, OWNER_ONLY, |text| {
         if remove {
             setup::remove_claude(text)
         } else {
@@ -500,7 +502,8 @@ fn codex_file(write: bool, remove: bool) -> i32 {
         eprintln!("ask-popup setup codex: HOME is not set");
         return 1;
     };
-    edit(&path, "codex", write, |text| {
+    // Codex's config can carry the MCP servers' keys (their `env`).
+    edit(&path, "codex", write, OWNER_ONLY, |text| {
         if remove {
             setup::remove_codex(text)
         } else {
@@ -554,7 +557,7 @@ pub fn setup_pi(write: bool, remove: bool) -> i32 {
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)?;
             }
-            std::fs::write(path, text)?;
+            atomic_file::write(&path, text.as_bytes(), READABLE)?;
         }
         Ok(())
     })();

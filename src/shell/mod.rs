@@ -120,11 +120,17 @@ enum SetupAgent {
         config_dir: Option<PathBuf>,
     },
     /// Zellij's web client, to answer from a browser: sharing and the web server turned on in
-    /// config.kdl, the server started and a login token made, and the URL to open printed.
-    /// Without --write it prints what it would do.
+    /// config.kdl, the server started, a login token made when none exists, and the URL to open
+    /// printed. Zellij shows a token only once, so it is made and printed only when stdout is a
+    /// terminal (otherwise setup prints the command to run in one). --remove --write also
+    /// revokes the tokens setup made and stops the server if setup started it. Without --write
+    /// it prints what it would do.
     Web {
         #[command(flatten)]
         how: SetupHow,
+        /// Make a new login token even when one exists (with --write, in a terminal).
+        #[arg(long, conflicts_with = "remove")]
+        new_token: bool,
         /// Zellij's config dir (default: $ZELLIJ_CONFIG_DIR, else where Zellij finds it).
         #[arg(long)]
         config_dir: Option<PathBuf>,
@@ -185,9 +191,11 @@ pub fn main() -> i32 {
             Some(SetupAgent::Zellij { how, config_dir }) => {
                 install::setup_zellij(how.write, how.remove, config_dir.as_deref())
             }
-            Some(SetupAgent::Web { how, config_dir }) => {
-                web::setup_web(how.write, how.remove, config_dir.as_deref())
-            }
+            Some(SetupAgent::Web {
+                how,
+                new_token,
+                config_dir,
+            }) => web::setup_web(how.write, how.remove, new_token, config_dir.as_deref()),
             Some(SetupAgent::Claude { how }) => install::setup_claude(how.write, how.remove),
             Some(SetupAgent::Codex { how }) => install::setup_codex(how.write, how.remove),
             Some(SetupAgent::Pi { how }) => install::setup_pi(how.write, how.remove),

@@ -128,16 +128,18 @@ fn set_up_in_an_empty_home_the_popup_asks_once_permitted_and_doctor_finds_everyt
 
 #[test]
 fn set_up_for_the_web_a_browser_logs_in_with_the_printed_token_and_answers() {
-    // A new user: `setup zellij --write`, then `setup web --write` (on a port of the test's:
-    // the user's config said it), which starts the server, makes a token and prints the URL.
+    // A new user: `setup zellij --write`, then `setup web --write` in a terminal (util-linux's
+    // `script` gives it one: setup shows a token only there), on a port of the test's (the
+    // user's config said it), which starts the server, makes a token and prints the URL.
     let port = free_port();
     let command = command();
+    let c = shell_quote(&command.to_string_lossy());
     let script = format!(
         "set -e; {c} setup zellij --write; \
          printf '\\nweb_server_port {port}\\n' >> \"$HOME/.config/zellij/config.kdl\"; \
          out=\"$HOME/setup-web.txt\"; \
-         {c} setup web --write > \"$out\" 2>&1 || {{ cat \"$out\"; exit 1; }}",
-        c = shell_quote(&command.to_string_lossy()),
+         script -qec {web} /dev/null > \"$out\" 2>&1 || {{ cat \"$out\"; exit 1; }}",
+        web = shell_quote(&format!("{c} setup web --write")),
     );
     let options = Options::default().with_web_port(port).installed_by(Setup {
         command: PathBuf::from("/bin/sh"),
@@ -150,7 +152,12 @@ fn set_up_for_the_web_a_browser_logs_in_with_the_printed_token_and_answers() {
         std::fs::read_to_string(zellij.home().join("setup-web.txt")).expect("setup's output");
     let token = printed
         .lines()
-        .find_map(|l| l.strip_prefix("Login token (Zellij shows it this once; keep it): "))
+        .find_map(|l| {
+            let (_, token) = l
+                .strip_prefix("Login token ")?
+                .split_once(" (Zellij shows it this once; keep it): ")?;
+            Some(token.trim())
+        })
         .unwrap_or_else(|| panic!("no token printed:\n{printed}"));
     let base = format!("http://127.0.0.1:{port}");
     assert!(printed.contains(&format!("Open: {base}")), "{printed}");
