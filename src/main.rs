@@ -183,6 +183,7 @@ mod plugin {
             self.broker.await_permission();
             let ids = get_plugin_ids();
             self.plugin_id = ids.plugin_id;
+            self.broker.set_plugin_id(ids.plugin_id);
             self.client_id = ids.client_id;
             self.zellij_pid = ids.zellij_pid;
             for kept in across_reload::take(self.zellij_pid) {
@@ -318,11 +319,12 @@ mod plugin {
 
         /// A pipe message read by the `pipe` export.
         pub fn pipe_wire(&mut self, msg: WireMessage) -> bool {
-            let source = match (msg.source, msg.cli_source_id) {
-                (WireSource::Cli, Some(id)) => Source::Cli(id),
-                (WireSource::Cli, None) => return false,
-                (WireSource::Plugin, _) => Source::Plugin,
-                (WireSource::Keybind, _) => Source::Keybind,
+            // Without its CLI's or plugin's id a message is unreadable, as zellij-tile has it.
+            let source = match (msg.source, msg.cli_source_id, msg.plugin_source_id) {
+                (WireSource::Cli, Some(id), _) => Source::Cli(id),
+                (WireSource::Plugin, _, Some(id)) => Source::Plugin(id),
+                (WireSource::Keybind, _, _) => Source::Keybind,
+                (WireSource::Cli | WireSource::Plugin, _, _) => return false,
             };
             let payload = match msg.payload {
                 WirePayload::Absent => None,
@@ -359,7 +361,7 @@ mod plugin {
                     self.run(effects)
                 }
                 // Nobody waits for an answer to another plugin's broadcast.
-                Source::Plugin | Source::Keybind => false,
+                Source::Plugin(_) | Source::Keybind => false,
             }
         }
 
@@ -459,7 +461,9 @@ mod plugin {
             let mut resize = false;
             let mut grow = false;
             if self.trace {
-                for effect in effects.iter().filter(|e| !matches!(e, Effect::Render)) {
+                let traced =
+                    |e: &&Effect| !matches!(e, Effect::Render | Effect::IgnoredPeerMessage { .. });
+                for effect in effects.iter().filter(traced) {
                     self.log(format_args!("does {effect:?}"));
                 }
             }
@@ -497,6 +501,15 @@ mod plugin {
                     Effect::Render => render = true,
                     Effect::KeepAcrossReload(kept) => across_reload::keep(self.zellij_pid, &kept),
                     Effect::Fit => grow = true,
+                    Effect::IgnoredPeerMessage { from_plugin } => match from_plugin {
+                        Some(id) if self.trace => self.log(format_args!(
+                            "ignored {PEER_PIPE:?} from plugin {id}, not this one"
+                        )),
+                        None if self.trace => {
+                            self.log(format_args!("ignored {PEER_PIPE:?} from a keybinding"))
+                        }
+                        _ => {}
+                    },
                 }
             }
             // Once, after the effects: the size depends on the request now shown.

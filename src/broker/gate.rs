@@ -102,7 +102,7 @@ impl Broker {
     pub fn replay_held(&mut self, msg: PipeIn) -> Vec<Effect> {
         let cli = match &msg.source {
             Source::Cli(id) => Some(id.clone()),
-            Source::Plugin | Source::Keybind => None,
+            Source::Plugin(_) | Source::Keybind => None,
         };
         let mut effects = self.pipe(msg);
         if let Some(id) = cli {
