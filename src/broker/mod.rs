@@ -61,7 +61,11 @@ const MAX_REMEMBERED: usize = 4096;
 /// The most reply bytes remembered for callers that ask again after their request ended
 /// (`Arrivals::replies`); a larger reply is not remembered.
 const MAX_REMEMBERED_REPLY_BYTES: usize = 1024 * 1024;
-/// The most payload bytes held at once, pending requests and partial payloads together.
+/// The most bytes of callers' names and request ids remembered for withdrawals that came
+/// before their questions (`Arrivals::withdrawn`).
+const MAX_WITHDRAWN_BYTES: usize = 1024 * 1024;
+/// The most payload bytes held at once: pending requests, partial payloads and the messages
+/// held until the permission answer together.
 pub const MAX_PENDING_BYTES: usize = 8 * 1024 * 1024;
 /// The countdown and clock tick.
 const TICK_MS: u64 = 1000;
