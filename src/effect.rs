@@ -12,6 +12,10 @@ pub enum Effect {
     Broadcast { name: String, payload: String },
     /// A message to this plugin's other instances (`PEER_PIPE`).
     Peer(String),
+    /// Nothing to do but say so in the trace: a message named as the instances' own
+    /// (`PEER_PIPE`) came from elsewhere, from plugin `from_plugin` (None: a keybinding), and
+    /// was ignored.
+    IgnoredPeerMessage { from_plugin: Option<u32> },
     /// Set a terminal pane's title (an empty title clears the name the plugin gave it).
     RenamePane { pane: u32, title: String },
     /// Set the popup's own pane title.

@@ -21,6 +21,8 @@ mod exports {
         static STATE: RefCell<State> = RefCell::new(State::default());
     }
 
+    // `object_from_stdin` (here and in `update`) cannot panic: a line that cannot be read or
+    // is no list of bytes is an error, read as no bytes.
     #[no_mangle]
     fn load() {
         use zellij_tile::shim::plugin_api::action::ProtobufPluginConfiguration;
@@ -62,15 +64,13 @@ mod exports {
 
     #[no_mangle]
     pub fn plugin_version() {
-        println!("{}", VERSION);
+        super::plugin::write_out(&format!("{VERSION}\n"));
     }
 }
 
 #[cfg(target_family = "wasm")]
 fn main() {
-    std::panic::set_hook(Box::new(|info| {
-        zellij_tile::prelude::report_panic(info);
-    }));
+    std::panic::set_hook(Box::new(plugin::report_panic));
 }
 
 /// Built for the host, the same crate is the `ask-popup` command: see `cli/`.
@@ -131,7 +131,8 @@ mod plugin {
         /// What the configuration got wrong, shown while nothing is asked.
         config_errors: Vec<String>,
         theme: Theme,
-        plugin_id: u32,
+        /// This plugin's id in the session, once Zellij has said (the popup's pane is it).
+        plugin_id: Option<u32>,
         /// The client this instance draws for.
         client_id: u16,
         /// The Zellij server's process id: what tells this session's kept replies from another's.
@@ -181,10 +182,17 @@ mod plugin {
             self.trace = settings.trace;
             self.broker = Broker::new(config);
             self.broker.await_permission();
-            let ids = get_plugin_ids();
-            self.plugin_id = ids.plugin_id;
-            self.client_id = ids.client_id;
-            self.zellij_pid = ids.zellij_pid;
+            match plugin_ids() {
+                Some(ids) => {
+                    self.plugin_id = Some(ids.plugin_id);
+                    self.broker.set_plugin_id(ids.plugin_id);
+                    self.client_id = ids.client_id;
+                    self.zellij_pid = ids.zellij_pid;
+                }
+                // Nothing to address its pane or its other instances by: it serves its own
+                // client alone.
+                None => log_line::write(format_args!("ask-popup: Zellij did not say its ids")),
+            }
             for kept in across_reload::take(self.zellij_pid) {
                 self.broker.recall(&kept);
             }
@@ -193,39 +201,47 @@ mod plugin {
             // answers the permission request, which it draws in this pane: a pane that a pipe
             // opens hidden. Show it, so the user sees the request; it hides again once answered
             // if nothing is waiting.
-            show_self(true);
-            request_permission(&PERMISSIONS);
-            subscribe(&[
-                EventType::PermissionRequestResult,
-                EventType::BeforeClose,
-                EventType::Key,
-                EventType::Mouse,
-                EventType::PastedText,
-                EventType::Timer,
-                EventType::ModeUpdate,
-                EventType::PaneUpdate,
-                EventType::TabUpdate,
-                EventType::PaneClosed,
-            ]);
+            send(PluginCommand::ShowSelf(true));
+            send(PluginCommand::RequestPluginPermissions(
+                PERMISSIONS.to_vec(),
+            ));
+            send(PluginCommand::Subscribe(
+                [
+                    EventType::PermissionRequestResult,
+                    EventType::BeforeClose,
+                    EventType::Key,
+                    EventType::Mouse,
+                    EventType::PastedText,
+                    EventType::Timer,
+                    EventType::ModeUpdate,
+                    EventType::PaneUpdate,
+                    EventType::TabUpdate,
+                    EventType::PaneClosed,
+                ]
+                .into_iter()
+                .collect(),
+            ));
         }
 
         fn render(&mut self, rows: usize, cols: usize) {
             self.tell_time();
             if self.permission == Permission::Denied {
-                println!(
-                    "ask-popup needs its permissions to answer agents: reload it and press y."
+                write_out(
+                    "ask-popup needs its permissions to answer agents: reload it and press y.\n",
                 );
                 return;
             }
             if self.broker.pending_count() == 0 {
-                println!("ask-popup: no questions waiting.");
+                let mut text = String::from("ask-popup: no questions waiting.\n");
                 for error in &self.config_errors {
-                    println!("{error}");
+                    text.push_str(error);
+                    text.push('\n');
                 }
+                write_out(&text);
                 return;
             }
             let frame = self.broker.render(rows, cols);
-            print!("{}", frame.to_ansi(&self.theme));
+            write_out(&frame.to_ansi(&self.theme));
         }
     }
 
@@ -273,7 +289,7 @@ mod plugin {
                         }
                         return render;
                     }
-                    rename_plugin_pane(self.plugin_id, "ask-popup");
+                    self.set_own_title("ask-popup".to_owned());
                     if granted {
                         self.granted_ms = Some(self.broker.now_ms());
                     }
@@ -318,11 +334,12 @@ mod plugin {
 
         /// A pipe message read by the `pipe` export.
         pub fn pipe_wire(&mut self, msg: WireMessage) -> bool {
-            let source = match (msg.source, msg.cli_source_id) {
-                (WireSource::Cli, Some(id)) => Source::Cli(id),
-                (WireSource::Cli, None) => return false,
-                (WireSource::Plugin, _) => Source::Plugin,
-                (WireSource::Keybind, _) => Source::Keybind,
+            // Without its CLI's or plugin's id a message is unreadable, as zellij-tile has it.
+            let source = match (msg.source, msg.cli_source_id, msg.plugin_source_id) {
+                (WireSource::Cli, Some(id), _) => Source::Cli(id),
+                (WireSource::Plugin, _, Some(id)) => Source::Plugin(id),
+                (WireSource::Keybind, _, _) => Source::Keybind,
+                (WireSource::Cli | WireSource::Plugin, _, _) => return false,
             };
             let payload = match msg.payload {
                 WirePayload::Absent => None,
@@ -359,7 +376,7 @@ mod plugin {
                     self.run(effects)
                 }
                 // Nobody waits for an answer to another plugin's broadcast.
-                Source::Plugin | Source::Keybind => false,
+                Source::Plugin(_) | Source::Keybind => false,
             }
         }
 
@@ -392,7 +409,9 @@ mod plugin {
         fn ask_again(&mut self) {
             if !self.asked_again {
                 self.asked_again = true;
-                request_permission(&PERMISSIONS);
+                send(PluginCommand::RequestPluginPermissions(
+                    PERMISSIONS.to_vec(),
+                ));
             }
         }
 
@@ -459,18 +478,22 @@ mod plugin {
             let mut resize = false;
             let mut grow = false;
             if self.trace {
-                for effect in effects.iter().filter(|e| !matches!(e, Effect::Render)) {
+                let traced =
+                    |e: &&Effect| !matches!(e, Effect::Render | Effect::IgnoredPeerMessage { .. });
+                for effect in effects.iter().filter(traced) {
                     self.log(format_args!("does {effect:?}"));
                 }
             }
             for effect in effects {
                 match effect {
-                    Effect::Block(pipe) => block_cli_pipe_input(&pipe),
+                    Effect::Block(pipe) => {
+                        send(PluginCommand::BlockCliPipeInput(pipe));
+                    }
                     Effect::Reply { pipe, output } => {
                         if !output.is_empty() {
                             send(PluginCommand::CliPipeOutput(pipe.clone(), output));
                         }
-                        unblock_cli_pipe_input(&pipe);
+                        send(PluginCommand::UnblockCliPipeInput(pipe));
                     }
                     Effect::Broadcast { name, payload } => {
                         send(PluginCommand::MessageToPlugin(
@@ -478,25 +501,42 @@ mod plugin {
                         ));
                     }
                     Effect::Peer(payload) => {
-                        send(PluginCommand::MessageToPlugin(
-                            MessageToPlugin::new(PEER_PIPE)
-                                .with_destination_plugin_id(self.plugin_id)
-                                .with_payload(payload),
-                        ));
+                        if let Some(id) = self.plugin_id {
+                            send(PluginCommand::MessageToPlugin(
+                                MessageToPlugin::new(PEER_PIPE)
+                                    .with_destination_plugin_id(id)
+                                    .with_payload(payload),
+                            ));
+                        }
                     }
-                    Effect::RenamePane { pane, title } => rename_terminal_pane(pane, title),
-                    Effect::SetOwnTitle(title) => rename_plugin_pane(self.plugin_id, title),
+                    Effect::RenamePane { pane, title } => {
+                        send(PluginCommand::RenameTerminalPane(pane, title));
+                    }
+                    Effect::SetOwnTitle(title) => self.set_own_title(title),
                     Effect::FitAnew => resize = true,
                     Effect::Show => {
-                        show_self(true);
+                        send(PluginCommand::ShowSelf(true));
                         resize = true;
                         render = true;
                     }
-                    Effect::Hide => hide_self(),
-                    Effect::SetTimer(seconds) => set_timeout(seconds),
+                    Effect::Hide => {
+                        send(PluginCommand::HideSelf);
+                    }
+                    Effect::SetTimer(seconds) => {
+                        send(PluginCommand::SetTimeout(seconds));
+                    }
                     Effect::Render => render = true,
                     Effect::KeepAcrossReload(kept) => across_reload::keep(self.zellij_pid, &kept),
                     Effect::Fit => grow = true,
+                    Effect::IgnoredPeerMessage { from_plugin } => match from_plugin {
+                        Some(id) if self.trace => self.log(format_args!(
+                            "ignored {PEER_PIPE:?} from plugin {id}, not this one"
+                        )),
+                        None if self.trace => {
+                            self.log(format_args!("ignored {PEER_PIPE:?} from a keybinding"))
+                        }
+                        _ => {}
+                    },
                 }
             }
             // Once, after the effects: the size depends on the request now shown.
@@ -521,10 +561,7 @@ mod plugin {
                     None,
                     None,
                 ) {
-                    change_floating_panes_coordinates(vec![(
-                        PaneId::Plugin(self.plugin_id),
-                        coordinates,
-                    )]);
+                    self.place(coordinates);
                 }
                 return;
             };
@@ -544,7 +581,24 @@ mod plugin {
                 .with_y_fixed(rect.y)
                 .with_width_fixed(rect.width)
                 .with_height_fixed(rect.height);
-            change_floating_panes_coordinates(vec![(PaneId::Plugin(self.plugin_id), coordinates)]);
+            self.place(coordinates);
+        }
+
+        /// Moves and sizes the popup's pane.
+        fn place(&self, coordinates: FloatingPaneCoordinates) {
+            if let Some(id) = self.plugin_id {
+                send(PluginCommand::ChangeFloatingPanesCoordinates(vec![(
+                    PaneId::Plugin(id),
+                    coordinates,
+                )]));
+            }
+        }
+
+        /// Names the popup's pane.
+        fn set_own_title(&self, title: String) {
+            if let Some(id) = self.plugin_id {
+                send(PluginCommand::RenamePluginPane(id, title));
+            }
         }
 
         fn map_key(&self, press: &KeyPress) -> Key {
@@ -590,10 +644,6 @@ mod plugin {
         fn host_run_plugin_command();
     }
 
-    /// Sends a command to Zellij the way zellij-tile's shim does (its protobuf encoding, written
-    /// to stdout as a JSON list of byte values), but writes the list from a table instead of
-    /// through serde_json. A reply carries the whole envelope, previews included, and in
-    /// Zellij's interpreter the generic serialiser was most of the time an answer took.
     /// The clients attached besides this instance's, as a tab update lists them (on any tab).
     fn other_clients(tabs: &[TabState]) -> Vec<u16> {
         tabs.iter()
@@ -601,12 +651,19 @@ mod plugin {
             .collect()
     }
 
-    fn send(command: PluginCommand) {
+    /// Sends a command to Zellij the way zellij-tile's shim does (its protobuf encoding, written
+    /// to stdout as a JSON list of byte values), but writes the list from a table instead of
+    /// through serde_json, and never panics: the shim's helpers unwrap the encoding and write
+    /// with `println!`, which panics on a failed write, and a panicking plugin strands every
+    /// agent waiting on it. Every host call goes through here. A reply carries the whole
+    /// envelope, previews included, and in Zellij's interpreter the generic serialiser was
+    /// most of the time an answer took. Whether the command went out.
+    fn send(command: PluginCommand) -> bool {
         use std::io::Write;
         use zellij_tile::shim::plugin_api::plugin_command::ProtobufPluginCommand;
         use zellij_tile::shim::prost::Message;
         let Ok(command) = ProtobufPluginCommand::try_from(command) else {
-            return;
+            return false;
         };
         let bytes = command.encode_to_vec();
         let mut line = Vec::with_capacity(bytes.len() * 4 + 3);
@@ -625,10 +682,44 @@ mod plugin {
         }
         line.extend_from_slice(b"]\n");
         let mut out = std::io::stdout().lock();
-        if out.write_all(&line).and_then(|()| out.flush()).is_ok() {
+        let written = out.write_all(&line).and_then(|()| out.flush()).is_ok();
+        if written {
             // Safety: the host call takes no arguments; it reads the command just written.
             unsafe { host_run_plugin_command() };
         }
+        written
+    }
+
+    /// This plugin's ids (its own, its client's, the Zellij server's), asked as zellij-tile's
+    /// `get_plugin_ids` asks, whose every step unwraps; None when the answer cannot be read.
+    fn plugin_ids() -> Option<PluginIds> {
+        use zellij_tile::shim::plugin_api::plugin_ids::ProtobufPluginIds;
+        use zellij_tile::shim::prost::Message;
+        if !send(PluginCommand::GetPluginIds) {
+            return None;
+        }
+        let bytes = bytes_from_stdin().ok()?;
+        let ids = ProtobufPluginIds::decode(bytes.as_slice()).ok()?;
+        PluginIds::try_from(ids).ok()
+    }
+
+    /// Writes what the pane shows (or the version Zellij asked for) to stdout, where Zellij
+    /// reads it once the call returns; a failed write loses a frame, not the plugin.
+    pub fn write_out(text: &str) {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    }
+
+    /// Tells Zellij of a panic, as zellij-tile's `report_panic` does (the same text), through
+    /// `send`: a panic while reporting one would abort before anything is said.
+    pub fn report_panic(info: &std::panic::PanicHookInfo) {
+        let payload = info
+            .payload()
+            .downcast_ref::<&str>()
+            .unwrap_or(&"<NO PAYLOAD>");
+        let text = format!("{payload}\n\r{info:#?}").replace('\n', "\r\n");
+        send(PluginCommand::ReportPanic(text));
     }
 
     /// A bare control character 0x1c-0x1f (how legacy terminals send Ctrl+] and its kin) as

@@ -38,7 +38,10 @@ pub enum WirePayload {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WireMessage {
     pub source: WireSource,
+    /// The CLI pipe's id, when a `zellij pipe` sent it.
     pub cli_source_id: Option<String>,
+    /// The sending plugin's id, when a plugin sent it: Zellij writes it, so a plugin cannot
+    /// pass for another (the instances of this plugin know each other by it).
     pub plugin_source_id: Option<u32>,
     pub name: String,
     pub payload: WirePayload,
@@ -346,7 +349,8 @@ pub fn read_message(input: impl Read, max_payload: usize) -> Result<WireMessage,
                 let len = d.length()?;
                 msg.cli_source_id = Some(d.string(len)?);
             }
-            (3, 0) => msg.plugin_source_id = Some(d.varint()? as u32),
+            // A uint32 on the wire: anything larger is no plugin's id.
+            (3, 0) => msg.plugin_source_id = u32::try_from(d.varint()?).ok(),
             (4, 2) => {
                 let len = d.length()?;
                 msg.name = d.string(len)?;
@@ -500,6 +504,37 @@ mod tests {
     fn invalid_utf8_is_reported_not_fatal() {
         let msg = read_message(encode(b"ab\xffcd").as_bytes(), 1024).unwrap();
         assert_eq!(msg.payload, WirePayload::InvalidUtf8(2));
+    }
+
+    /// A message another plugin sent: source 1 (plugin), its id in field 3, no CLI id.
+    fn from_plugin(id: u64) -> String {
+        let mut m = Vec::new();
+        varint(1 << 3, &mut m);
+        varint(1, &mut m);
+        varint(3 << 3, &mut m);
+        varint(id, &mut m);
+        field(4, b"ask-popup-peer", &mut m);
+        field(5, b"{}", &mut m);
+        let list: Vec<String> = m.iter().map(|b| b.to_string()).collect();
+        format!("[{}]\n", list.join(","))
+    }
+
+    #[test]
+    fn the_sending_plugins_id_is_read() {
+        // 300 takes two bytes as a varint; u32::MAX five.
+        for id in [0, 7, 300, u64::from(u32::MAX)] {
+            let msg = read_message(from_plugin(id).as_bytes(), 1024).unwrap();
+            assert_eq!(msg.source, WireSource::Plugin);
+            assert_eq!(msg.plugin_source_id, u32::try_from(id).ok(), "{id}");
+            assert_eq!(msg.cli_source_id, None);
+            assert_eq!(msg.name, "ask-popup-peer");
+        }
+        // No plugin has an id past a uint32: read as none rather than cut to one.
+        let msg = read_message(from_plugin(1 << 32 | 7).as_bytes(), 1024).unwrap();
+        assert_eq!(msg.plugin_source_id, None);
+        // A CLI's message carries none.
+        let msg = read_message(encode(b"{}").as_bytes(), 1024).unwrap();
+        assert_eq!(msg.plugin_source_id, None);
     }
 
     #[test]

@@ -5,45 +5,9 @@
 
 mod broker_io;
 
-use ask_popup::broker::{Broker, Config, Effect, PipeIn, Source};
+use ask_popup::broker::{Broker, Effect, Source};
 use ask_popup::dialog::{Input, Key};
 use broker_io::*;
-
-/// Two instances, for clients 1 (the leader) and 2, that have said hello to each other.
-fn two_clients() -> (Broker, Broker) {
-    let mut one = Broker::new(Config::default());
-    let mut two = Broker::new(Config::default());
-    let hello_one = one.join(1);
-    let hello_two = two.join(2);
-    // Each hears the other's hello (and its own, which it ignores).
-    carry(&hello_two, &mut one, &mut two);
-    carry(&hello_one, &mut one, &mut two);
-    assert!(one.leads() && !two.leads());
-    (one, two)
-}
-
-/// Delivers the peer messages among `fx` to both instances, and what those answer, until
-/// nothing more is said. Returns every effect the deliveries caused, per instance.
-fn carry(fx: &[Effect], one: &mut Broker, two: &mut Broker) -> (Vec<Effect>, Vec<Effect>) {
-    let (mut all_one, mut all_two) = (Vec::new(), Vec::new());
-    let mut queue: Vec<PipeIn> = peer_messages(fx);
-    for _ in 0..10 {
-        if queue.is_empty() {
-            break;
-        }
-        let mut next = Vec::new();
-        for msg in queue {
-            let a = one.pipe(msg.clone());
-            let b = two.pipe(msg);
-            next.extend(peer_messages(&a));
-            next.extend(peer_messages(&b));
-            all_one.extend(a);
-            all_two.extend(b);
-        }
-        queue = next;
-    }
-    (all_one, all_two)
-}
 
 /// Both instances past their key guard, then Enter in client 1's (the leader's) or client 2's.
 fn enter_in(leader: bool, one: &mut Broker, two: &mut Broker) -> Vec<Effect> {
@@ -53,18 +17,13 @@ fn enter_in(leader: bool, one: &mut Broker, two: &mut Broker) -> Vec<Effect> {
     answering.input(Input::Key(Key::Enter))
 }
 
-/// Both instances get the same pipe message, as Zellij delivers it.
-fn both(msg: PipeIn, one: &mut Broker, two: &mut Broker) -> (Vec<Effect>, Vec<Effect>) {
-    (one.pipe(msg.clone()), two.pipe(msg))
-}
-
 #[test]
 fn a_newcomer_learns_who_leads_whatever_the_order() {
     let (one, two) = two_clients();
     assert!(one.leads());
     assert!(!two.leads());
     // A third client with a lower id than the others would lead.
-    let mut zero = Broker::new(Config::default());
+    let mut zero = instance();
     let hello = zero.join(0);
     let (mut one, mut two) = (one, two);
     carry(&hello, &mut one, &mut two);
@@ -229,7 +188,7 @@ fn a_timeout_is_decided_by_the_leader_and_the_other_drops_the_request() {
 
 #[test]
 fn messages_wait_for_the_permission_and_the_hellos_and_their_clis_with_them() {
-    let mut b = Broker::new(Config::default());
+    let mut b = instance();
     b.await_permission();
     let fx = b.pipe(cli("p1", Some(&question("Q?")), &[("id", "a")]));
     assert_eq!(fx, [Effect::Block("p1".into())]);
@@ -243,7 +202,7 @@ fn messages_wait_for_the_permission_and_the_hellos_and_their_clis_with_them() {
     assert!(fx.contains(&Effect::SetTimer(0.3)));
     assert!(replies(&fx).is_empty());
     // Client 1's instance answers meanwhile (a hello is never held): it leads.
-    let mut one = Broker::new(Config::default());
+    let mut one = instance();
     let hello = one.join(1);
     for msg in peer_messages(&hello) {
         b.pipe(msg);
@@ -258,7 +217,7 @@ fn messages_wait_for_the_permission_and_the_hellos_and_their_clis_with_them() {
 
 #[test]
 fn a_denied_permission_answers_what_it_can_at_once() {
-    let mut b = Broker::new(Config::default());
+    let mut b = instance();
     b.await_permission();
     b.pipe(cli("bad", Some("nope"), &[]));
     let fx = b.permission(false, 1);
@@ -273,7 +232,7 @@ fn a_denied_permission_answers_what_it_can_at_once() {
 #[test]
 fn a_client_that_attaches_later_is_told_what_is_pending_and_shows_it_without_hiding_the_popup() {
     // Client 1's instance serves alone, a question with a countdown waits, a second one too.
-    let mut one = Broker::new(Config::default());
+    let mut one = instance();
     one.join(1);
     one.pane_titles([(3, "claude".to_owned())]);
     let timed = serde_json::json!({"questions": [{"question": "Q?", "header": "H", "options": ["A", "B"]}], "timeout": 5000}).to_string();
@@ -288,7 +247,7 @@ fn a_client_that_attaches_later_is_told_what_is_pending_and_shows_it_without_hid
     let remaining = one.current_dialog().unwrap().countdown().unwrap();
 
     // Client 2 attaches: its instance loads with nothing, is granted, and says hello.
-    let mut two = Broker::new(Config::default());
+    let mut two = instance();
     two.await_permission();
     let hello = two.permission(true, 2);
     let (from_one, in_two) = carry(&hello, &mut one, &mut two);
@@ -349,7 +308,7 @@ fn a_client_that_attaches_later_is_told_what_is_pending_and_shows_it_without_hid
 fn a_newcomer_is_told_nothing_by_an_instance_that_does_not_lead() {
     let (mut one, mut two) = two_clients();
     both(cli("p1", Some(&question("Q?")), &[]), &mut one, &mut two);
-    let mut three = Broker::new(Config::default());
+    let mut three = instance();
     three.await_permission();
     let hello = three.permission(true, 3);
     // Delivered to two alone: it answers hello, and leaves the pending requests to the leader.
@@ -366,9 +325,9 @@ fn a_newcomer_is_told_nothing_by_an_instance_that_does_not_lead() {
 
 #[test]
 fn a_question_answered_while_a_newcomer_loaded_is_not_asked_there() {
-    let mut one = Broker::new(Config::default());
+    let mut one = instance();
     one.join(1);
-    let mut two = Broker::new(Config::default());
+    let mut two = instance();
     two.await_permission();
     // The question reaches both; two holds it (it is still loading); one's user answers it.
     one.pipe(cli("p1", Some(&question("Q?")), &[("id", "r")]));
@@ -401,9 +360,9 @@ fn an_instance_that_announced_a_request_as_leader_tells_its_end_though_it_no_lon
     // Client 2's instance loads while client 1's serves; a question reaches both, and client
     // 2's holds it. Its hello window ends before client 1's hello comes back (a busy host): it
     // takes itself for the leader and announces the request.
-    let mut one = Broker::new(Config::default());
+    let mut one = instance();
     one.join(1);
-    let mut two = Broker::new(Config::default());
+    let mut two = instance();
     two.await_permission();
     let ask = cli(
         "p1",
@@ -588,7 +547,7 @@ fn an_instance_whose_client_comes_back_joins_again_and_drops_what_ended_meanwhil
 #[test]
 fn a_client_attaching_while_a_question_shows_shows_it_again_and_only_then() {
     // Zellij hides the floating panes of the tab a web client attaches to, for every client.
-    let mut one = Broker::new(Config::default());
+    let mut one = instance();
     one.join(1);
     assert!(one.attached(&[]).is_empty());
     one.pipe(cli("p1", Some(&question("Q?")), &[("id", "r1")]));
@@ -599,7 +558,7 @@ fn a_client_attaching_while_a_question_shows_shows_it_again_and_only_then() {
     let fx = one.attached(&[2]);
     assert!(!fx.contains(&Effect::Show), "{fx:?}");
     // Nothing pending: a client attaching shows nothing.
-    let mut idle = Broker::new(Config::default());
+    let mut idle = instance();
     idle.join(1);
     let fx = idle.attached(&[2]);
     assert!(!fx.contains(&Effect::Show), "{fx:?}");

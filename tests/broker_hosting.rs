@@ -3,7 +3,9 @@
 
 mod broker_io;
 
-use ask_popup::broker::{Broker, Config, Effect, FORGET_AFTER_MS, KEY_GUARD_MS, MAX_PENDING_BYTES};
+use ask_popup::broker::{
+    Broker, Config, Effect, PipeIn, Source, FORGET_AFTER_MS, KEY_GUARD_MS, MAX_PENDING_BYTES,
+};
 use ask_popup::dialog::{Input, Key};
 use broker_io::*;
 use serde_json::json;
@@ -379,4 +381,132 @@ fn a_request_that_would_pass_the_pending_limit_is_busy() {
     b.input(Input::Key(Key::Esc));
     let fx = b.pipe(cli("again", Some(&big("Again?")), &[]));
     assert!(replies(&fx).is_empty());
+}
+
+/// A questionnaire of about 900 KB (one long preview).
+fn big(q: &str) -> String {
+    let preview = "p".repeat(900_000);
+    json!({"questions": [{"question": q, "header": "H", "options": [
+        {"label": "A", "description": "", "preview": preview},
+        {"label": "B", "description": ""}]}]})
+    .to_string()
+}
+
+#[test]
+fn messages_held_until_the_permission_answer_count_toward_the_limit_and_past_it_are_busy() {
+    let mut b = Broker::new(Config::default());
+    b.await_permission();
+    // What a held message keeps: its payload, name and arguments.
+    let size = |payload: &str, name: &str, args: &[(&str, &str)]| {
+        payload.len() + name.len() + args.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
+    };
+    let status_args = [("held", "1")];
+    b.pipe(named("s", "status", Some(""), &status_args));
+    let status = size("", "status", &status_args);
+    assert_eq!(b.held_bytes(), status);
+    let mut held = status;
+    let mut n = 0;
+    loop {
+        let (pipe, id, payload) = (format!("p{n}"), format!("i{n}"), big(&format!("Q{n}?")));
+        let args = [("id", id.as_str())];
+        if held + size(&payload, "ask", &args) > MAX_PENDING_BYTES {
+            break;
+        }
+        let fx = b.pipe(cli(&pipe, Some(&payload), &args));
+        assert_eq!(fx, [Effect::Block(pipe)]);
+        held += size(&payload, "ask", &args);
+        assert_eq!(b.held_bytes(), held);
+        n += 1;
+    }
+    // One more would pass the limit: its CLI waits for its answer, and what it sent is dropped.
+    let over = big("Over?");
+    let fx = b.pipe(cli("over", Some(&over), &[("id", "o")]));
+    assert_eq!(fx, [Effect::Block("over".into())]);
+    // Only its pipe and request id are kept, to answer it.
+    held += "over".len() + "o".len();
+    assert_eq!(b.held_bytes(), held);
+    // So is whatever more it sends meanwhile.
+    b.pipe(cli("over", Some("{\n"), &[("id", "o")]));
+    assert_eq!(b.held_bytes(), held);
+
+    // Granted, and the hellos' moment over: the status says what was held then, the held
+    // questions are asked, and the one past the limit is answered busy.
+    b.permission(true, 1);
+    let fx = tick(&mut b, 300);
+    let r = replies(&fx);
+    let status_reply = &r.iter().find(|(p, _)| p == "s").expect("the status").1;
+    assert_eq!(status_reply["held"]["payloadBytes"], held - status);
+    let busy: Vec<_> = r.iter().filter(|(p, _)| p == "over").collect();
+    assert_eq!(busy.len(), 1, "{r:?}");
+    assert_eq!(busy[0].1["details"]["error"], "busy");
+    assert_eq!(busy[0].1["details"]["requestId"], "o");
+    assert_eq!(r.len(), 2, "nobody else is answered yet: {r:?}");
+    assert_eq!(b.pending_count(), n);
+    assert!(b.held_bytes() <= MAX_PENDING_BYTES);
+}
+
+#[test]
+fn withdrawals_before_their_questions_are_remembered_at_most_4096_the_oldest_forgotten_first() {
+    let mut b = Broker::new(Config::default());
+    let cancel = |b: &mut Broker, i: usize, id: &str| {
+        b.set_clock(b.now_ms() + 1);
+        let fx = b.pipe(named(
+            &format!("c{i}"),
+            "cancel",
+            Some(""),
+            &[("pane_id", "3"), ("id", id)],
+        ));
+        assert_eq!(replies(&fx)[0].1, json!({"withdrawn": 0}));
+    };
+    for i in 0..=4096 {
+        cancel(&mut b, i, &format!("w{i}"));
+    }
+    let ask = |b: &mut Broker, id: &str| {
+        let fx = b.pipe(cli(
+            &format!("ask-{id}"),
+            Some(&question("Q?")),
+            &[("pane_id", "3"), ("id", id)],
+        ));
+        replies(&fx)
+            .first()
+            .map(|(_, r)| r["details"]["error"].clone())
+    };
+    // The first withdrawal was forgotten: its question is asked. The next one was not.
+    assert_eq!(ask(&mut b, "w0"), None);
+    assert_eq!(b.pending_count(), 1);
+    assert_eq!(ask(&mut b, "w1"), Some(json!("aborted")));
+    assert_eq!(ask(&mut b, "w4096"), Some(json!("aborted")));
+    assert_eq!(b.pending_count(), 1);
+
+    // Long ids count by their size: 20 of 60,000 bytes pass the megabyte kept for them.
+    let mut b = Broker::new(Config::default());
+    let long = |i: usize| format!("{i:02}{}", "x".repeat(60_000));
+    for i in 0..20 {
+        cancel(&mut b, i, &long(i));
+    }
+    assert_eq!(ask(&mut b, &long(0)), None);
+    assert_eq!(ask(&mut b, &long(19)), Some(json!("aborted")));
+}
+
+#[test]
+fn of_what_plugins_and_keybindings_send_before_the_permission_answer_one_show_is_kept() {
+    let mut b = Broker::new(Config::default());
+    b.await_permission();
+    let from = |source: Source, name: &str| PipeIn {
+        source,
+        name: name.into(),
+        payload: Some("x".repeat(1000)),
+        args: Default::default(),
+    };
+    // Another plugin's broadcasts would do nothing once the gate opens: none is kept.
+    for _ in 0..100 {
+        assert!(b.pipe(from(Source::Plugin(3), "zjstatus")).is_empty());
+    }
+    assert_eq!(b.held_bytes(), 0);
+    // A show would: one is kept, however many come.
+    for _ in 0..100 {
+        assert!(b.pipe(from(Source::Keybind, "show")).is_empty());
+        assert!(b.pipe(from(Source::Plugin(3), "show")).is_empty());
+    }
+    assert_eq!(b.held_bytes(), 1000 + "show".len());
 }

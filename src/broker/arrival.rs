@@ -56,8 +56,32 @@ impl Arrivals {
 
     /// A withdrawal of `caller`'s request `id` that came before the request: answered
     /// `aborted` when it comes (see `take_withdrawal`).
+    /// At most `MAX_REMEMBERED` of them, and `MAX_WITHDRAWN_BYTES` of callers' names and
+    /// ids (an id may be long), the oldest forgotten first.
     pub(super) fn note_withdrawal(&mut self, caller: Asker, id: &str, now_ms: u64) {
-        self.withdrawn.insert((caller, id.to_owned()), now_ms);
+        let size = |(caller, id): &(Asker, String)| {
+            id.len()
+                + match caller {
+                    Asker::Agent(Some(agent)) => agent.len(),
+                    Asker::Agent(None) | Asker::Pane(_) => 0,
+                }
+        };
+        let key = (caller, id.to_owned());
+        self.withdrawn.remove(&key);
+        let mut held: usize = self.withdrawn.keys().map(size).sum();
+        while self.withdrawn.len() >= MAX_REMEMBERED || held + size(&key) > MAX_WITHDRAWN_BYTES {
+            let Some(oldest) = self
+                .withdrawn
+                .iter()
+                .min_by_key(|(_, at)| **at)
+                .map(|(key, _)| key.clone())
+            else {
+                break;
+            };
+            self.withdrawn.remove(&oldest);
+            held = held.saturating_sub(size(&oldest));
+        }
+        self.withdrawn.insert(key, now_ms);
     }
 
     /// Whether `caller`'s request `id` was withdrawn before it came (forgetting it).
@@ -114,15 +138,7 @@ impl Broker {
         let last_piece = !payload.ends_with('\n');
         // A request asked again with its id (an agent whose call Zellij dropped) takes its
         // earlier self's place: only the difference counts.
-        let replaced = request_id.map_or(0, |id| {
-            let caller = Asker::of(args);
-            self.pending
-                .iter()
-                .filter(|r| r.caller == caller && r.request_id.as_deref() == Some(id))
-                .map(|r| r.bytes)
-                .sum::<usize>()
-        });
-        let held = self.held_bytes().saturating_sub(replaced);
+        let held = self.held_bytes().saturating_sub(self.replaced_bytes(args));
         let now = self.now_ms;
         let partial = self
             .arrivals
@@ -236,7 +252,22 @@ impl Broker {
         }
     }
 
-    /// Payload bytes held: pending requests and partial payloads.
+    /// The payload bytes of the waiting requests a question of the pipe arguments `args`
+    /// would replace: those of its caller with its id.
+    pub(super) fn replaced_bytes(&self, args: &BTreeMap<String, String>) -> usize {
+        let Some(id) = args.get("id").map(String::as_str) else {
+            return 0;
+        };
+        let caller = Asker::of(args);
+        self.pending
+            .iter()
+            .filter(|r| r.caller == caller && r.request_id.as_deref() == Some(id))
+            .map(|r| r.bytes)
+            .sum()
+    }
+
+    /// Payload bytes held: pending requests, partial payloads, and the messages held until
+    /// the permission answer (whole: payload, name and arguments).
     pub fn held_bytes(&self) -> usize {
         self.pending.iter().map(|r| r.bytes).sum::<usize>()
             + self
@@ -245,6 +276,7 @@ impl Broker {
                 .values()
                 .map(|p| p.intake.size())
                 .sum::<usize>()
+            + self.gate.held.iter().map(Held::bytes).sum::<usize>()
     }
 
     /// What this instance holds in memory (`status` with `held=1`).

@@ -1,6 +1,7 @@
 //! The gate: pipe messages wait, their CLIs blocked, until the user answers Zellij's
 //! permission request and the other instances have said hello; then they are answered as if
-//! they came then.
+//! they came then. What waits counts toward the payloads held (`MAX_PENDING_BYTES`), as the
+//! questions asked and arriving do.
 
 use super::*;
 
@@ -26,13 +27,50 @@ pub(super) enum Held {
         args: BTreeMap<String, String>,
         error: RequestError,
     },
+    /// A CLI whose message would have made what is held pass `MAX_PENDING_BYTES`: what it
+    /// sent is dropped, and it is answered `busy` when the gate opens.
+    Busy {
+        pipe: String,
+        request_id: Option<String>,
+    },
 }
 
-/// The gate's state, and what waits behind it.
+impl Held {
+    /// The CLI pipe that waits for it, if any.
+    fn cli(&self) -> Option<&str> {
+        match self {
+            Held::Pipe(PipeIn {
+                source: Source::Cli(pipe),
+                ..
+            })
+            | Held::Unreadable { pipe, .. }
+            | Held::Busy { pipe, .. } => Some(pipe),
+            Held::Pipe(_) => None,
+        }
+    }
+
+    /// The bytes it keeps: its payload, name and arguments.
+    pub(super) fn bytes(&self) -> usize {
+        let args = |args: &BTreeMap<String, String>| -> usize {
+            args.iter().map(|(k, v)| k.len() + v.len()).sum()
+        };
+        match self {
+            Held::Pipe(msg) => {
+                msg.payload.as_ref().map_or(0, String::len) + msg.name.len() + args(&msg.args)
+            }
+            Held::Unreadable { pipe, args: a, .. } => pipe.len() + args(a),
+            Held::Busy { pipe, request_id } => {
+                pipe.len() + request_id.as_ref().map_or(0, String::len)
+            }
+        }
+    }
+}
+
+/// The gate's state, and what waits behind it, in the order it came.
 #[derive(Debug, Default)]
 pub(super) struct GateState {
     pub(super) state: Gate,
-    pub(super) held: Vec<Held>,
+    pub(super) held: std::collections::VecDeque<Held>,
 }
 
 impl Broker {
@@ -66,11 +104,19 @@ impl Broker {
     pub(super) fn release(&mut self, hide: bool) -> Vec<Effect> {
         self.gate.state = Gate::Open;
         let mut effects = Vec::new();
-        for held in std::mem::take(&mut self.gate.held) {
+        // One at a time: what still waits counts toward what is held meanwhile.
+        while let Some(held) = self.gate.held.pop_front() {
             effects.extend(match held {
                 Held::Pipe(msg) => self.replay_held(msg),
                 Held::Unreadable { pipe, args, error } => {
                     self.pipe_unreadable(&pipe, &args, &error)
+                }
+                Held::Busy { pipe, request_id } => {
+                    let mut effects = Vec::new();
+                    self.arrivals.drop_partial(&pipe);
+                    let output = envelope::host_error(ErrorCode::Busy, request_id.as_deref());
+                    self.reply_shared(&pipe, output, &mut effects);
+                    self.done(effects)
                 }
             });
         }
@@ -83,16 +129,46 @@ impl Broker {
 
     /// Holds `held` behind the gate, keeping its CLI waiting.
     pub(super) fn hold(&mut self, held: Held) -> Vec<Effect> {
-        let cli = match &held {
-            Held::Pipe(PipeIn {
-                source: Source::Cli(id),
-                ..
-            }) => Some(id.clone()),
-            Held::Unreadable { pipe, .. } => Some(pipe.clone()),
-            Held::Pipe(_) => None,
+        let Some(pipe) = held.cli().map(str::to_owned) else {
+            // Nobody waits for a plugin's or a keybinding's message, and of those only `show`
+            // does anything once the gate opens: one is held, the rest are let go.
+            let show =
+                |h: &Held| matches!(h, Held::Pipe(m) if h.cli().is_none() && m.name == SHOW_PIPE);
+            if show(&held) && !self.gate.held.iter().any(show) {
+                self.gate.held.push_back(held);
+            }
+            return Vec::new();
         };
-        self.gate.held.push(held);
-        cli.map(Effect::Block).into_iter().collect()
+        let busy = |h: &Held| matches!(h, Held::Busy { pipe: p, .. } if *p == pipe);
+        if self.gate.held.iter().any(busy) {
+            // To be answered `busy`: the rest of its input is not kept either.
+            return vec![Effect::Block(pipe)];
+        }
+        // A question asked again with the id of a waiting one takes its place (see
+        // `question_piece`): only the difference counts.
+        let replaced = match &held {
+            Held::Pipe(msg) if is_question_pipe(&msg.name) => self.replaced_bytes(&msg.args),
+            _ => 0,
+        };
+        let held_then = self.held_bytes().saturating_sub(replaced);
+        if held_then.saturating_add(held.bytes()) > MAX_PENDING_BYTES {
+            // Holding more could exhaust the plugin's memory. It is answered when the gate
+            // opens, not now: before the grant Zellij refuses a plugin's reply, and until the
+            // hellos are in nobody knows which instance answers.
+            let request_id = match &held {
+                Held::Pipe(msg) => msg.args.get("id").cloned(),
+                Held::Unreadable { args, .. } => args.get("id").cloned(),
+                Held::Busy { request_id, .. } => request_id.clone(),
+            };
+            self.gate.held.retain(|h| h.cli() != Some(pipe.as_str()));
+            self.gate.held.push_back(Held::Busy {
+                pipe: pipe.clone(),
+                request_id,
+            });
+            return vec![Effect::Block(pipe)];
+        }
+        self.gate.held.push_back(held);
+        vec![Effect::Block(pipe)]
     }
 
     /// A pipe message the plugin held, its CLI blocked, until the permission answer came. As
@@ -102,7 +178,7 @@ impl Broker {
     pub fn replay_held(&mut self, msg: PipeIn) -> Vec<Effect> {
         let cli = match &msg.source {
             Source::Cli(id) => Some(id.clone()),
-            Source::Plugin | Source::Keybind => None,
+            Source::Plugin(_) | Source::Keybind => None,
         };
         let mut effects = self.pipe(msg);
         if let Some(id) = cli {

@@ -6,7 +6,8 @@
 //! gets exactly one reply, its own, whatever happens.
 //!
 //! Zellij runs one plugin instance per attached client, and each gets every pipe message. The
-//! instances know each other (they say hello on load) and the one with the lowest client id
+//! instances know each other (they say hello on load, and hear such messages only from this
+//! plugin's own id, never from another plugin) and the one with the lowest client id
 //! leads: it alone answers what every instance decides alike (rejections, `status`, `cancel`,
 //! a superseded or dismissed request, a timeout), marks titles and broadcasts. What the user
 //! does in one instance is answered by that instance, which tells the others to drop the
@@ -46,7 +47,8 @@ pub const VERSION_PIPE: &str = "version";
 /// The version the plugin answers, the crate's.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const CANCEL_PIPE: &str = "cancel";
-/// Messages between this plugin's instances (one per attached client).
+/// Messages between this plugin's instances (one per attached client). Any plugin may send a
+/// message of this name; only those from this plugin's own id count (see `Broker::pipe`).
 pub const PEER_PIPE: &str = "ask-popup-peer";
 /// Keys that arrive this soon after a request first shows never answer it: the user may have
 /// been typing into another pane when the popup took the focus.
@@ -59,7 +61,11 @@ const MAX_REMEMBERED: usize = 4096;
 /// The most reply bytes remembered for callers that ask again after their request ended
 /// (`Arrivals::replies`); a larger reply is not remembered.
 const MAX_REMEMBERED_REPLY_BYTES: usize = 1024 * 1024;
-/// The most payload bytes held at once, pending requests and partial payloads together.
+/// The most bytes of callers' names and request ids remembered for withdrawals that came
+/// before their questions (`Arrivals::withdrawn`).
+const MAX_WITHDRAWN_BYTES: usize = 1024 * 1024;
+/// The most payload bytes held at once: pending requests, partial payloads and the messages
+/// held until the permission answer together.
 pub const MAX_PENDING_BYTES: usize = 8 * 1024 * 1024;
 /// The countdown and clock tick.
 const TICK_MS: u64 = 1000;
@@ -99,8 +105,9 @@ impl Default for Config {
 pub enum Source {
     /// `zellij pipe`, with its pipe id: the only source that waits for a reply.
     Cli(String),
-    /// Another plugin (including our own broadcasts coming back).
-    Plugin,
+    /// A plugin, with the id Zellij gives it: another plugin, or this one (its broadcasts
+    /// coming back, and its instances' messages to each other).
+    Plugin(u32),
     /// A keybinding's `MessagePlugin`.
     Keybind,
 }
@@ -269,6 +276,21 @@ impl Broker {
 
     /// A pipe message arrived.
     pub fn pipe(&mut self, msg: PipeIn) -> Vec<Effect> {
+        // The instances' messages decide who leads, what shows and who is answered: one that
+        // did not come from this plugin (another plugin or a keybinding may name a message
+        // so) is ignored before anything else reads it. A CLI's is an unknown pipe, below.
+        let from_a_peer = match (&msg.source, msg.name.as_str()) {
+            (Source::Plugin(id), PEER_PIPE) if self.peers.plugin_id == Some(*id) => true,
+            (Source::Plugin(id), PEER_PIPE) => {
+                return vec![Effect::IgnoredPeerMessage {
+                    from_plugin: Some(*id),
+                }]
+            }
+            (Source::Keybind, PEER_PIPE) => {
+                return vec![Effect::IgnoredPeerMessage { from_plugin: None }]
+            }
+            _ => false,
+        };
         if self.peers.away && matches!(msg.source, Source::Cli(_)) {
             // An instance whose client left answers no caller, and must not hold one: Zellij
             // keeps one blocked-or-not flag per CLI pipe, set by whichever instance spoke
@@ -278,7 +300,6 @@ impl Broker {
             return self.done(Vec::new());
         }
         // The other instances' hellos are never held: they decide who answers the rest.
-        let from_a_peer = msg.source == Source::Plugin && msg.name == PEER_PIPE;
         if self.gate.state != Gate::Open && !from_a_peer {
             return self.hold(Held::Pipe(msg));
         }
@@ -286,7 +307,7 @@ impl Broker {
         self.forget_old(&mut effects);
         let pipe = match msg.source {
             Source::Cli(id) => id,
-            Source::Keybind | Source::Plugin => {
+            Source::Keybind | Source::Plugin(_) => {
                 match msg.name.as_str() {
                     SHOW_PIPE => self.show(&mut effects),
                     PEER_PIPE => self.peer(msg.payload.as_deref().unwrap_or(""), &mut effects),

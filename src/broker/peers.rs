@@ -16,6 +16,9 @@ use super::*;
 /// The other instances of this plugin, and which one leads.
 #[derive(Debug, Default)]
 pub(super) struct Peers {
+    /// This plugin's id in the session, the same in every instance, once the host said: the
+    /// instances' messages come from it, and only theirs are heard (None: nobody's).
+    pub(super) plugin_id: Option<u32>,
     /// This instance's client id, once the host said (None: the only instance).
     pub(super) me: Option<u16>,
     /// The instances that said hello (this one included) and have not left.
@@ -42,6 +45,12 @@ impl Peers {
 }
 
 impl Broker {
+    /// This plugin's id in the session (Zellij says it on load): the messages of its other
+    /// instances come from it.
+    pub fn set_plugin_id(&mut self, plugin_id: u32) {
+        self.peers.plugin_id = Some(plugin_id);
+    }
+
     /// This instance serves client `client`: it says hello to the others.
     pub fn join(&mut self, client: u16) -> Vec<Effect> {
         self.peers.me = Some(client);

@@ -1,7 +1,7 @@
 //! Shared helpers for the broker's host tests: pipe messages in, replies and broadcasts out.
 #![allow(dead_code)] // Not every test file uses every helper.
 
-use ask_popup::broker::{Broker, Effect, PipeIn, Source, KEY_GUARD_MS};
+use ask_popup::broker::{Broker, Config, Effect, PipeIn, Source, KEY_GUARD_MS};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -79,12 +79,73 @@ pub fn renames(fx: &[Effect]) -> Vec<(u32, String)> {
         .collect()
 }
 
+/// The plugin's id in the session, the same in each of its instances.
+pub const PLUGIN_ID: u32 = 7;
+
+/// One instance of the plugin (of id `PLUGIN_ID`), as loaded, before it knows its client.
+pub fn instance() -> Broker {
+    let mut b = Broker::new(Config::default());
+    b.set_plugin_id(PLUGIN_ID);
+    b
+}
+
+/// Two instances, for clients 1 (the leader) and 2, that have said hello to each other.
+pub fn two_clients() -> (Broker, Broker) {
+    let mut one = instance();
+    let mut two = instance();
+    let hello_one = one.join(1);
+    let hello_two = two.join(2);
+    // Each hears the other's hello (and its own, which it ignores).
+    carry(&hello_two, &mut one, &mut two);
+    carry(&hello_one, &mut one, &mut two);
+    assert!(one.leads() && !two.leads());
+    (one, two)
+}
+
+/// Delivers the peer messages among `fx` to both instances, and what those answer, until
+/// nothing more is said. Returns every effect the deliveries caused, per instance.
+pub fn carry(fx: &[Effect], one: &mut Broker, two: &mut Broker) -> (Vec<Effect>, Vec<Effect>) {
+    let (mut all_one, mut all_two) = (Vec::new(), Vec::new());
+    let mut queue: Vec<PipeIn> = peer_messages(fx);
+    for _ in 0..10 {
+        if queue.is_empty() {
+            break;
+        }
+        let mut next = Vec::new();
+        for msg in queue {
+            let a = one.pipe(msg.clone());
+            let b = two.pipe(msg);
+            next.extend(peer_messages(&a));
+            next.extend(peer_messages(&b));
+            all_one.extend(a);
+            all_two.extend(b);
+        }
+        queue = next;
+    }
+    (all_one, all_two)
+}
+
+/// Both instances get the same pipe message, as Zellij delivers it.
+pub fn both(msg: PipeIn, one: &mut Broker, two: &mut Broker) -> (Vec<Effect>, Vec<Effect>) {
+    (one.pipe(msg.clone()), two.pipe(msg))
+}
+
+/// A message on the instances' pipe (`PEER_PIPE`) with `payload`, from `source`.
+pub fn peer_pipe(source: Source, payload: &str) -> PipeIn {
+    PipeIn {
+        source,
+        name: ask_popup::broker::PEER_PIPE.into(),
+        payload: Some(payload.to_owned()),
+        args: BTreeMap::new(),
+    }
+}
+
 /// The messages among `fx` for the plugin's other instances, as they arrive there.
 pub fn peer_messages(fx: &[Effect]) -> Vec<PipeIn> {
     fx.iter()
         .filter_map(|e| match e {
             Effect::Peer(payload) => Some(PipeIn {
-                source: Source::Plugin,
+                source: Source::Plugin(PLUGIN_ID),
                 name: ask_popup::broker::PEER_PIPE.into(),
                 payload: Some(payload.clone()),
                 args: BTreeMap::new(),
