@@ -793,7 +793,8 @@ mod plugin {
     /// What one instance keeps for the next when the popup closes (`Effect::KeepAcrossReload`):
     /// a file in the plugin's `/cache` folder, which Zellij shares between every instance of the
     /// plugin's URL (`/data` is the instance's own), named after the session's server and the
-    /// time, read for a minute and then deleted by whichever instance loads next.
+    /// time, written whole (`atomic_file`), read for a minute and then deleted by whichever
+    /// instance loads next.
     mod across_reload {
         use ask_popup::log_line;
         use std::time::{SystemTime, UNIX_EPOCH};
@@ -812,7 +813,13 @@ mod plugin {
 
         pub fn keep(zellij_pid: u32, kept: &str) {
             let path = format!("{DIR}/{PREFIX}{zellij_pid}-{}.json", now_ms());
-            if let Err(e) = std::fs::write(&path, kept) {
+            // Whole or not at all: the next instance may load while this one writes.
+            let written = ask_popup::atomic_file::write(
+                std::path::Path::new(&path),
+                kept.as_bytes(),
+                ask_popup::atomic_file::OWNER_ONLY,
+            );
+            if let Err(e) = written {
                 log_line::write(format_args!(
                     "ask-popup: cannot keep the replies across the reload ({path}): {e}"
                 ));
