@@ -70,7 +70,7 @@ fn ended_by(child: &mut Child, until: Instant, what: &str) -> (Option<i32>, Stri
         if Instant::now() >= until {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{what} still waited after the server was killed");
+            panic!("{what} still waited after the session ended");
         }
         thread::sleep(Duration::from_millis(50));
     }
@@ -87,8 +87,26 @@ fn has_ended(pid: u32) -> bool {
     }
 }
 
+/// How the session ends under its waiting callers.
+#[derive(Clone, Copy, Debug)]
+enum End {
+    /// `zellij kill-session`: the server ends and says so to its clients.
+    SessionKilled,
+    /// SIGKILL to the server (a crash, the out-of-memory killer): nobody is told.
+    ServerKilled,
+}
+
 #[test]
 fn a_killed_server_ends_every_waiting_caller_with_no_reply() {
+    every_waiting_caller_gets_no_reply_when(End::ServerKilled);
+}
+
+#[test]
+fn a_killed_session_ends_every_waiting_caller_with_no_reply() {
+    every_waiting_caller_gets_no_reply_when(End::SessionKilled);
+}
+
+fn every_waiting_caller_gets_no_reply_when(end: End) {
     let zellij = Zellij::start();
     let mut agents: Vec<(String, Child)> = (1..=3)
         .map(|n| {
@@ -100,13 +118,22 @@ fn a_killed_server_ends_every_waiting_caller_with_no_reply() {
     let mut hook = claude_hook(&zellij);
     // Every question reached the plugin (the command asks again itself when Zellij drops one).
     wait_for_pending(&zellij, 4, &mut []);
-    let server = zellij.server_pid().expect("the session's server");
-
-    let killed = Command::new("kill")
-        .args(["-KILL", &server.to_string()])
-        .status()
-        .expect("run kill");
-    assert!(killed.success());
+    match end {
+        End::ServerKilled => {
+            let server = zellij.server_pid().expect("the session's server");
+            let killed = Command::new("kill")
+                .args(["-KILL", &server.to_string()])
+                .status()
+                .expect("run kill");
+            assert!(killed.success());
+        }
+        End::SessionKilled => {
+            let mut kill = zellij.zellij();
+            kill.args(["kill-session", zellij.session()]);
+            let out = kill.output().expect("run zellij kill-session");
+            assert!(out.status.success(), "kill-session: {out:?}");
+        }
+    }
     let until = Instant::now() + SERVER_GONE;
 
     for (agent, child) in &mut agents {
