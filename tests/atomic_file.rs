@@ -2,6 +2,9 @@
 //! link stays a link, its mode stays), and a write that fails leaves the old file byte for byte
 //! and nothing else behind.
 
+mod files;
+use files::{mode, names};
+
 use ask_popup::atomic_file::{self, OWNER_ONLY, READABLE};
 use std::fs;
 use std::io;
@@ -10,20 +13,6 @@ use std::path::Path;
 
 const OLD: &str = "// the user's own\ntheme \"gruvbox\"\n";
 const NEW: &str = "// the user's own\ntheme \"gruvbox\"\nweb_sharing \"on\"\n";
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
-fn mode(path: &Path) -> u32 {
-    fs::metadata(path).unwrap().permissions().mode() & 0o7777
-}
 
 #[test]
 fn a_write_replaces_the_file_and_leaves_nothing_beside_it() {

@@ -3,10 +3,13 @@
 //! state, with the command that fixes it. (Zellij itself, the permission prompt and the agents
 //! asking through what setup wrote are the e2e tests'.)
 
+mod files;
+use files::{mode, names};
+
 use ask_popup::caller::zellij::PLUGIN;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 /// A HOME of its own, and a PATH dir for the programs the test says are installed.
@@ -387,20 +390,6 @@ fn setup_web_turns_sharing_on_says_when_zellij_has_no_web_server_and_remove_rest
     let out = home.run(&["setup", "web", "--remove", "--write"]);
     assert!(out.status.success(), "{out:?}");
     assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
-}
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
-fn mode(path: &Path) -> u32 {
-    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
 }
 
 #[test]
