@@ -21,7 +21,7 @@ use ask_popup::dialog::Dialog;
 use ask_popup::popup::{popup_rect, PopupSize};
 use ask_popup::view::{render, Chrome, Frame, Theme, ViewCache};
 use ask_popup::wire::{read_message, WireMessage, WirePayload};
-use protobuf_encode::{field, varint};
+use protobuf_encode::{field, varint, wire_line};
 use std::hint::black_box;
 
 fn main() {
@@ -132,6 +132,5 @@ fn encode(payload: &str) -> String {
         field(2, v.as_bytes(), &mut arg);
         field(6, &arg, &mut m);
     }
-    let list: Vec<String> = m.iter().map(|b| b.to_string()).collect();
-    format!("[{}]\n", list.join(","))
+    wire_line(&m)
 }

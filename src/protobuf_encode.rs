@@ -21,3 +21,10 @@ pub fn field(n: u64, bytes: &[u8], out: &mut Vec<u8>) {
     varint(bytes.len() as u64, out);
     out.extend_from_slice(bytes);
 }
+
+/// A message's encoding as Zellij's wire carries it to a plugin: its bytes as a JSON list, one
+/// line.
+pub fn wire_line(message: &[u8]) -> String {
+    let list: Vec<String> = message.iter().map(|b| b.to_string()).collect();
+    format!("[{}]\n", list.join(","))
+}

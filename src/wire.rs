@@ -391,7 +391,7 @@ pub fn read_message(input: impl Read, max_payload: usize) -> Result<WireMessage,
 mod tests {
     use super::*;
 
-    use crate::protobuf_encode::{field, varint};
+    use crate::protobuf_encode::{field, varint, wire_line};
 
     fn encode(payload: &[u8]) -> String {
         encode_with_id(payload, b"r7")
@@ -410,8 +410,7 @@ mod tests {
         field(6, &arg, &mut m);
         varint(7 << 3, &mut m);
         varint(1, &mut m);
-        let list: Vec<String> = m.iter().map(|b| b.to_string()).collect();
-        format!("[{}]\n", list.join(","))
+        wire_line(&m)
     }
 
     #[test]
@@ -515,8 +514,7 @@ mod tests {
         varint(id, &mut m);
         field(4, b"ask-popup-peer", &mut m);
         field(5, b"{}", &mut m);
-        let list: Vec<String> = m.iter().map(|b| b.to_string()).collect();
-        format!("[{}]\n", list.join(","))
+        wire_line(&m)
     }
 
     #[test]
