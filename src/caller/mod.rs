@@ -12,4 +12,5 @@ pub mod notify;
 pub mod session;
 pub mod setup;
 pub mod web;
+pub mod xdg;
 pub mod zellij;

@@ -7,7 +7,7 @@ use crate::caller::web;
 use crate::request::{self, Questionnaire};
 use serde::Serialize;
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The notify command (run through `sh -c`); set, even empty, it wins over the config file, and
@@ -57,14 +57,7 @@ pub enum NotifyError {
 /// The config file's path: `$XDG_CONFIG_HOME/ask-popup/config.toml` when that variable holds an
 /// absolute path (the XDG spec ignores any other), else `$HOME/.config/ask-popup/config.toml`.
 pub fn config_path(xdg_config_home: Option<&OsStr>, home: Option<&OsStr>) -> Option<PathBuf> {
-    let xdg = xdg_config_home
-        .map(Path::new)
-        .filter(|dir| dir.is_absolute());
-    let dir = match xdg {
-        Some(dir) => dir.to_path_buf(),
-        None => Path::new(home.filter(|h| !h.is_empty())?).join(".config"),
-    };
-    Some(dir.join(CONFIG_FILE))
+    super::xdg::path_of(xdg_config_home, home, ".config", CONFIG_FILE)
 }
 
 /// The notification's settings: `command_var` and `delay_var` (the environment) win over `file`;

@@ -271,16 +271,7 @@ pub const STATE_FILE: &str = "ask-popup/web.json";
 /// The state file's path: under `$XDG_STATE_HOME` when that variable holds an absolute path
 /// (the XDG spec ignores any other), else under `$HOME/.local/state`.
 pub fn state_path(xdg_state_home: Option<&OsStr>, home: Option<&OsStr>) -> Option<PathBuf> {
-    let xdg = xdg_state_home
-        .map(Path::new)
-        .filter(|dir| dir.is_absolute());
-    let dir = match xdg {
-        Some(dir) => dir.to_path_buf(),
-        None => Path::new(home.filter(|h| !h.is_empty())?)
-            .join(".local")
-            .join("state"),
-    };
-    Some(dir.join(STATE_FILE))
+    super::xdg::path_of(xdg_state_home, home, ".local/state", STATE_FILE)
 }
 
 /// What `setup web` made, as its state file keeps it.
