@@ -1,6 +1,6 @@
 //! `ask-popup setup web` and the doctor's web checks: the config file they edit and read, the
-//! state file where setup remembers what it made, and the `zellij web` commands they run. What to change and what each check means is
-//! `ask_popup::caller::web`.
+//! state file where setup remembers what it made, and the `zellij web` commands they run. What
+//! to change and what each check means is `ask_popup::caller::web`.
 
 use super::install::{config_dir, default_config, edit, read_text};
 use ask_popup::atomic_file::{self, OWNER_ONLY, READABLE};
@@ -85,11 +85,7 @@ fn save_made(path: &Path, made: &Made) -> Result<(), WebError> {
 
 /// The login tokens Zellij lists.
 fn list_tokens(config: &Path) -> Result<Vec<Token>, WebError> {
-    match zellij_web(config, &["--list-tokens"]) {
-        Some((true, printed)) => Ok(web::tokens_in(&printed)),
-        Some((false, printed)) => Err(WebError::ListFailed(printed.trim().to_owned())),
-        None => Err(WebError::NoZellij),
-    }
+    zellij_step(config, &["--list-tokens"], WebError::ListFailed).map(|p| web::tokens_in(&p))
 }
 
 /// Runs `zellij web ARGS` for a step that must succeed: `failed` makes its error from what
