@@ -76,15 +76,22 @@ fn ended_by(child: &mut Child, until: Instant, what: &str) -> (Option<i32>, Stri
     }
 }
 
+/// The fields of `/proc/PID/stat` after the command's name (which is in parentheses and may
+/// hold spaces): the state, then the parent, …; None once the process is gone.
+fn stat_of(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    Some(rest.split_whitespace().map(str::to_owned).collect())
+}
+
 /// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
 fn has_ended(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        // The state follows the command's name, which is in parentheses.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-    }
+    stat_of(pid).is_none_or(|fields| fields.first().is_some_and(|state| state == "Z"))
+}
+
+/// The parent of process `pid`.
+fn parent_of(pid: u32) -> Option<u32> {
+    stat_of(pid)?.get(1)?.parse().ok()
 }
 
 /// How the session ends under its waiting callers.
@@ -186,13 +193,6 @@ fn a_killed_command_takes_its_zellij_pipe_with_it() {
         );
         thread::sleep(Duration::from_millis(50));
     }
-}
-
-/// The parent of process `pid`.
-fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// What the plugin's trace says of the CLI pipe that asked with `id`: its pipe id and the
