@@ -473,9 +473,17 @@ fn the_waits_a_leaving_instance_announced_are_closed_once_by_the_next_leader() {
             all_two.extend(d);
             assert_eq!(blocked_pairs(&c), (0, 0), "{c:?}");
         }
-        // Client 1's instance opened the wait; client 2's closes it, once.
-        assert_eq!(blocked_pairs(&[asked_one, bye].concat()), (1, 0));
+        // Client 1's instance opened the wait; client 2's closes it, once, and says how it
+        // ended, once.
+        let one_said = [asked_one, bye].concat();
+        assert_eq!(blocked_pairs(&one_said), (1, 0));
         assert_eq!(blocked_pairs(&all_two), (0, 1), "{all_two:?}");
+        assert_eq!(broadcasts(&one_said, "ask-popup:answered").len(), 0);
+        assert_eq!(
+            broadcasts(&all_two, "ask-popup:answered").len(),
+            1,
+            "{all_two:?}"
+        );
         assert_eq!(two.pending_count(), 0);
     }
 }

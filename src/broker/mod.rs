@@ -26,7 +26,7 @@ pub use crate::marks::TITLE_MARK;
 use crate::request::{self, Questionnaire, RequestError};
 use crate::view::{natural_height, render, Chrome, Frame, ViewCache};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 mod arrival;
 mod gate;

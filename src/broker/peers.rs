@@ -30,9 +30,30 @@ pub(super) struct Peers {
     /// When this instance came back after its client had left: its requests from before
     /// then that the leader no longer has are over.
     back_ms: Option<u64>,
+    /// The outcome events of the latest requests that ended here while this instance owed
+    /// no end for them (at most `MAX_UNSAID_ENDS`), by pipe: a wait handed over by a leaving
+    /// instance after its request ended here has its outcome said then, once.
+    pub(super) unsaid_ends: VecDeque<(String, Ended)>,
 }
 
+/// How many unsaid outcome events an instance keeps for waits handed over late.
+const MAX_UNSAID_ENDS: usize = 64;
+
 impl Peers {
+    /// Keeps the outcome event of a request of pipe `pipe` that ended here unsaid.
+    pub(super) fn keep_unsaid_end(&mut self, pipe: &str, event: Ended) {
+        if self.unsaid_ends.len() == MAX_UNSAID_ENDS {
+            self.unsaid_ends.pop_front();
+        }
+        self.unsaid_ends.push_back((pipe.to_owned(), event));
+    }
+
+    /// The unsaid outcome event of pipe `pipe`'s request, taken: it is said once.
+    fn take_unsaid_end(&mut self, pipe: &str) -> Option<Ended> {
+        let i = self.unsaid_ends.iter().position(|(p, _)| p == pipe)?;
+        self.unsaid_ends.remove(i).map(|(_, event)| event)
+    }
+
     pub(super) fn leads(&self) -> bool {
         if self.away {
             return false;
@@ -141,13 +162,22 @@ impl Broker {
         for handed in announced {
             match self.pending.iter_mut().find(|r| r.pipe == handed.pipe) {
                 Some(r) => r.owed_ends = r.owed_ends.saturating_add(1),
-                None => self.push_blocked_of(
-                    handed.pane_id,
-                    &handed.agent,
-                    handed.request_id.as_deref(),
-                    false,
-                    effects,
-                ),
+                None => {
+                    self.push_blocked_of(
+                        handed.pane_id,
+                        &handed.agent,
+                        handed.request_id.as_deref(),
+                        false,
+                        effects,
+                    );
+                    // Ended here before the hand-over came: nobody said how, yet.
+                    if let Some(event) = self.peers.take_unsaid_end(&handed.pipe) {
+                        effects.push(Effect::Broadcast {
+                            name: event.name().to_owned(),
+                            payload: to_json(&event),
+                        });
+                    }
+                }
             }
         }
         self.status_line(effects);

@@ -238,6 +238,9 @@ impl Broker {
                     payload: to_json(&event),
                 });
             }
+        } else if let (true, Some(event)) = (self.config.indicator, event) {
+            // Announced elsewhere: said by whoever owes it, or here if it is handed over.
+            self.peers.keep_unsaid_end(&request.pipe, event);
         }
         if self.config.indicator {
             if let Some(pane) = request.pane {
