@@ -84,6 +84,12 @@ impl Arrivals {
         self.withdrawn.insert(key, now_ms);
     }
 
+    /// Whether `caller`'s request `id` was withdrawn before it came.
+    pub(super) fn is_withdrawn(&self, caller: &Asker, id: &str) -> bool {
+        self.withdrawn
+            .contains_key(&(caller.clone(), id.to_owned()))
+    }
+
     /// Whether `caller`'s request `id` was withdrawn before it came (forgetting it).
     pub(super) fn take_withdrawal(&mut self, caller: &Asker, id: &str) -> bool {
         self.withdrawn
@@ -128,8 +134,7 @@ impl Broker {
             }
             return;
         };
-        if self.arrivals.answered.contains_key(&pipe) || self.pending.iter().any(|r| r.pipe == pipe)
-        {
+        if self.arrivals.answered.contains_key(&pipe) || self.asked().any(|r| r.pipe == pipe) {
             // More input after the questionnaire (trailing lines): nothing to say.
             return;
         }

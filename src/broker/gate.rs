@@ -70,7 +70,19 @@ impl Held {
 #[derive(Debug, Default)]
 pub(super) struct GateState {
     pub(super) state: Gate,
-    pub(super) held: std::collections::VecDeque<Held>,
+    pub(super) held: VecDeque<Held>,
+}
+
+/// Whether a `cancel` of `caller`'s request `id` is among `held`.
+fn holds_withdrawal(held: &VecDeque<Held>, caller: &Asker, id: &str) -> bool {
+    held.iter().any(|held| match held {
+        Held::Pipe(msg) => {
+            msg.name == CANCEL_PIPE
+                && msg.args.get("id").map(String::as_str) == Some(id)
+                && Asker::of(&msg.args) == *caller
+        }
+        Held::Unreadable { .. } | Held::Busy { .. } => false,
+    })
 }
 
 impl Broker {
@@ -96,7 +108,102 @@ impl Broker {
         let mut effects = self.join(client);
         self.gate.state = Gate::Hellos;
         effects.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
-        effects
+        let held = std::mem::take(&mut self.gate.held);
+        for msg in &held {
+            if let Held::Pipe(msg) = msg {
+                self.preview(msg, &held, &mut effects);
+            }
+        }
+        self.gate.held = held;
+        self.done(effects)
+    }
+
+    /// While the hellos come in, a question held behind the gate shows at once, as a
+    /// provisional request: the user sees it as soon as it came, and it is asked (answered,
+    /// announced, marked) when the gate opens, by whichever instance leads then, in place of
+    /// the provisional one. Only a whole questionnaire that will be asked as it is shows: one
+    /// answered at once when the gate opens (invalid, withdrawn, asked before) or taking a
+    /// waiting request's place does not, nor a payload coming line by line. `held`: what
+    /// waits behind the gate besides.
+    fn preview(&mut self, msg: &PipeIn, held: &VecDeque<Held>, effects: &mut Vec<Effect>) {
+        let (Source::Cli(pipe), Some(payload)) = (&msg.source, &msg.payload) else {
+            return;
+        };
+        if self.gate.state != Gate::Hellos
+            || !is_question_pipe(&msg.name)
+            || payload.ends_with('\n')
+            || self.arrivals.was_answered(pipe)
+            || self.pending.iter().any(|r| r.pipe == *pipe)
+        {
+            return;
+        }
+        let caller = Asker::of(&msg.args);
+        if let Some(id) = msg.args.get("id").filter(|id| !id.is_empty()) {
+            let waiting = self
+                .pending
+                .iter()
+                .any(|r| r.caller == caller && r.request_id.as_ref() == Some(id));
+            if waiting
+                || self.arrivals.is_withdrawn(&caller, id)
+                || holds_withdrawal(held, &caller, id)
+                || self.arrivals.kept_reply(&caller, id).is_some()
+            {
+                return;
+            }
+        }
+        let mut intake = Intake::new();
+        let _ = intake.feed(payload);
+        if intake.too_large() || intake.is_blank() {
+            return;
+        }
+        let Ok(questionnaire) = request::parse(intake.text()) else {
+            return;
+        };
+        let dialog = Dialog::new(self.with_default_timeout(questionnaire));
+        let mut request = Request::new(pipe.clone(), &msg.args, dialog, 0, self.now_ms);
+        request.provisional = true;
+        self.pending.push(request);
+        if self.pending.len() == 1 {
+            self.current = 0;
+        }
+        self.show(effects);
+    }
+
+    /// Takes the provisional requests out of the queue, unasked: their messages are held, or
+    /// came to nothing.
+    pub(super) fn drop_provisional(&mut self, effects: &mut Vec<Effect>) {
+        let mut dropped = false;
+        while let Some(i) = self.pending.iter().position(|r| r.provisional) {
+            self.take(i);
+            dropped = true;
+        }
+        if dropped {
+            self.after_removal(effects);
+        }
+    }
+
+    /// Takes out of the queue the provisional requests that a `cancel` of arguments `args`
+    /// withdraws.
+    fn unshow_withdrawn(&mut self, args: &BTreeMap<String, String>, effects: &mut Vec<Effect>) {
+        let Some(id) = args.get("id").filter(|id| !id.is_empty()) else {
+            return;
+        };
+        let caller = Asker::of(args);
+        let withdrawn =
+            |r: &Request| r.provisional && r.caller == caller && r.request_id.as_ref() == Some(id);
+        if let Some(i) = self.pending.iter().position(withdrawn) {
+            self.take(i);
+            self.after_removal(effects);
+        }
+    }
+
+    /// The provisional request of CLI pipe `pipe`, taken out of the queue.
+    pub(super) fn take_provisional(&mut self, pipe: &str) -> Option<Request> {
+        let i = self
+            .pending
+            .iter()
+            .position(|r| r.provisional && r.pipe == pipe)?;
+        Some(self.take(i))
     }
 
     /// Answers the messages held behind the gate, as if they came now. `hide`: the popup
@@ -120,6 +227,8 @@ impl Broker {
                 }
             });
         }
+        // Shown, but its message came to nothing (withdrawn, answered elsewhere meanwhile).
+        self.drop_provisional(&mut effects);
         if hide && self.pending.is_empty() {
             effects.push(Effect::Hide);
         }
@@ -167,8 +276,19 @@ impl Broker {
             });
             return vec![Effect::Block(pipe)];
         }
+        let mut effects = vec![Effect::Block(pipe)];
+        if let Held::Pipe(msg) = &held {
+            let queue = std::mem::take(&mut self.gate.held);
+            self.preview(msg, &queue, &mut effects);
+            self.gate.held = queue;
+            if msg.name == CANCEL_PIPE {
+                // The question it withdraws no longer shows: it is answered `aborted` when
+                // the gate opens.
+                self.unshow_withdrawn(&msg.args, &mut effects);
+            }
+        }
         self.gate.held.push_back(held);
-        vec![Effect::Block(pipe)]
+        self.done(effects)
     }
 
     /// A pipe message the plugin held, its CLI blocked, until the permission answer came. As

@@ -161,6 +161,10 @@ struct Request {
     /// and handed it over as its client left. This instance says them when it ends, whoever
     /// leads by then.
     owed_ends: u8,
+    /// Shown from a message still held behind the gate while the hellos come in: not asked
+    /// yet, and so neither answered, announced, marked nor told to anyone; it gives way to
+    /// the request asked from that message (see `Broker::preview`).
+    provisional: bool,
 }
 
 impl Request {
@@ -190,7 +194,19 @@ impl Request {
             drawn_ready: false,
             counted_to_ms: None,
             owed_ends: 0,
+            provisional: false,
         }
+    }
+
+    /// Takes over what the user saw of `shown`, the provisional request of the same message,
+    /// and what it came to owe: the key guard and the countdown run from when it first showed.
+    /// (Its dialog is as it came: a provisional request takes no input and does not count
+    /// down.)
+    fn take_over(&mut self, shown: Request) {
+        self.first_shown_ms = shown.first_shown_ms;
+        self.drawn_ready = shown.drawn_ready;
+        self.counted_to_ms = shown.counted_to_ms;
+        self.owed_ends = self.owed_ends.saturating_add(shown.owed_ends);
     }
 
     /// The pipe arguments that name its caller and id, as they came.
@@ -246,9 +262,14 @@ impl Broker {
         }
     }
 
-    /// How many requests wait for the user.
+    /// How many requests wait for the user (shown ones not asked yet included).
     pub fn pending_count(&self) -> usize {
         self.pending.len()
+    }
+
+    /// The requests asked: the pending ones but those only shown yet (see `preview`).
+    fn asked(&self) -> impl Iterator<Item = &Request> {
+        self.pending.iter().filter(|r| !r.provisional)
     }
 
     pub fn is_visible(&self) -> bool {

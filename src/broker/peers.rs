@@ -277,8 +277,12 @@ impl Broker {
         effects: &mut Vec<Effect>,
     ) {
         for pipe in answered {
-            if !self.pending.iter().any(|r| r.pipe == pipe) {
+            if !self.asked().any(|r| r.pipe == pipe) {
+                // Answered while this instance loaded: not to be asked, nor shown.
                 self.remember(&pipe);
+                if self.take_provisional(&pipe).is_some() {
+                    self.after_removal(effects);
+                }
             }
         }
         // Back after its client had left: what it still holds from before and the leader no
@@ -295,9 +299,9 @@ impl Broker {
                 self.after_removal(effects);
             }
         }
-        let before = self.pending.len();
+        let mut added = false;
         for synced in requests {
-            let known = self.pending.iter().any(|r| r.pipe == synced.pipe)
+            let known = self.asked().any(|r| r.pipe == synced.pipe)
                 || self.arrivals.was_answered(&synced.pipe);
             if known {
                 continue;
@@ -310,14 +314,19 @@ impl Broker {
             dialog.set_countdown(synced.remaining_ms);
             self.arrivals.drop_partial(&synced.pipe);
             // The leader announced it, and says when it ends (`owed_ends` stays 0 here).
-            let request =
+            let mut request =
                 Request::new(synced.pipe, &synced.args, dialog, synced.bytes, self.now_ms);
+            // Shown here already from its held message: this request takes its place.
+            if let Some(shown) = self.take_provisional(&request.pipe) {
+                request.take_over(shown);
+            }
             self.pending.push(request);
+            added = true;
         }
-        if self.pending.len() > before {
+        if added {
             if self.config.indicator {
                 // The marks the leader set, known here in case this instance comes to lead.
-                let panes: Vec<u32> = self.pending.iter().filter_map(|r| r.pane).collect();
+                let panes: Vec<u32> = self.asked().filter_map(|r| r.pane).collect();
                 for pane in panes {
                     self.marks.mark(pane, effects);
                 }

@@ -4,10 +4,18 @@
 use super::*;
 
 impl Broker {
+    /// `questionnaire`, with the configured timeout when it carries none.
+    pub(super) fn with_default_timeout(&self, mut questionnaire: Questionnaire) -> Questionnaire {
+        if questionnaire.timeout_ms.is_none() {
+            questionnaire.timeout_ms = self.config.default_timeout_ms;
+        }
+        questionnaire
+    }
+
     pub(super) fn accept(
         &mut self,
         pipe: String,
-        mut questionnaire: Questionnaire,
+        questionnaire: Questionnaire,
         bytes: usize,
         args: &BTreeMap<String, String>,
         effects: &mut Vec<Effect>,
@@ -28,9 +36,9 @@ impl Broker {
             }
         }
         effects.push(Effect::Block(pipe.clone()));
-        if questionnaire.timeout_ms.is_none() {
-            questionnaire.timeout_ms = self.config.default_timeout_ms;
-        }
+        let questionnaire = self.with_default_timeout(questionnaire);
+        // Shown already while the hellos came in: this request takes its place.
+        let shown = self.take_provisional(&pipe);
 
         // The same caller asking again with the same id replaces its earlier request in its
         // place in the queue; what the user already gave carries over when the questions are
@@ -44,7 +52,10 @@ impl Broker {
             Some(r) if r.dialog.questionnaire() == &questionnaire => r.dialog.clone(),
             _ => Dialog::new(questionnaire),
         };
-        let request = Request::new(pipe, args, dialog, bytes, self.now_ms);
+        let mut request = Request::new(pipe, args, dialog, bytes, self.now_ms);
+        if let Some(shown) = shown {
+            request.take_over(shown);
+        }
         let index = match earlier {
             Some(i) => {
                 let old = std::mem::replace(&mut self.pending[i], request);
@@ -67,7 +78,7 @@ impl Broker {
         };
         let announce = self.config.indicator && self.leads();
         if let Some(request) = self.pending.get_mut(index) {
-            request.owed_ends = u8::from(announce);
+            request.owed_ends = request.owed_ends.saturating_add(u8::from(announce));
         }
         if let Some(request) = self.pending.get(index) {
             if announce {
@@ -274,7 +285,12 @@ impl Broker {
     pub fn pane_closed(&mut self, pane: u32) -> Vec<Effect> {
         let mut effects = Vec::new();
         self.marks.forget(pane);
-        while let Some(i) = self.pending.iter().position(|r| r.pane == Some(pane)) {
+        // What only shows is asked when the gate opens, and ends then.
+        while let Some(i) = self
+            .pending
+            .iter()
+            .position(|r| r.pane == Some(pane) && !r.provisional)
+        {
             self.end_by_host(i, ErrorCode::Dismissed, &mut effects);
         }
         self.done(effects)
@@ -282,7 +298,13 @@ impl Broker {
 
     /// The popup pane is closing: answer everyone, nobody may be left hanging.
     pub fn before_close(&mut self) -> Vec<Effect> {
-        let mut effects = Vec::new();
+        // What waits behind the gate is taken in first, so that its callers are answered too
+        // (a CLI held while the hellos came in would wait for good otherwise).
+        let mut effects = if self.gate.state == Gate::Open {
+            Vec::new()
+        } else {
+            self.release(false)
+        };
         while !self.pending.is_empty() {
             self.end_by_host(0, ErrorCode::Dismissed, &mut effects);
         }
@@ -305,6 +327,7 @@ impl Broker {
             .pending
             .iter()
             .enumerate()
+            .filter(|(_, r)| !r.provisional)
             .map(|(i, r)| StatusEntry {
                 agent: self.agent_name(r),
                 pane_id: r.pane,
@@ -371,7 +394,7 @@ impl Broker {
             label: WAITING_LABEL,
             pane_id: pane,
             agent,
-            pending: self.pending.len(),
+            pending: self.asked().count(),
             request_id,
         });
         effects.push(Effect::Broadcast {
@@ -389,7 +412,7 @@ impl Broker {
         if !self.config.zjstatus || !self.leads() {
             return;
         }
-        let text = match self.pending.len() {
+        let text = match self.asked().count() {
             0 => String::new(),
             n => format!("⏳ {n} waiting"),
         };
@@ -406,7 +429,7 @@ impl Broker {
             self.marks.update(pane, &title, &mut effects);
         }
         if self.config.indicator {
-            let waiting: Vec<u32> = self.pending.iter().filter_map(|r| r.pane).collect();
+            let waiting: Vec<u32> = self.asked().filter_map(|r| r.pane).collect();
             for pane in waiting {
                 self.marks.mark(pane, &mut effects);
             }

@@ -85,7 +85,11 @@ impl Broker {
         }
         self.forget_old(&mut effects);
         let leads = self.leads();
-        if let Some(r) = self.pending.get_mut(self.current) {
+        if let Some(r) = self
+            .pending
+            .get_mut(self.current)
+            .filter(|r| !r.provisional)
+        {
             if let Some(from) = r.counted_to_ms {
                 r.counted_to_ms = Some(now);
                 match r.dialog.tick(now.saturating_sub(from)) {
@@ -118,8 +122,9 @@ impl Broker {
         let Some(request) = self.pending.get_mut(self.current) else {
             return effects;
         };
-        if !keys_count && input != Input::Key(Key::Hide) {
-            // A stray key, typed for another pane as the popup appeared.
+        if (!keys_count || request.provisional) && input != Input::Key(Key::Hide) {
+            // A stray key, typed for another pane as the popup appeared, or one for a request
+            // not asked yet (only shown while the hellos come in).
             return effects;
         }
         let browsing = request.dialog.mode() == Mode::Browse;
