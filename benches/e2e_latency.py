@@ -500,6 +500,33 @@ class World:
         if size != [f"{COLS}x{ROWS}".encode()]:
             raise BenchError(f"the terminal is {size!r}, not {COLS}x{ROWS}")
 
+    def attach_second_client(self):
+        """A second client attached to the session, in a tmux session of its own on the same
+        tmux server; waits until Zellij lists two clients."""
+        quote = lambda s: "'" + s.replace("'", "'\\''") + "'"
+        line = "exec env " + " ".join(
+            f"{k}={quote(self.env[k])}"
+            for k in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
+                      "ZELLIJ_SOCKET_DIR", "TMPDIR", "TMUX_TMPDIR", "SHELL")
+        )
+        line += f" {quote(self.zellij)} --config {quote(self.config)} attach {SESSION}"
+        out = self.run(
+            self.tmux_argv(
+                "new-session", "-d", "-s", TMUX_SESSION + "2", "-x", str(COLS), "-y", str(ROWS), line
+            )
+        )
+        if out.returncode != 0:
+            raise BenchError(f"tmux new-session (second client) failed: {out.stderr.decode()}")
+        deadline = now() + 60
+        while True:
+            out = self.action("list-clients")
+            rows = [l for l in out.stdout.decode(errors="replace").splitlines()[1:] if l.strip()]
+            if out.returncode == 0 and len(rows) >= 2:
+                return
+            if now() > deadline:
+                raise BenchError(f"the second client never attached: {out!r}")
+            time.sleep(0.1)
+
     def log_tail(self, lines=30):
         text = []
         tmp = os.path.join(self.root, "tmp")
@@ -698,6 +725,45 @@ def asked_by(world, how, kind, payload_template, nonce, command):
     ctl.wait_exit(pipe, 15)
     ctl.wait_screen(f"{nonce} gone", lambda s: nonce not in s, now(), 15)
     return t_reply - pipe.t0, t_reply - t_enter
+
+
+def cold_start(args, plugins, clients, nonces, run):
+    """The first question of a fresh session (its plugin not loaded yet) with `clients`
+    attached: `zellij pipe` spawned -> the first frame showing it on the first client's
+    terminal, for ask-popup and the floor, in the order given. Each in a session of its own
+    under a fresh folder (nothing cached from an earlier run), torn down after. Seconds, by
+    plugin."""
+    times = {}
+    for plugin in plugins:
+        world = World(os.path.join(args.root, f"cold{run}-{plugin}"), args.zellij, args.tmux,
+                      {OURS: os.path.abspath(args.ours), FLOOR: os.path.abspath(args.floor)})
+        try:
+            world.start()
+            if clients == 2:
+                world.attach_second_client()
+            ctl = world.ctl
+            nonce = nonces.next()
+            payload = template(SMALL).replace("NONCE", nonce, 1)
+            args_ = f"id={nonce.strip('[]')},agent=bench"
+            ctl.quiet()
+            pipe = Pipe(world, plugin, args_, payload)
+
+            def tick():
+                if pipe.retry_if_missed():
+                    log(f"  ({nonce}: the CLI missed the session, sent again)")
+
+            if plugin == OURS:
+                shown = lambda s: nonce in s
+            else:
+                shown = lambda s: nonce in s and "FLOOR keys=0" in s
+            t_frame, _ = ctl.wait_screen(f"cold request {nonce}", shown, pipe.t0, 60, tick)
+            times[plugin] = t_frame - pipe.t0
+        except BenchError:
+            log(f"--- the Zellij log (tail) ---\n{world.log_tail()}\n---")
+            raise
+        finally:
+            world.close()
+    return times
 
 
 def settling(screen):
@@ -904,7 +970,11 @@ BUDGET = {"small": 1.25, "one": 1.5, "worst": 1.5}
 COMMAND_BUDGET = 1.10
 
 
-def report(meta, results, command, many):
+# The first question of a session, by clients attached.
+COLD_BUDGET = {1: 1.25, 2: 1.5}
+
+
+def report(meta, results, command, many, cold=None):
     out = []
     out.append(
         f"End-to-end latency, Zellij {meta['zellij']}, tmux {COLS}x{ROWS}, {meta['runs']} runs "
@@ -921,6 +991,8 @@ def report(meta, results, command, many):
     out.append(head)
     out.append("-" * len(head))
     for kind in results[OURS]:
+        if not results[OURS][kind]["a"]:
+            continue
         for key, name in TIMINGS:
             ours = summary(results[OURS][kind][key])
             floor = summary(results[FLOOR][kind][key])
@@ -970,12 +1042,36 @@ def report(meta, results, command, many):
         out.append(
             f"{'ask-popup, worst case':33} {fmt(one):>25} {fmt(lots):>25} {ratio:10.2f}  ≤1.5 {verdict}"
         )
+    if cold:
+        out.append("")
+        out.append(
+            "Cold start: the first question of a fresh session (the plugin loaded by it, its "
+            "permissions granted beforehand), `zellij pipe` → the question on screen"
+        )
+        head = f"{'clients':8} {'':24} {'ask-popup':>25} {'floor':>25} {'ours/floor':>10}  budget"
+        out.append(head)
+        out.append("-" * len(head))
+        for clients, cells in cold.items():
+            ours = summary(cells[OURS])
+            floor = summary(cells[FLOOR])
+            ratio = ours["median"] / floor["median"]
+            budget = COLD_BUDGET[clients]
+            verdict = "ok" if ratio <= budget else "OVER"
+            out.append(
+                f"{clients:<8} {'pipe → first frame':24} {fmt(ours):>25} {fmt(floor):>25} "
+                f"{ratio:10.2f}  ≤{budget} {verdict}"
+            )
     out.append("")
-    rtt = summary(meta["capture_rtts"])
+    reads = "Screen reads: tmux control mode, a capture after every %output; "
+    if meta["capture_rtts"]:
+        rtt = summary(meta["capture_rtts"])
+        reads += (
+            f"capture round trip median {rtt['median']:.2f} ms (p90 {rtt['p90']:.2f}, "
+            f"max {rtt['max']:.1f}); "
+        )
     out.append(
-        f"Screen reads: tmux control mode, a capture after every %output; capture round trip "
-        f"median {rtt['median']:.2f} ms (p90 {rtt['p90']:.2f}, max {rtt['max']:.1f}); "
-        f"CLI calls that missed the session and were sent again: {meta['missed_retries']}; "
+        reads
+        + f"CLI calls that missed the session and were sent again: {meta['missed_retries']}; "
         f"calls Zellij ended with exit 0 and no reply before the answer (run or asked again): "
         f"{meta['lost_calls']}"
     )
@@ -1004,6 +1100,10 @@ def main():
     ap.add_argument("--agents", type=int, default=32)
     ap.add_argument("--toggles", type=int, default=40, help="key presses per pending count")
     ap.add_argument("--skip-many", action="store_true")
+    ap.add_argument("--cold", type=int, default=10,
+                    help="fresh sessions per plugin and client count for the cold start (0: none)")
+    ap.add_argument("--skip-warm", action="store_true",
+                    help="only the cold start (and what --skip-command/--skip-many leave)")
     ap.add_argument("--out", help="a dir for results.json and results.md")
     args = ap.parse_args()
 
@@ -1038,10 +1138,28 @@ def main():
     many = None
     started = now()
     load_start = os.getloadavg()
+    cold = None
+    if args.cold:
+        log(f"Cold start: {args.cold} fresh sessions per plugin, one client then two")
+        cold = {}
+        for clients in (1, 2):
+            cold[clients] = {OURS: [], FLOOR: []}
+            for i in range(args.cold):
+                order = (OURS, FLOOR) if i % 2 == 0 else (FLOOR, OURS)
+                times = cold_start(args, order, clients, nonces, f"{clients}-{i}")
+                for plugin, t in times.items():
+                    cold[clients][plugin].append(t)
+                log(
+                    f"  cold {clients} client{'s' if clients > 1 else ' '} run {i + 1:2}  "
+                    + "  ".join(f"{p} {times[p] * 1000:6.1f}" for p in (OURS, FLOOR))
+                    + " ms"
+                )
     try:
         world.start()
         log(f"Zellij is up ({now() - started:.1f} s)")
         for kind, payload in payloads.items():
+            if args.skip_warm:
+                break
             for i in range(args.warmup + args.runs):
                 order = (OURS, FLOOR) if i % 2 == 0 else (FLOOR, OURS)
                 for plugin in order:
@@ -1121,7 +1239,7 @@ def main():
         "cpus": os.cpu_count(),
         "seconds": now() - started,
     }
-    text = report(meta, results, command, many)
+    text = report(meta, results, command, many, cold)
     print(text)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
@@ -1129,10 +1247,11 @@ def main():
             f.write("```\n" + text + "\n```\n")
         raw = {
             "meta": {k: v for k, v in meta.items() if k != "capture_rtts"},
-            "capture_rtt_ms": summary(meta["capture_rtts"]),
+            "capture_rtt_ms": summary(meta["capture_rtts"]) if meta["capture_rtts"] else None,
             "samples_s": results,
             "command_samples_s": command,
             "many_agents": many,
+            "cold_samples_s": cold,
         }
         with open(os.path.join(args.out, "results.json"), "w") as f:
             json.dump(raw, f, indent=1)

@@ -193,9 +193,7 @@ mod plugin {
                 // client alone.
                 None => log_line::write(format_args!("ask-popup: Zellij did not say its ids")),
             }
-            for kept in across_reload::take(self.zellij_pid) {
-                self.broker.recall(&kept);
-            }
+            self.recall_kept();
             self.started = Some(std::time::Instant::now());
             // The first question loads the plugin, and Zellij holds it back until the user
             // answers the permission request, which it draws in this pane: a pane that a pipe
@@ -292,6 +290,9 @@ mod plugin {
                     self.set_own_title("ask-popup".to_owned());
                     if granted {
                         self.granted_ms = Some(self.broker.now_ms());
+                        // What an instance that closed as this one loaded kept since: a caller
+                        // it answered into the void may be what loaded this one.
+                        self.recall_kept();
                     }
                     self.broker.permission(granted, self.client_id)
                 }
@@ -412,6 +413,13 @@ mod plugin {
                 send(PluginCommand::RequestPluginPermissions(
                     PERMISSIONS.to_vec(),
                 ));
+            }
+        }
+
+        /// Takes back the replies this session's earlier instances kept as they closed.
+        fn recall_kept(&mut self) {
+            for kept in across_reload::take(self.zellij_pid) {
+                self.broker.recall(&kept);
             }
         }
 

@@ -314,9 +314,10 @@ impl Broker {
         }
         // Closing the popup unloads the plugin, and Zellij can lose a reply on the way out: its
         // caller then asks again with the same id, which loads a fresh instance. That one must
-        // repeat the reply, not show the question the user just closed.
+        // repeat the reply, not show the question the user just closed. Kept before any reply
+        // goes out: a caller that asks again at once finds it.
         if let Some(kept) = self.kept_replies() {
-            effects.push(Effect::KeepAcrossReload(kept));
+            effects.insert(0, Effect::KeepAcrossReload(kept));
         }
         self.done(effects)
     }
