@@ -20,8 +20,12 @@ pub enum Effect {
     RenamePane { pane: u32, title: String },
     /// Set the popup's own pane title.
     SetOwnTitle(String),
-    /// Show the popup (focused, floating).
+    /// Show the popup (focused, floating), fitted to the dialog.
     Show,
+    /// Show the popup where it is, unfitted: the pane is one for every client, and while the
+    /// instances have not heard each other yet the one of the lowest client id fits it (each
+    /// resize has Zellij tell every plugin of every client).
+    ShowAsPlaced,
     /// Hide the popup.
     Hide,
     /// Ask for a timer event after this many seconds.

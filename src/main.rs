@@ -88,7 +88,7 @@ mod plugin {
     use ask_popup::config::{key_label, Settings, DEFAULT_HIDE_KEY};
     use ask_popup::dialog::{Input, Key};
     use ask_popup::log_line;
-    use ask_popup::popup::{popup_rect, PopupSize};
+    use ask_popup::popup::{popup_rect, PopupSize, Rect};
     use ask_popup::request::RequestError;
     use ask_popup::view::Theme;
     use ask_popup::wire::{WireMessage, WirePayload, WireSource};
@@ -143,6 +143,8 @@ mod plugin {
         screen: Option<(usize, usize)>,
         /// The popup's height in rows, when fitted to the dialog.
         fitted_height: Option<usize>,
+        /// Where this instance last placed the popup, in cells.
+        placed: Option<Rect>,
         /// When the permissions were granted, by the broker's clock.
         granted_ms: Option<u64>,
         /// Whether an event that needs them came since (a tab, pane or mode update).
@@ -155,6 +157,8 @@ mod plugin {
         held_input: Vec<ZellijEvent>,
         /// The `trace` option: what this instance hears and does goes to Zellij's log.
         trace: bool,
+        /// The name this instance gave the popup's pane last.
+        own_title: Option<String>,
     }
 
     impl ZellijPlugin for State {
@@ -287,7 +291,6 @@ mod plugin {
                         }
                         return render;
                     }
-                    self.set_own_title("ask-popup".to_owned());
                     if granted {
                         self.granted_ms = Some(self.broker.now_ms());
                         // What an instance that closed as this one loaded kept since: a caller
@@ -418,7 +421,7 @@ mod plugin {
 
         /// Takes back the replies this session's earlier instances kept as they closed.
         fn recall_kept(&mut self) {
-            for kept in across_reload::take(self.zellij_pid) {
+            if let Some(kept) = across_reload::take(self.zellij_pid) {
                 self.broker.recall(&kept);
             }
         }
@@ -527,6 +530,10 @@ mod plugin {
                         resize = true;
                         render = true;
                     }
+                    Effect::ShowAsPlaced => {
+                        send(PluginCommand::ShowSelf(true));
+                        render = true;
+                    }
                     Effect::Hide => {
                         send(PluginCommand::HideSelf);
                     }
@@ -584,6 +591,11 @@ mod plugin {
                 return;
             }
             self.fitted_height = Some(rect.height);
+            if self.placed == Some(rect) {
+                // Where it is already: each move has Zellij tell every plugin of every client.
+                return;
+            }
+            self.placed = Some(rect);
             let coordinates = FloatingPaneCoordinates::default()
                 .with_x_fixed(rect.x)
                 .with_y_fixed(rect.y)
@@ -602,10 +614,15 @@ mod plugin {
             }
         }
 
-        /// Names the popup's pane.
-        fn set_own_title(&self, title: String) {
+        /// Names the popup's pane (each rename has Zellij tell every plugin of every client:
+        /// a name it has already is not sent again).
+        fn set_own_title(&mut self, title: String) {
+            if self.own_title.as_ref() == Some(&title) {
+                return;
+            }
             if let Some(id) = self.plugin_id {
-                send(PluginCommand::RenamePluginPane(id, title));
+                send(PluginCommand::RenamePluginPane(id, title.clone()));
+                self.own_title = Some(title);
             }
         }
 
@@ -800,30 +817,39 @@ mod plugin {
 
     /// What one instance keeps for the next when the popup closes (`Effect::KeepAcrossReload`):
     /// a file in the plugin's `/cache` folder, which Zellij shares between every instance of the
-    /// plugin's URL (`/data` is the instance's own), named after the session's server and the
-    /// time, written whole (`atomic_file`), read for a minute and then deleted by whichever
-    /// instance loads next.
+    /// plugin's URL (`/data` is the instance's own), one per session (named after its server),
+    /// written whole (`atomic_file`), and read by the instances that load in the minute after.
+    /// Loading reads that one file: a folder's listing costs a loading instance several
+    /// milliseconds in Zellij's interpreter, and the first question waits for every instance
+    /// to load. The files of sessions gone are deleted when the next popup closes.
     mod across_reload {
         use ask_popup::log_line;
-        use std::time::{SystemTime, UNIX_EPOCH};
+        use std::path::Path;
+        use std::time::{Duration, SystemTime};
 
         const DIR: &str = "/cache";
         const PREFIX: &str = "ask-popup-closed-";
         /// How long kept replies count: as long as the broker remembers replies.
-        const FRESH_MS: u128 = ask_popup::broker::FORGET_AFTER_MS as u128;
+        const FRESH: Duration = Duration::from_millis(ask_popup::broker::FORGET_AFTER_MS);
 
-        fn now_ms() -> u128 {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map(|d| d.as_millis())
-                .unwrap_or(0)
+        fn path(zellij_pid: u32) -> String {
+            format!("{DIR}/{PREFIX}{zellij_pid}.json")
+        }
+
+        /// Whether the file at `path` was written within `FRESH` (unknown: not).
+        fn is_fresh(path: &Path) -> bool {
+            std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|written| SystemTime::now().duration_since(written).ok())
+                .is_some_and(|age| age < FRESH)
         }
 
         pub fn keep(zellij_pid: u32, kept: &str) {
-            let path = format!("{DIR}/{PREFIX}{zellij_pid}-{}.json", now_ms());
+            let path = path(zellij_pid);
             // Whole or not at all: the next instance may load while this one writes.
             let written = ask_popup::atomic_file::write(
-                std::path::Path::new(&path),
+                Path::new(&path),
                 kept.as_bytes(),
                 ask_popup::atomic_file::OWNER_ONLY,
             );
@@ -832,34 +858,24 @@ mod plugin {
                     "ask-popup: cannot keep the replies across the reload ({path}): {e}"
                 ));
             }
-        }
-
-        /// The texts kept by this session's earlier instances in the last minute; older files
-        /// (of any session) are deleted.
-        pub fn take(zellij_pid: u32) -> Vec<String> {
-            let now = now_ms();
-            let mut kept = Vec::new();
+            // Other sessions' files, once stale.
             for entry in std::fs::read_dir(DIR).into_iter().flatten().flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let Some((pid, ms)) = name
-                    .strip_prefix(PREFIX)
-                    .and_then(|rest| rest.strip_suffix(".json"))
-                    .and_then(|rest| rest.split_once('-'))
-                    .and_then(|(pid, ms)| {
-                        Some((pid.parse::<u32>().ok()?, ms.parse::<u128>().ok()?))
-                    })
-                else {
-                    continue;
-                };
-                if now.saturating_sub(ms) > FRESH_MS {
+                let stale = entry.file_name().to_string_lossy().starts_with(PREFIX)
+                    && !is_fresh(&entry.path());
+                if stale {
                     let _ = std::fs::remove_file(entry.path());
-                } else if pid == zellij_pid {
-                    if let Ok(text) = std::fs::read_to_string(entry.path()) {
-                        kept.push(text);
-                    }
                 }
             }
-            kept
+        }
+
+        /// What this session's latest closing instance kept, if it closed in the last minute.
+        pub fn take(zellij_pid: u32) -> Option<String> {
+            let path = path(zellij_pid);
+            let path = Path::new(&path);
+            if !is_fresh(path) {
+                return None;
+            }
+            std::fs::read_to_string(path).ok()
         }
     }
 }

@@ -257,7 +257,9 @@ fn a_client_that_attaches_later_is_told_what_is_pending_and_shows_it_without_hid
         "the callers are held already: {in_two:?}"
     );
     assert_eq!(two.pending_count(), 2);
-    assert!(in_two.contains(&Effect::Show));
+    // Shown where client 1's instance placed the pane (its client's id is the lower).
+    assert!(in_two.contains(&Effect::ShowAsPlaced), "{in_two:?}");
+    assert!(!in_two.contains(&Effect::Show), "{in_two:?}");
     assert_eq!(two.current_dialog().unwrap().countdown(), Some(remaining));
     assert_eq!(
         two.current_dialog().unwrap().questionnaire(),

@@ -242,3 +242,53 @@ fn a_countdown_runs_from_when_the_question_first_showed() {
     assert_eq!(r.len(), 1, "timed out 2 s after it first showed: {fx:?}");
     assert_eq!(r[0].1["details"]["error"], "timed_out");
 }
+
+#[test]
+fn a_questionnaire_on_one_line_of_stdin_shows_at_once_one_of_several_lines_when_asked() {
+    // `ask-popup ask` sends the questionnaire as one line of stdin, then its end.
+    let line = format!("{}\n", question("One line?"));
+    let (mut b, fx) = loaded_with(1, &[cli("p1", Some(&line), &[("id", "a")])]);
+    assert!(fx.contains(&Effect::Show), "{fx:?}");
+    let fx = tick(&mut b, HELLO_WINDOW_MS);
+    assert_eq!(blocked_pairs(&fx), (1, 0));
+    assert_eq!(b.pending_count(), 1);
+
+    // A pretty-printed questionnaire comes a line at a time: nothing to show from its first
+    // line, nor from a later one alone; it shows once the window ends and it is whole.
+    let pretty = serde_json::to_string_pretty(&serde_json::json!({
+        "questions": [{"question": "Pretty?", "header": "H", "options": ["A", "B"]}]
+    }))
+    .unwrap();
+    let lines: Vec<String> = pretty.lines().map(|l| format!("{l}\n")).collect();
+    let held: Vec<_> = lines
+        .iter()
+        .map(|l| cli("p2", Some(l), &[("id", "b")]))
+        .collect();
+    let (mut b, fx) = loaded_with(1, &held);
+    assert!(!fx.contains(&Effect::Show), "{fx:?}");
+    assert_eq!(b.pending_count(), 0);
+    let fx = tick(&mut b, HELLO_WINDOW_MS);
+    assert!(fx.contains(&Effect::Show), "{fx:?}");
+    assert_eq!(b.pending_count(), 1);
+    assert!(replies(&fx).is_empty());
+}
+
+#[test]
+fn while_the_hellos_come_in_the_lowest_clients_instance_alone_fits_the_shared_pane() {
+    // Both instances load with the question; the tab updates before the grant list both
+    // clients. The pane is one for every client: client 1's instance fits it, client 2's
+    // shows it as placed.
+    let msg = ask("p1", "r1");
+    let mut fx = Vec::new();
+    for (client, others) in [(1, [2]), (2, [1])] {
+        let mut b = instance();
+        b.await_permission();
+        b.pipe(msg.clone());
+        assert!(b.attached(&others).is_empty());
+        fx.push(b.permission(true, client));
+    }
+    assert!(fx[0].contains(&Effect::Show), "{:?}", fx[0]);
+    assert!(!fx[0].contains(&Effect::ShowAsPlaced));
+    assert!(fx[1].contains(&Effect::ShowAsPlaced), "{:?}", fx[1]);
+    assert!(!fx[1].contains(&Effect::Show));
+}

@@ -39,13 +39,8 @@ impl Held {
     /// The CLI pipe that waits for it, if any.
     fn cli(&self) -> Option<&str> {
         match self {
-            Held::Pipe(PipeIn {
-                source: Source::Cli(pipe),
-                ..
-            })
-            | Held::Unreadable { pipe, .. }
-            | Held::Busy { pipe, .. } => Some(pipe),
-            Held::Pipe(_) => None,
+            Held::Pipe(msg) => msg.source.cli(),
+            Held::Unreadable { pipe, .. } | Held::Busy { pipe, .. } => Some(pipe),
         }
     }
 
@@ -102,20 +97,29 @@ impl Broker {
             // delay them.
             return Vec::new();
         }
+        // The pane's own name instead of Zellij's (its folder and the plugin's URL), unless a
+        // question shows at once and names it.
+        let named = |mut effects: Vec<Effect>| {
+            if !effects.iter().any(|e| matches!(e, Effect::SetOwnTitle(_))) {
+                effects.insert(0, Effect::SetOwnTitle("ask-popup".to_owned()));
+            }
+            effects
+        };
         if !granted {
-            return self.release(false);
+            return named(self.release(false));
         }
         let mut effects = self.join(client);
         self.gate.state = Gate::Hellos;
         effects.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
         let held = std::mem::take(&mut self.gate.held);
-        for msg in &held {
+        for (i, msg) in held.iter().enumerate() {
             if let Held::Pipe(msg) = msg {
-                self.preview(msg, &held, &mut effects);
+                let continues = held.range(..i).any(|h| h.cli() == msg.source.cli());
+                self.preview(msg, continues, &held, &mut effects);
             }
         }
         self.gate.held = held;
-        self.done(effects)
+        named(self.done(effects))
     }
 
     /// While the hellos come in, a question held behind the gate shows at once, as a
@@ -123,15 +127,23 @@ impl Broker {
     /// announced, marked) when the gate opens, by whichever instance leads then, in place of
     /// the provisional one. Only a whole questionnaire that will be asked as it is shows: one
     /// answered at once when the gate opens (invalid, withdrawn, asked before) or taking a
-    /// waiting request's place does not, nor a payload coming line by line. `held`: what
-    /// waits behind the gate besides.
-    fn preview(&mut self, msg: &PipeIn, held: &VecDeque<Held>, effects: &mut Vec<Effect>) {
+    /// waiting request's place does not, nor a payload of several lines (a questionnaire on
+    /// one line of stdin, as `ask-popup ask` sends it, does). `continues`: an earlier message
+    /// of its pipe waits behind the gate; `held`: what waits behind the gate besides.
+    fn preview(
+        &mut self,
+        msg: &PipeIn,
+        continues: bool,
+        held: &VecDeque<Held>,
+        effects: &mut Vec<Effect>,
+    ) {
         let (Source::Cli(pipe), Some(payload)) = (&msg.source, &msg.payload) else {
             return;
         };
         if self.gate.state != Gate::Hellos
+            || continues
             || !is_question_pipe(&msg.name)
-            || payload.ends_with('\n')
+            || self.arrivals.partials.contains_key(pipe)
             || self.arrivals.was_answered(pipe)
             || self.pending.iter().any(|r| r.pipe == *pipe)
         {
@@ -152,7 +164,10 @@ impl Broker {
             }
         }
         let mut intake = Intake::new();
-        let _ = intake.feed(payload);
+        if intake.feed(payload) != Assembly::Complete && payload.ends_with('\n') {
+            // The first line of several: the questionnaire is asked once it is whole.
+            return;
+        }
         if intake.too_large() || intake.is_blank() {
             return;
         }
@@ -279,7 +294,8 @@ impl Broker {
         let mut effects = vec![Effect::Block(pipe)];
         if let Held::Pipe(msg) = &held {
             let queue = std::mem::take(&mut self.gate.held);
-            self.preview(msg, &queue, &mut effects);
+            let continues = queue.iter().any(|h| h.cli() == held.cli());
+            self.preview(msg, continues, &queue, &mut effects);
             self.gate.held = queue;
             if msg.name == CANCEL_PIPE {
                 // The question it withdraws no longer shows: it is answered `aborted` when

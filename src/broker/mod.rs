@@ -112,6 +112,16 @@ pub enum Source {
     Keybind,
 }
 
+impl Source {
+    /// The CLI pipe that waits for an answer, if any.
+    fn cli(&self) -> Option<&str> {
+        match self {
+            Source::Cli(pipe) => Some(pipe),
+            Source::Plugin(_) | Source::Keybind => None,
+        }
+    }
+}
+
 /// One pipe message, as the host delivers it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PipeIn {

@@ -54,6 +54,16 @@ impl Peers {
         self.unsaid_ends.remove(i).map(|(_, event)| event)
     }
 
+    /// Whether this instance's client has the lowest id of those it knows of: the ones that
+    /// said hello and those a tab update listed (which come before the hellos).
+    pub(super) fn first_seen(&self) -> bool {
+        let Some(me) = self.me else { return true };
+        self.known
+            .iter()
+            .chain(&self.seen)
+            .all(|client| me <= *client)
+    }
+
     pub(super) fn leads(&self) -> bool {
         if self.away {
             return false;
@@ -85,6 +95,9 @@ impl Broker {
     pub fn attached(&mut self, others: &[u16]) -> Vec<Effect> {
         let mut effects = Vec::new();
         let Some(me) = self.peers.me else {
+            // Not serving yet (the permission not granted): who is attached is only noted, for
+            // who places the popup (`Peers::first_seen`).
+            self.peers.seen.extend(others);
             return effects;
         };
         if self.peers.away {

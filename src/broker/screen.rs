@@ -10,7 +10,12 @@ impl Broker {
         }
         self.visible = true;
         effects.push(Effect::SetOwnTitle(self.own_title()));
-        effects.push(Effect::Show);
+        let placed_elsewhere = self.gate.state == Gate::Hellos && !self.peers.first_seen();
+        effects.push(if placed_elsewhere {
+            Effect::ShowAsPlaced
+        } else {
+            Effect::Show
+        });
         effects.push(Effect::Render);
         self.on_screen_changed(effects);
     }
