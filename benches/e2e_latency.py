@@ -1100,7 +1100,7 @@ def main():
     ap.add_argument("--agents", type=int, default=32)
     ap.add_argument("--toggles", type=int, default=40, help="key presses per pending count")
     ap.add_argument("--skip-many", action="store_true")
-    ap.add_argument("--cold", type=int, default=10,
+    ap.add_argument("--cold", type=int, default=20,
                     help="fresh sessions per plugin and client count for the cold start (0: none)")
     ap.add_argument("--skip-warm", action="store_true",
                     help="only the cold start (and what --skip-command/--skip-many leave)")

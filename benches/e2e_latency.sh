@@ -5,7 +5,7 @@
 # `bash scripts/ensure-tools.sh` provides (tmux, zellij 0.45.1, the wasm32-wasip1 target) and
 # python3 (standard library only).
 #
-#   bash benches/e2e_latency.sh              # the cold start (10 fresh sessions per plugin, one
+#   bash benches/e2e_latency.sh              # the cold start (20 fresh sessions per plugin, one
 #                                            # client then two), 30 runs per cell, then 32 agents
 #   bash benches/e2e_latency.sh --cold 6 --skip-warm --skip-many --skip-command   # cold start only
 #   bash benches/e2e_latency.sh --runs 5 --skip-many

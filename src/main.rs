@@ -88,7 +88,7 @@ mod plugin {
     use ask_popup::config::{key_label, Settings, DEFAULT_HIDE_KEY};
     use ask_popup::dialog::{Input, Key};
     use ask_popup::log_line;
-    use ask_popup::popup::{popup_rect, PopupSize, Rect};
+    use ask_popup::popup::{popup_rect, PopupSize};
     use ask_popup::request::RequestError;
     use ask_popup::view::Theme;
     use ask_popup::wire::{WireMessage, WirePayload, WireSource};
@@ -143,8 +143,6 @@ mod plugin {
         screen: Option<(usize, usize)>,
         /// The popup's height in rows, when fitted to the dialog.
         fitted_height: Option<usize>,
-        /// Where this instance last placed the popup, in cells.
-        placed: Option<Rect>,
         /// When the permissions were granted, by the broker's clock.
         granted_ms: Option<u64>,
         /// Whether an event that needs them came since (a tab, pane or mode update).
@@ -591,11 +589,6 @@ mod plugin {
                 return;
             }
             self.fitted_height = Some(rect.height);
-            if self.placed == Some(rect) {
-                // Where it is already: each move has Zellij tell every plugin of every client.
-                return;
-            }
-            self.placed = Some(rect);
             let coordinates = FloatingPaneCoordinates::default()
                 .with_x_fixed(rect.x)
                 .with_y_fixed(rect.y)
