@@ -28,6 +28,8 @@ pub enum Effect {
     ShowAsPlaced,
     /// Hide the popup.
     Hide,
+    /// Ask Zellij for the plugin's permissions (again: see `broker::GRANT_SILENCE_MS`).
+    RequestPermission,
     /// Ask for a timer event after this many seconds.
     SetTimer(f64),
     /// Draw a new frame.

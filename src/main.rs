@@ -107,25 +107,9 @@ mod plugin {
         PermissionType::ReadApplicationState,
     ];
 
-    /// How long after a grant an instance without a tab, pane or mode update asks again
-    /// (see `State::check_grant`).
-    const GRANT_SILENCE_MS: u64 = 1500;
-    /// How many keys and clicks wait for that answer at most.
-    const MAX_HELD_INPUT: usize = 64;
-
-    /// Whether the user granted the permissions yet.
-    #[derive(Default, PartialEq, Eq)]
-    enum Permission {
-        #[default]
-        Asked,
-        Granted,
-        Denied,
-    }
-
     #[derive(Default)]
     pub struct State {
         broker: Broker,
-        permission: Permission,
         hide_key: Option<KeyWithModifier>,
         popup: PopupSize,
         /// What the configuration got wrong, shown while nothing is asked.
@@ -143,16 +127,6 @@ mod plugin {
         screen: Option<(usize, usize)>,
         /// The popup's height in rows, when fitted to the dialog.
         fitted_height: Option<usize>,
-        /// When the permissions were granted, by the broker's clock.
-        granted_ms: Option<u64>,
-        /// Whether an event that needs them came since (a tab, pane or mode update).
-        saw_state: bool,
-        /// Whether this instance asked for the permissions again (see `check_grant`), and
-        /// whether the answer came.
-        asked_again: bool,
-        regranted: bool,
-        /// The user's keys and clicks while the grant is in doubt, for once it is not.
-        held_input: Vec<ZellijEvent>,
         /// The `trace` option: what this instance hears and does goes to Zellij's log.
         trace: bool,
         /// The name this instance gave the popup's pane last.
@@ -225,7 +199,7 @@ mod plugin {
 
         fn render(&mut self, rows: usize, cols: usize) {
             self.tell_time();
-            if self.permission == Permission::Denied {
+            if self.broker.permission_denied() {
                 write_out(
                     "ask-popup needs its permissions to answer agents: reload it and press y.\n",
                 );
@@ -256,41 +230,11 @@ mod plugin {
                 event,
                 ZellijEvent::TabUpdate(_) | ZellijEvent::PaneUpdate(_) | ZellijEvent::ModeUpdate(_)
             ) {
-                self.saw_state = true;
-            }
-            self.check_grant();
-            if matches!(
-                event,
-                ZellijEvent::Key(_) | ZellijEvent::Mouse(_) | ZellijEvent::PastedText(_)
-            ) && self.grant_in_doubt()
-            {
-                // The user acts now: make sure first that this instance may answer.
-                self.ask_again();
-                if self.held_input.len() < MAX_HELD_INPUT {
-                    self.held_input.push(event);
-                }
-                return false;
+                self.broker.application_state_heard();
             }
             let effects = match event {
                 ZellijEvent::PermissionRequestResult(granted) => {
-                    let now = if granted {
-                        Permission::Granted
-                    } else {
-                        Permission::Denied
-                    };
-                    let before = std::mem::replace(&mut self.permission, now);
-                    if before == Permission::Granted && self.permission == Permission::Granted {
-                        // The answer to asking again (`check_grant`): this instance serves,
-                        // and what the user did meanwhile counts now.
-                        self.regranted = true;
-                        let mut render = false;
-                        for input in std::mem::take(&mut self.held_input) {
-                            render |= self.event(input);
-                        }
-                        return render;
-                    }
                     if granted {
-                        self.granted_ms = Some(self.broker.now_ms());
                         // What an instance that closed as this one loaded kept since: a caller
                         // it answered into the void may be what loaded this one.
                         self.recall_kept();
@@ -382,41 +326,6 @@ mod plugin {
             }
         }
 
-        /// Asks for the permissions once more when told they were granted but Zellij sends
-        /// none of the events they allow. When the user grants them with two clients attached
-        /// (the first question loading the plugin in both), Zellij 0.45.1 tells every instance
-        /// but gives the grant to one only; an instance left without it has every host call
-        /// refused. Asked again, Zellij answers at once from the grant it remembered, and gives
-        /// it to this instance. It asks when the user first acts (the keys and clicks wait for
-        /// the answer), or after `GRANT_SILENCE_MS`; not at once: an instance granted from what
-        /// Zellij remembered gets its first events within moments, and asking while another
-        /// instance's grant is being written down could show the user the request again.
-        fn check_grant(&mut self) {
-            let Some(granted) = self.granted_ms else {
-                return;
-            };
-            if self.grant_in_doubt()
-                && self.broker.now_ms() >= granted.saturating_add(GRANT_SILENCE_MS)
-            {
-                self.ask_again();
-            }
-        }
-
-        /// Granted, but neither a tab, pane or mode update nor the answer to asking again
-        /// came since.
-        fn grant_in_doubt(&self) -> bool {
-            self.permission == Permission::Granted && !self.saw_state && !self.regranted
-        }
-
-        fn ask_again(&mut self) {
-            if !self.asked_again {
-                self.asked_again = true;
-                send(PluginCommand::RequestPluginPermissions(
-                    PERMISSIONS.to_vec(),
-                ));
-            }
-        }
-
         /// Takes back the replies this session's earlier instances kept as they closed.
         fn recall_kept(&mut self) {
             if let Some(kept) = across_reload::take(self.zellij_pid) {
@@ -476,7 +385,6 @@ mod plugin {
                     shown
                 ));
             }
-            self.check_grant();
             let effects = self.broker.pipe(msg);
             self.run(effects)
         }
@@ -534,6 +442,11 @@ mod plugin {
                     }
                     Effect::Hide => {
                         send(PluginCommand::HideSelf);
+                    }
+                    Effect::RequestPermission => {
+                        send(PluginCommand::RequestPluginPermissions(
+                            PERMISSIONS.to_vec(),
+                        ));
                     }
                     Effect::SetTimer(seconds) => {
                         send(PluginCommand::SetTimeout(seconds));

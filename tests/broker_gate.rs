@@ -9,9 +9,17 @@ use ask_popup::broker::{Broker, Effect, HELLO_WINDOW_MS};
 use ask_popup::dialog::{Input, Key};
 use broker_io::*;
 
-/// An instance loaded by the first question: it holds `held` (blocking each CLI), and is then
-/// granted its permissions for client `client`. The effects of the grant.
+/// An instance loaded by the first question: it holds `held` (blocking each CLI), hears the tab
+/// and pane updates Zellij sends with the grant, and is then granted its permissions for client
+/// `client`. The effects of the grant.
 fn loaded_with(client: u16, held: &[ask_popup::broker::PipeIn]) -> (Broker, Vec<Effect>) {
+    let (mut b, fx) = loaded_unheard(client, held);
+    b.application_state_heard();
+    (b, fx)
+}
+
+/// `loaded_with`, but the instance hears nothing that needs the grant.
+fn loaded_unheard(client: u16, held: &[ask_popup::broker::PipeIn]) -> (Broker, Vec<Effect>) {
     let mut b = instance();
     b.pane_titles([(3, "claude".to_owned())]);
     b.await_permission();
@@ -291,4 +299,100 @@ fn while_the_hellos_come_in_the_lowest_clients_instance_alone_fits_the_shared_pa
     assert!(!fx[0].contains(&Effect::ShowAsPlaced));
     assert!(fx[1].contains(&Effect::ShowAsPlaced), "{:?}", fx[1]);
     assert!(!fx[1].contains(&Effect::Show));
+}
+
+/// An instance that served its first question past the hello window, granted at load but
+/// having heard no event that needs the grant since.
+fn granted_in_doubt() -> Broker {
+    let (mut b, _) = loaded_unheard(2, &[ask("p1", "r1")]);
+    tick(&mut b, HELLO_WINDOW_MS);
+    settle(&mut b);
+    b
+}
+
+fn asks_again(fx: &[Effect]) -> usize {
+    fx.iter()
+        .filter(|e| matches!(e, Effect::RequestPermission))
+        .count()
+}
+
+#[test]
+fn keys_while_the_grant_is_in_doubt_wait_for_asking_again_and_count_once_it_is_answered() {
+    // Two clients when the user grants the permissions: Zellij tells both instances, but may
+    // give the grant to one only. This one heard no tab, pane or mode update since.
+    let mut b = granted_in_doubt();
+    let fx = b.input(Input::Key(Key::Down));
+    assert_eq!(asks_again(&fx), 1, "{fx:?}");
+    assert!(!fx.contains(&Effect::Render));
+    let fx = b.input(Input::Key(Key::Enter));
+    assert_eq!(asks_again(&fx), 0, "asked once: {fx:?}");
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+    // Zellij answers from the grant it remembered: the keys count now, in their order (Down
+    // then Enter picks the second option).
+    let fx = b.permission(true, 2);
+    let r = replies(&fx);
+    assert_eq!(r.len(), 1, "{fx:?}");
+    assert_eq!(r[0].1["details"]["answers"][0]["answer"], "B");
+    // And later keys go straight through.
+    assert_eq!(b.pending_count(), 0);
+}
+
+#[test]
+fn the_hide_key_waits_for_the_grant_too() {
+    let mut b = granted_in_doubt();
+    let fx = b.input(Input::Key(Key::Hide));
+    assert_eq!(asks_again(&fx), 1);
+    assert!(!fx.contains(&Effect::Hide));
+    let fx = b.permission(true, 2);
+    assert!(fx.contains(&Effect::Hide), "{fx:?}");
+}
+
+#[test]
+fn an_instance_that_hears_what_needs_the_grant_never_asks_again() {
+    let mut b = granted_in_doubt();
+    b.application_state_heard();
+    let fx = b.input(Input::Key(Key::Enter));
+    assert_eq!(asks_again(&fx), 0);
+    assert_eq!(replies(&fx).len(), 1);
+    let fx = tick(&mut b, 5000);
+    assert_eq!(asks_again(&fx), 0);
+}
+
+#[test]
+fn an_instance_left_in_doubt_asks_again_once_after_a_silence() {
+    let mut b = granted_in_doubt();
+    // Granted at 0 ms: the window and the key guard passed (700 ms), not yet the silence.
+    let silence = ask_popup::broker::GRANT_SILENCE_MS;
+    let before_silence = silence - b.now_ms() - 1;
+    let fx = tick(&mut b, before_silence);
+    assert_eq!(asks_again(&fx), 0, "{fx:?}");
+    let fx = tick(&mut b, 1);
+    assert_eq!(asks_again(&fx), 1, "{fx:?}");
+    let fx = tick(&mut b, 1000);
+    assert_eq!(asks_again(&fx), 0);
+    // Still in doubt (no answer yet): a key waits, without asking a second time.
+    let fx = b.input(Input::Key(Key::Enter));
+    assert_eq!(asks_again(&fx), 0);
+    assert!(replies(&fx).is_empty());
+    assert_eq!(replies(&b.permission(true, 2)).len(), 1);
+}
+
+#[test]
+fn a_denied_instance_says_so_and_a_later_grant_serves() {
+    let (mut b, fx) = {
+        let mut b = instance();
+        b.await_permission();
+        b.pipe(ask("p1", "r1"));
+        let fx = b.permission(false, 1);
+        (b, fx)
+    };
+    assert!(b.permission_denied());
+    assert!(peer_messages(&fx).is_empty(), "{fx:?}");
+    let fx = b.permission(true, 1);
+    assert!(!b.permission_denied());
+    assert_eq!(
+        peer_messages(&fx).len(),
+        1,
+        "granted after all: hello, {fx:?}"
+    );
 }

@@ -6,24 +6,24 @@ use super::*;
 /// A payload still arriving line by line.
 #[derive(Debug)]
 pub(super) struct Partial {
-    pub(super) intake: Intake,
-    pub(super) last_line_ms: u64,
-    pub(super) request_id: Option<String>,
+    intake: Intake,
+    last_line_ms: u64,
+    request_id: Option<String>,
 }
 
 /// The arrival side of the broker: payloads still coming, and what it must remember a while.
 #[derive(Debug, Default)]
 pub(super) struct Arrivals {
-    pub(super) partials: HashMap<String, Partial>,
+    partials: HashMap<String, Partial>,
     /// Pipes already answered, with when: their CLI may still send trailing lines and its
     /// end-of-input message. Forgotten after `FORGET_AFTER_MS`.
-    pub(super) answered: HashMap<String, u64>,
+    answered: HashMap<String, u64>,
     /// Requests withdrawn before they arrived (the withdrawal overtook the question), with
     /// when: such a question is answered `aborted` at once.
-    pub(super) withdrawn: HashMap<(Asker, String), u64>,
+    withdrawn: HashMap<(Asker, String), u64>,
     /// The replies requests ended with lately, by caller and id, with when: a caller asking
     /// again with that id gets the same reply (see `Broker::remember_reply`).
-    pub(super) replies: HashMap<(Asker, String), (u64, String)>,
+    replies: HashMap<(Asker, String), (u64, String)>,
 }
 
 impl Arrivals {
@@ -49,9 +49,17 @@ impl Arrivals {
             .map(|(_, output)| output.clone())
     }
 
-    /// Every payload still arriving, taken out.
-    pub(super) fn take_partials(&mut self) -> HashMap<String, Partial> {
+    /// Every payload still arriving, taken out: their pipes and request ids.
+    pub(super) fn take_partials(&mut self) -> Vec<(String, Option<String>)> {
         std::mem::take(&mut self.partials)
+            .into_iter()
+            .map(|(pipe, partial)| (pipe, partial.request_id))
+            .collect()
+    }
+
+    /// Whether a payload of `pipe` is arriving (some of its lines came).
+    pub(super) fn is_arriving(&self, pipe: &str) -> bool {
+        self.partials.contains_key(pipe)
     }
 
     /// A withdrawal of `caller`'s request `id` that came before the request: answered
@@ -201,7 +209,7 @@ impl Broker {
         args: &BTreeMap<String, String>,
         error: &RequestError,
     ) -> Vec<Effect> {
-        if self.gate.state != Gate::Open {
+        if !self.gate.is_open() {
             return self.hold(Held::Unreadable {
                 pipe: pipe.to_owned(),
                 args: args.clone(),
@@ -281,7 +289,7 @@ impl Broker {
                 .values()
                 .map(|p| p.intake.size())
                 .sum::<usize>()
-            + self.gate.held.iter().map(Held::bytes).sum::<usize>()
+            + self.gate.held_bytes()
     }
 
     /// What this instance holds in memory (`status` with `held=1`).

@@ -1,7 +1,8 @@
 //! The gate: pipe messages wait, their CLIs blocked, until the user answers Zellij's
 //! permission request and the other instances have said hello; then they are answered as if
 //! they came then. What waits counts toward the payloads held (`MAX_PENDING_BYTES`), as the
-//! questions asked and arriving do.
+//! questions asked and arriving do. And the grant itself, which is not always what Zellij says
+//! it is (see `Grant`).
 
 use super::*;
 
@@ -64,8 +65,77 @@ impl Held {
 /// The gate's state, and what waits behind it, in the order it came.
 #[derive(Debug, Default)]
 pub(super) struct GateState {
-    pub(super) state: Gate,
-    pub(super) held: VecDeque<Held>,
+    state: Gate,
+    held: VecDeque<Held>,
+    grant: Grant,
+}
+
+impl GateState {
+    /// Whether pipe messages are answered as they come.
+    pub(super) fn is_open(&self) -> bool {
+        self.state == Gate::Open
+    }
+
+    /// Whether the instance is listening for the others' hellos (`HELLO_WINDOW_MS`).
+    pub(super) fn hears_hellos(&self) -> bool {
+        self.state == Gate::Hellos
+    }
+
+    /// Holds messages again while the others' hellos come in.
+    pub(super) fn listen_for_hellos(&mut self) {
+        self.state = Gate::Hellos;
+    }
+
+    /// The bytes of what waits behind the gate.
+    pub(super) fn held_bytes(&self) -> usize {
+        self.held.iter().map(Held::bytes).sum()
+    }
+}
+
+/// How long after a grant an instance that has heard nothing that needs it asks for the
+/// permissions again (see `Grant`).
+pub const GRANT_SILENCE_MS: u64 = 1500;
+/// How many of the user's keys and clicks wait for that answer at most.
+const MAX_HELD_INPUT: usize = 64;
+
+/// The permissions as this instance has them. When the user grants them with two clients
+/// attached (the first question loading the plugin in both), Zellij 0.45.1 tells every
+/// instance but gives the grant to one only; an instance left without it has every host call
+/// refused. Asked again, Zellij answers at once from the grant it remembered, and gives it to
+/// this instance. An instance asks again when the user first acts (the keys and clicks wait for
+/// the answer), or after `GRANT_SILENCE_MS`; not at once: an instance granted from what Zellij
+/// remembered gets its first events that need the grant (tab, pane and mode updates) within
+/// moments, and asking while another instance's grant is being written down could show the
+/// user the request again.
+#[derive(Debug, Default)]
+struct Grant {
+    /// When the permissions were first granted, by the broker's clock.
+    granted_ms: Option<u64>,
+    denied: bool,
+    /// An event that needs the permissions came (a tab, pane or mode update).
+    state_heard: bool,
+    asked_again: bool,
+    /// The answer to asking again (or another grant) came: this instance surely serves.
+    regranted: bool,
+    /// The user's input while the grant is in doubt, for once it is not.
+    held_input: Vec<Input>,
+}
+
+impl Grant {
+    /// Granted, but neither an event that needs it nor a second grant came since.
+    fn in_doubt(&self) -> bool {
+        self.granted_ms.is_some() && !self.state_heard && !self.regranted
+    }
+
+    /// Whether to ask again now (once): `acting`, the user acts.
+    fn ask_again(&mut self, now_ms: u64, acting: bool) -> bool {
+        let due = self
+            .granted_ms
+            .is_some_and(|granted| acting || now_ms >= granted.saturating_add(GRANT_SILENCE_MS));
+        let ask = self.in_doubt() && due && !self.asked_again;
+        self.asked_again |= ask;
+        ask
+    }
 }
 
 /// Whether a `cancel` of `caller`'s request `id` is among `held`.
@@ -87,15 +157,55 @@ impl Broker {
         self.gate.state = Gate::Permission;
     }
 
+    /// Whether the user denied the permissions (the popup says how to grant them).
+    pub fn permission_denied(&self) -> bool {
+        self.gate.grant.denied
+    }
+
+    /// An event that needs the permissions came (a tab, pane or mode update): the grant holds.
+    pub fn application_state_heard(&mut self) {
+        self.gate.grant.state_heard = true;
+    }
+
+    /// Asks for the permissions again when the grant is in doubt (see `Grant`) and the user
+    /// acts (`acting`) or it has been in doubt for `GRANT_SILENCE_MS`.
+    pub(super) fn check_grant(&mut self, acting: bool, effects: &mut Vec<Effect>) {
+        if self.gate.grant.ask_again(self.now_ms, acting) {
+            effects.push(Effect::RequestPermission);
+        }
+    }
+
+    /// Holds the user's `input` while the grant is in doubt (asking again): whether it did.
+    pub(super) fn hold_input_in_doubt(&mut self, input: &Input, effects: &mut Vec<Effect>) -> bool {
+        if !self.gate.grant.in_doubt() {
+            return false;
+        }
+        self.check_grant(true, effects);
+        if self.gate.grant.held_input.len() < MAX_HELD_INPUT {
+            self.gate.grant.held_input.push(input.clone());
+        }
+        true
+    }
+
     /// The user answered the permission request. Granted, this instance (for client
     /// `client`) says hello to the others and listens for theirs a moment before it answers
     /// what it held; denied, it answers what it can at once.
     pub fn permission(&mut self, granted: bool, client: u16) -> Vec<Effect> {
-        if granted && self.peers.me.is_some() && self.gate.state == Gate::Open {
-            // Granted again (Zellij tells every instance when the grant came without a
-            // client): this instance already serves, and holding messages again would only
-            // delay them.
-            return Vec::new();
+        if granted && self.gate.grant.granted_ms.is_some() {
+            // Granted again: the answer to asking again (see `Grant`), or Zellij telling every
+            // instance of a grant given without a client. This instance serves, holding
+            // messages again would only delay them, and what the user did meanwhile counts
+            // now.
+            self.gate.grant.regranted = true;
+            let mut effects = Vec::new();
+            for input in std::mem::take(&mut self.gate.grant.held_input) {
+                effects.extend(self.input(input));
+            }
+            return effects;
+        }
+        self.gate.grant.denied = !granted;
+        if granted {
+            self.gate.grant.granted_ms = Some(self.now_ms);
         }
         // The pane's own name instead of Zellij's (its folder and the plugin's URL), unless a
         // question shows at once and names it.
@@ -143,7 +253,7 @@ impl Broker {
         if self.gate.state != Gate::Hellos
             || continues
             || !is_question_pipe(&msg.name)
-            || self.arrivals.partials.contains_key(pipe)
+            || self.arrivals.is_arriving(pipe)
             || self.arrivals.was_answered(pipe)
             || self.pending.iter().any(|r| r.pipe == *pipe)
         {

@@ -35,7 +35,8 @@ mod queue;
 mod screen;
 
 use arrival::Arrivals;
-use gate::{Gate, GateState, Held};
+pub use gate::GRANT_SILENCE_MS;
+use gate::{GateState, Held};
 use peers::Peers;
 
 /// Pipe names with a meaning of their own. A question comes on a pipe named `ask` (see
@@ -311,7 +312,7 @@ impl Broker {
         // did not come from this plugin (another plugin or a keybinding may name a message
         // so) is ignored before anything else reads it. A CLI's is an unknown pipe, below.
         let from_a_peer = match (&msg.source, msg.name.as_str()) {
-            (Source::Plugin(id), PEER_PIPE) if self.peers.plugin_id == Some(*id) => true,
+            (Source::Plugin(id), PEER_PIPE) if self.peers.is_own(*id) => true,
             (Source::Plugin(id), PEER_PIPE) => {
                 return vec![Effect::IgnoredPeerMessage {
                     from_plugin: Some(*id),
@@ -322,7 +323,7 @@ impl Broker {
             }
             _ => false,
         };
-        if self.peers.away && matches!(msg.source, Source::Cli(_)) {
+        if self.peers.is_away() && matches!(msg.source, Source::Cli(_)) {
             // An instance whose client left answers no caller, and must not hold one: Zellij
             // keeps one blocked-or-not flag per CLI pipe, set by whichever instance spoke
             // last, so its hold coming after the leader's reply would keep that caller waiting
@@ -331,7 +332,7 @@ impl Broker {
             return self.done(Vec::new());
         }
         // The other instances' hellos are never held: they decide who answers the rest.
-        if self.gate.state != Gate::Open && !from_a_peer {
+        if !self.gate.is_open() && !from_a_peer {
             return self.hold(Held::Pipe(msg));
         }
         let mut effects = Vec::new();
@@ -437,6 +438,7 @@ impl Broker {
     /// The effects of one event, as this instance executes them: only the leader marks titles
     /// (broadcasts are decided where they are made: see `Request::owed_ends`).
     fn done(&mut self, mut effects: Vec<Effect>) -> Vec<Effect> {
+        self.check_grant(false, &mut effects);
         if !self.leads() {
             effects.retain(|e| !matches!(e, Effect::RenamePane { .. }));
         }

@@ -18,13 +18,13 @@ use super::*;
 pub(super) struct Peers {
     /// This plugin's id in the session, the same in every instance, once the host said: the
     /// instances' messages come from it, and only theirs are heard (None: nobody's).
-    pub(super) plugin_id: Option<u32>,
+    plugin_id: Option<u32>,
     /// This instance's client id, once the host said (None: the only instance).
-    pub(super) me: Option<u16>,
+    me: Option<u16>,
     /// The instances that said hello (this one included) and have not left.
-    pub(super) known: BTreeSet<u16>,
+    known: BTreeSet<u16>,
     /// This instance's client has left: it neither leads nor answers hellos.
-    pub(super) away: bool,
+    away: bool,
     /// The other clients a tab update has listed: only these can be seen to leave.
     seen: BTreeSet<u16>,
     /// When this instance came back after its client had left: its requests from before
@@ -33,7 +33,7 @@ pub(super) struct Peers {
     /// The outcome events of the latest requests that ended here while this instance owed
     /// no end for them (at most `MAX_UNSAID_ENDS`), by pipe: a wait handed over by a leaving
     /// instance after its request ended here has its outcome said then, once.
-    pub(super) unsaid_ends: VecDeque<(String, Ended)>,
+    unsaid_ends: VecDeque<(String, Ended)>,
 }
 
 /// How many unsaid outcome events an instance keeps for waits handed over late.
@@ -62,6 +62,22 @@ impl Peers {
             .iter()
             .chain(&self.seen)
             .all(|client| me <= *client)
+    }
+
+    /// Whether `id` is this plugin's own id in the session (its instances' messages come from
+    /// it).
+    pub(super) fn is_own(&self, id: u32) -> bool {
+        self.plugin_id == Some(id)
+    }
+
+    /// Whether this instance's client has left (it answers no caller then).
+    pub(super) fn is_away(&self) -> bool {
+        self.away
+    }
+
+    /// Whether other instances said hello and are still here.
+    pub(super) fn has_others(&self) -> bool {
+        self.known.len() > 1
     }
 
     pub(super) fn leads(&self) -> bool {
@@ -159,8 +175,8 @@ impl Broker {
         self.peers.known = BTreeSet::from([me]);
         self.peers.back_ms = Some(self.now_ms);
         effects.push(self.peer_message(PeerKind::Hello));
-        if self.gate.state == Gate::Open {
-            self.gate.state = Gate::Hellos;
+        if self.gate.is_open() {
+            self.gate.listen_for_hellos();
             effects.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
         }
     }
@@ -224,7 +240,7 @@ impl Broker {
                 if self.peers.known.insert(message.from) && self.peers.me.is_some() {
                     // A newcomer: tell it we are here too, and, from the leader, what it missed.
                     effects.push(self.peer_message(PeerKind::Hello));
-                    if led && self.gate.state == Gate::Open {
+                    if led && self.gate.is_open() {
                         effects.push(self.sync_for(message.from));
                     }
                 }

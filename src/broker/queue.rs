@@ -211,7 +211,7 @@ impl Broker {
             // (A superseded request's id belongs to the request that replaced it.)
             self.remember_reply(&request.caller, request.request_id.as_deref(), &output);
         }
-        let tell_peers = decided == Decided::Here && self.peers.known.len() > 1;
+        let tell_peers = decided == Decided::Here && self.peers.has_others();
         if decided == Decided::Here || self.leads() {
             effects.push(Effect::Reply {
                 pipe: request.pipe.clone(),
@@ -300,7 +300,7 @@ impl Broker {
     pub fn before_close(&mut self) -> Vec<Effect> {
         // What waits behind the gate is taken in first, so that its callers are answered too
         // (a CLI held while the hellos came in would wait for good otherwise).
-        let mut effects = if self.gate.state == Gate::Open {
+        let mut effects = if self.gate.is_open() {
             Vec::new()
         } else {
             self.release(false)
@@ -308,8 +308,8 @@ impl Broker {
         while !self.pending.is_empty() {
             self.end_by_host(0, ErrorCode::Dismissed, &mut effects);
         }
-        for (pipe, partial) in self.arrivals.take_partials() {
-            let output = envelope::host_error(ErrorCode::Dismissed, partial.request_id.as_deref());
+        for (pipe, request_id) in self.arrivals.take_partials() {
+            let output = envelope::host_error(ErrorCode::Dismissed, request_id.as_deref());
             self.reply_shared(&pipe, output, &mut effects);
         }
         // Closing the popup unloads the plugin, and Zellij can lose a reply on the way out: its

@@ -10,7 +10,7 @@ impl Broker {
         }
         self.visible = true;
         effects.push(Effect::SetOwnTitle(self.own_title()));
-        let placed_elsewhere = self.gate.state == Gate::Hellos && !self.peers.first_seen();
+        let placed_elsewhere = self.gate.hears_hellos() && !self.peers.first_seen();
         effects.push(if placed_elsewhere {
             Effect::ShowAsPlaced
         } else {
@@ -77,7 +77,7 @@ impl Broker {
     /// A timer fired (the clock was set before).
     pub fn timer(&mut self) -> Vec<Effect> {
         let mut effects = Vec::new();
-        if self.gate.state == Gate::Hellos {
+        if self.gate.hears_hellos() {
             effects.extend(self.release(true));
         }
         let now = self.now_ms;
@@ -122,6 +122,10 @@ impl Broker {
     /// User input in the popup.
     pub fn input(&mut self, input: Input) -> Vec<Effect> {
         let mut effects = Vec::new();
+        if self.hold_input_in_doubt(&input, &mut effects) {
+            // The user acts now: first make sure that this instance may answer.
+            return effects;
+        }
         let keys_count = self.keys_count();
         let leads = self.leads();
         let Some(request) = self.pending.get_mut(self.current) else {
