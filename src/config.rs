@@ -3,6 +3,7 @@
 //! silently dropped.
 
 use crate::broker::Config;
+use crate::dialog::KeyPress;
 use crate::popup::{PopupSize, Size};
 use crate::request::MIN_TIMEOUT_MS;
 use std::collections::BTreeMap;
@@ -16,8 +17,6 @@ pub const DEFAULT_HIDE_KEY: &str = "Ctrl ]";
 pub struct Settings {
     pub broker: Config,
     pub popup: PopupSize,
-    /// The hide key in Zellij's key syntax (`Ctrl ]`), None when hiding is off.
-    pub hide_key: Option<String>,
     /// Write what the plugin hears and does to Zellij's log (for a bug report).
     pub trace: bool,
 }
@@ -92,34 +91,34 @@ impl Settings {
             }
             ms
         });
+        let default_hide_key = || DEFAULT_HIDE_KEY.parse::<KeyPress>().ok();
         let hide_key = match get("hide_key") {
-            None => Some(DEFAULT_HIDE_KEY.to_owned()),
+            None => default_hide_key(),
             Some(key) => match key.to_ascii_lowercase().as_str() {
                 "off" | "none" | "disabled" | "" => None,
-                _ => Some(key),
+                _ => match key.parse::<KeyPress>() {
+                    Ok(press) => Some(press),
+                    Err(_) => {
+                        errors.push(ConfigError::HideKey(key));
+                        default_hide_key()
+                    }
+                },
             },
         };
         let settings = Settings {
             broker: Config {
-                hide_key_label: hide_key.as_deref().map(key_label),
+                // The footer names the key as Zellij writes it.
+                hide_key_label: hide_key.map(|key| key_label(&key.to_string())),
+                hide_key,
                 default_timeout_ms,
                 indicator,
                 full_events,
                 zjstatus,
             },
             popup,
-            hide_key,
             trace,
         };
         (settings, errors)
-    }
-
-    /// The hide key was not one Zellij knows: the default serves instead.
-    pub fn reject_hide_key(&mut self, errors: &mut Vec<ConfigError>) {
-        if let Some(key) = self.hide_key.replace(DEFAULT_HIDE_KEY.to_owned()) {
-            errors.push(ConfigError::HideKey(key));
-        }
-        self.broker.hide_key_label = Some(key_label(DEFAULT_HIDE_KEY));
     }
 }
 
@@ -145,7 +144,7 @@ mod tests {
         assert!(errors.is_empty());
         assert_eq!(settings.broker, Config::default());
         assert_eq!(settings.popup, PopupSize::default());
-        assert_eq!(settings.hide_key.as_deref(), Some("Ctrl ]"));
+        assert_eq!(settings.broker.hide_key, "Ctrl ]".parse().ok());
         assert!(!settings.trace);
     }
 
@@ -162,7 +161,7 @@ mod tests {
             ("trace", "on"),
         ]));
         assert!(errors.is_empty(), "{errors:?}");
-        assert_eq!(settings.hide_key.as_deref(), Some("Alt o"));
+        assert_eq!(settings.broker.hide_key, "Alt o".parse().ok());
         assert_eq!(settings.broker.hide_key_label.as_deref(), Some("Alt+o"));
         assert_eq!(settings.popup.width, Size::Cells(100));
         assert_eq!(settings.popup.height, Size::Percent(60));
@@ -171,7 +170,10 @@ mod tests {
         assert_eq!(settings.broker.default_timeout_ms, Some(300_000));
         assert!(settings.trace);
         let (off, _) = Settings::from_map(&map(&[("hide_key", "off")]));
-        assert_eq!((off.hide_key, off.broker.hide_key_label), (None, None));
+        assert_eq!(
+            (off.broker.hide_key, off.broker.hide_key_label),
+            (None, None)
+        );
     }
 
     #[test]
@@ -197,9 +199,8 @@ mod tests {
 
     #[test]
     fn a_hide_key_zellij_does_not_know_falls_back_to_the_default() {
-        let (mut settings, mut errors) = Settings::from_map(&map(&[("hide_key", "Hyper q")]));
-        settings.reject_hide_key(&mut errors);
-        assert_eq!(settings.hide_key.as_deref(), Some("Ctrl ]"));
+        let (settings, errors) = Settings::from_map(&map(&[("hide_key", "Hyper q")]));
+        assert_eq!(settings.broker.hide_key, "Ctrl ]".parse().ok());
         assert_eq!(settings.broker.hide_key_label.as_deref(), Some("Ctrl+]"));
         assert_eq!(errors, [ConfigError::HideKey("Hyper q".into())]);
     }

@@ -1,7 +1,7 @@
 //! The Zellij plugin: wires Zellij's events and CLI pipes to the `ask_popup` core. This is the
 //! only file that talks to Zellij (zellij-tile is a wasm-only dependency), so everything here is
 //! compiled for `wasm32-wasip1` only; the host build of the same binary is the `ask-popup`
-//! command (`cli/`).
+//! command (`shell/`).
 //!
 //! Decisions live in the library's `Broker`, which turns each host event into effects; this file
 //! translates Zellij's types into the core's and executes the effects.
@@ -73,7 +73,7 @@ fn main() {
     std::panic::set_hook(Box::new(plugin::report_panic));
 }
 
-/// Built for the host, the same crate is the `ask-popup` command: see `cli/`.
+/// Built for the host, the same crate is the `ask-popup` command: see `shell/`.
 #[cfg(not(target_family = "wasm"))]
 mod shell;
 
@@ -85,18 +85,15 @@ fn main() {
 #[cfg(target_family = "wasm")]
 mod plugin {
     use ask_popup::broker::{Broker, Effect, PipeIn, Source, PEER_PIPE};
-    use ask_popup::config::{key_label, Settings, DEFAULT_HIDE_KEY};
-    use ask_popup::dialog::{Input, Key};
+    use ask_popup::config::Settings;
+    use ask_popup::dialog::Input;
     use ask_popup::log_line;
     use ask_popup::popup::{popup_rect, PopupSize};
     use ask_popup::request::RequestError;
     use ask_popup::view::Theme;
     use ask_popup::wire::{WireMessage, WirePayload, WireSource};
-    use ask_popup::zellij_event::{
-        ClosedPane, KeyName, KeyPress, MouseEvent, TabState, ThemeColors, ZellijEvent,
-    };
+    use ask_popup::zellij_event::{ClosedPane, MouseEvent, TabState, ZellijEvent};
     use std::collections::BTreeMap;
-    use std::str::FromStr;
     use zellij_tile::prelude::*;
 
     /// What the plugin asks Zellij for (the README says why each).
@@ -110,7 +107,6 @@ mod plugin {
     #[derive(Default)]
     pub struct State {
         broker: Broker,
-        hide_key: Option<KeyWithModifier>,
         popup: PopupSize,
         /// What the configuration got wrong, shown while nothing is asked.
         config_errors: Vec<String>,
@@ -135,20 +131,7 @@ mod plugin {
 
     impl ZellijPlugin for State {
         fn load(&mut self, configuration: BTreeMap<String, String>) {
-            let (mut settings, mut errors) = Settings::from_map(&configuration);
-            self.hide_key = match settings.hide_key.as_deref().map(KeyWithModifier::from_str) {
-                None => None,
-                Some(Ok(key)) => Some(key),
-                Some(Err(_)) => {
-                    settings.reject_hide_key(&mut errors);
-                    KeyWithModifier::from_str(DEFAULT_HIDE_KEY).ok()
-                }
-            };
-            // The footer names the key as Zellij writes it.
-            settings.broker.hide_key_label = self
-                .hide_key
-                .as_ref()
-                .map(|key| key_label(&key.to_string()));
+            let (settings, errors) = Settings::from_map(&configuration);
             for error in &errors {
                 log_line::write(format_args!("{error}"));
             }
@@ -199,23 +182,10 @@ mod plugin {
 
         fn render(&mut self, rows: usize, cols: usize) {
             self.tell_time();
-            if self.broker.permission_denied() {
-                write_out(
-                    "ask-popup needs its permissions to answer agents: reload it and press y.\n",
-                );
-                return;
-            }
-            if self.broker.pending_count() == 0 {
-                let mut text = String::from("ask-popup: no questions waiting.\n");
-                for error in &self.config_errors {
-                    text.push_str(error);
-                    text.push('\n');
-                }
-                write_out(&text);
-                return;
-            }
-            let frame = self.broker.render(rows, cols);
-            write_out(&frame.to_ansi(&self.theme));
+            let text = self
+                .broker
+                .screen_text(rows, cols, &self.theme, &self.config_errors);
+            write_out(&text);
         }
     }
 
@@ -241,7 +211,7 @@ mod plugin {
                     }
                     self.broker.permission(granted, self.client_id)
                 }
-                ZellijEvent::Key(press) => self.broker.input(Input::Key(self.map_key(&press))),
+                ZellijEvent::Key(press) => self.broker.key(press),
                 ZellijEvent::PastedText(text) => self.broker.input(Input::Paste(text)),
                 ZellijEvent::Mouse(mouse) => match mouse {
                     MouseEvent::LeftClick { line, column } => self
@@ -254,7 +224,7 @@ mod plugin {
                 ZellijEvent::Timer => self.broker.timer(),
                 ZellijEvent::BeforeClose => self.broker.before_close(),
                 ZellijEvent::ModeUpdate(colors) => {
-                    self.theme = theme_from(&colors);
+                    self.theme = Theme::from(&colors);
                     return true;
                 }
                 ZellijEvent::PaneUpdate(panes) => {
@@ -531,43 +501,6 @@ mod plugin {
                 self.own_title = Some(title);
             }
         }
-
-        fn map_key(&self, press: &KeyPress) -> Key {
-            let key = &name_control_character(&key_with_modifier(press));
-            if self.hide_key.as_ref() == Some(key) {
-                return Key::Hide;
-            }
-            let ctrl = key.key_modifiers.contains(&KeyModifier::Ctrl);
-            let alt = key.key_modifiers.contains(&KeyModifier::Alt);
-            let shift = key.key_modifiers.contains(&KeyModifier::Shift);
-            match key.bare_key {
-                BareKey::Enter if alt || shift => Key::AltEnter,
-                BareKey::Enter if !ctrl => Key::Enter,
-                BareKey::Esc => Key::Esc,
-                BareKey::Tab if shift => Key::BackTab,
-                BareKey::Tab if !ctrl && !alt => Key::Tab,
-                BareKey::Up => Key::Up,
-                BareKey::Down => Key::Down,
-                BareKey::Left => Key::Left,
-                BareKey::Right => Key::Right,
-                BareKey::Home => Key::Home,
-                BareKey::End => Key::End,
-                BareKey::PageUp => Key::PageUp,
-                BareKey::PageDown => Key::PageDown,
-                BareKey::Backspace => Key::Backspace,
-                BareKey::Delete => Key::Delete,
-                BareKey::Char('u') if ctrl => Key::ClearLine,
-                BareKey::Char('e') if ctrl => Key::ToggleContext,
-                BareKey::Char(c) if !ctrl && !alt => {
-                    if shift {
-                        Key::Char(c.to_uppercase().next().unwrap_or(c))
-                    } else {
-                        Key::Char(c)
-                    }
-                }
-                _ => Key::Other,
-            }
-        }
     }
 
     #[link(wasm_import_module = "zellij")]
@@ -651,74 +584,6 @@ mod plugin {
             .unwrap_or(&"<NO PAYLOAD>");
         let text = format!("{payload}\n\r{info:#?}").replace('\n', "\r\n");
         send(PluginCommand::ReportPanic(text));
-    }
-
-    /// A bare control character 0x1c-0x1f (how legacy terminals send Ctrl+] and its kin) as
-    /// the key it stands for, the way the kitty keyboard protocol reports it: Ctrl + the symbol.
-    fn name_control_character(key: &KeyWithModifier) -> KeyWithModifier {
-        match key.bare_key {
-            BareKey::Char(c) => match ask_popup::dialog::ctrl_symbol(c) {
-                Some(symbol) => KeyWithModifier::new_with_modifiers(
-                    BareKey::Char(symbol),
-                    key.key_modifiers.clone(),
-                )
-                .with_ctrl_modifier(),
-                None => key.clone(),
-            },
-            _ => key.clone(),
-        }
-    }
-
-    /// A key press as zellij-utils' `KeyWithModifier`, the type the hide key is parsed into.
-    fn key_with_modifier(press: &KeyPress) -> KeyWithModifier {
-        let bare = match press.key {
-            KeyName::Char(c) => BareKey::Char(c),
-            KeyName::PageDown => BareKey::PageDown,
-            KeyName::PageUp => BareKey::PageUp,
-            KeyName::Left => BareKey::Left,
-            KeyName::Down => BareKey::Down,
-            KeyName::Up => BareKey::Up,
-            KeyName::Right => BareKey::Right,
-            KeyName::Home => BareKey::Home,
-            KeyName::End => BareKey::End,
-            KeyName::Backspace => BareKey::Backspace,
-            KeyName::Delete => BareKey::Delete,
-            KeyName::Insert => BareKey::Insert,
-            KeyName::F(n) => BareKey::F(n),
-            KeyName::Tab => BareKey::Tab,
-            KeyName::Esc => BareKey::Esc,
-            KeyName::CapsLock => BareKey::CapsLock,
-            KeyName::ScrollLock => BareKey::ScrollLock,
-            KeyName::NumLock => BareKey::NumLock,
-            KeyName::PrintScreen => BareKey::PrintScreen,
-            KeyName::Pause => BareKey::Pause,
-            KeyName::Menu => BareKey::Menu,
-            KeyName::Enter => BareKey::Enter,
-        };
-        let modifiers = [
-            (press.ctrl, KeyModifier::Ctrl),
-            (press.alt, KeyModifier::Alt),
-            (press.shift, KeyModifier::Shift),
-            (press.super_key, KeyModifier::Super),
-        ];
-        let modifiers = modifiers.into_iter().filter(|(on, _)| *on).map(|(_, m)| m);
-        KeyWithModifier::new_with_modifiers(bare, modifiers.collect())
-    }
-
-    /// The dialog's colours from the session theme.
-    fn theme_from(colors: &ThemeColors) -> Theme {
-        let text = &colors.text_unselected;
-        Theme {
-            accent: text.emphasis_1,
-            success: text.emphasis_2,
-            warning: text.emphasis_0,
-            selected_fg: colors.ribbon_selected.base,
-            selected_bg: colors.ribbon_selected.background,
-            code: text.emphasis_3,
-            heading: text.emphasis_0,
-            link: text.emphasis_1,
-            ..Theme::default()
-        }
     }
 
     /// What one instance keeps for the next when the popup closes (`Effect::KeepAcrossReload`):

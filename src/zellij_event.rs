@@ -13,7 +13,8 @@
 //! does not read (a mode update's keybindings, the rest of a pane's or a tab's fields) are
 //! skipped unread.
 
-use crate::view::Color;
+pub use crate::dialog::{KeyName, KeyPress};
+use crate::view::{Color, Theme};
 
 /// An event the plugin handles, as far as it reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,44 +40,6 @@ pub enum ZellijEvent {
 /// Why an event could not be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Malformed;
-
-/// A key press: the key and its modifiers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KeyPress {
-    pub key: KeyName,
-    pub ctrl: bool,
-    pub alt: bool,
-    pub shift: bool,
-    pub super_key: bool,
-}
-
-/// The key itself, as zellij-utils' `BareKey` names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyName {
-    Char(char),
-    PageDown,
-    PageUp,
-    Left,
-    Down,
-    Up,
-    Right,
-    Home,
-    End,
-    Backspace,
-    Delete,
-    Insert,
-    /// F1-F12.
-    F(u8),
-    Tab,
-    Esc,
-    CapsLock,
-    ScrollLock,
-    NumLock,
-    PrintScreen,
-    Pause,
-    Menu,
-    Enter,
-}
 
 /// `key.proto`'s `NamedKey`, in the order of its values.
 const NAMED_KEYS: [KeyName; 32] = [
@@ -168,6 +131,24 @@ pub struct StyleDeclaration {
     pub emphasis_1: Color,
     pub emphasis_2: Color,
     pub emphasis_3: Color,
+}
+
+/// The dialog's colours from the session theme.
+impl From<&ThemeColors> for Theme {
+    fn from(colors: &ThemeColors) -> Theme {
+        let text = &colors.text_unselected;
+        Theme {
+            accent: text.emphasis_1,
+            success: text.emphasis_2,
+            warning: text.emphasis_0,
+            selected_fg: colors.ribbon_selected.base,
+            selected_bg: colors.ribbon_selected.background,
+            code: text.emphasis_3,
+            heading: text.emphasis_0,
+            link: text.emphasis_1,
+            ..Theme::default()
+        }
+    }
 }
 
 /// Reads one event (`api.event.Event`).

@@ -13,7 +13,7 @@
 //! does in one instance is answered by that instance, which tells the others to drop the
 //! request (`settled`).
 
-use crate::dialog::{Dialog, Input, Key, Mode, Response};
+use crate::dialog::{key_of, Dialog, Input, Key, KeyPress, Mode, Response};
 pub use crate::effect::Effect;
 use crate::envelope::{self, ErrorCode, Outcome, Responses};
 use crate::events::{
@@ -24,7 +24,7 @@ use crate::intake::{Assembly, Intake};
 use crate::marks::PaneMarks;
 pub use crate::marks::TITLE_MARK;
 use crate::request::{self, Questionnaire, RequestError};
-use crate::view::{natural_height, render, Chrome, Frame, ViewCache};
+use crate::view::{natural_height, render, Chrome, Frame, Theme, ViewCache};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
@@ -77,6 +77,8 @@ pub const HELLO_WINDOW_MS: u64 = 300;
 /// What the plugin is configured to do (from `plugin.kdl`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
+    /// The key that hides the popup, None when hiding is off.
+    pub hide_key: Option<KeyPress>,
     /// The hide key's name for the footer, None when hiding is off.
     pub hide_key_label: Option<String>,
     /// Applied to requests that carry no timeout of their own.
@@ -92,6 +94,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
+            hide_key: "Ctrl ]".parse().ok(),
             hide_key_label: Some("Ctrl+]".to_owned()),
             default_timeout_ms: None,
             indicator: true,

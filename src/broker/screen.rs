@@ -187,6 +187,12 @@ impl Broker {
         self.done(effects)
     }
 
+    /// A key pressed in the popup, as the terminal sent it.
+    pub fn key(&mut self, press: KeyPress) -> Vec<Effect> {
+        let key = key_of(press, self.config.hide_key.as_ref());
+        self.input(Input::Key(key))
+    }
+
     /// A click at a cell of the popup.
     pub fn click(&mut self, line: usize, col: usize) -> Vec<Effect> {
         match self
@@ -229,6 +235,31 @@ impl Broker {
             None => Frame::default(),
         };
         self.last_frame.insert(frame)
+    }
+
+    /// What the popup's pane shows: the current question's frame in `rows` × `cols` cells
+    /// with `theme`'s colours, or a line that says why there is none (and what the
+    /// configuration got wrong, `config_errors`).
+    pub fn screen_text(
+        &mut self,
+        rows: usize,
+        cols: usize,
+        theme: &Theme,
+        config_errors: &[String],
+    ) -> String {
+        if self.permission_denied() {
+            return "ask-popup needs its permissions to answer agents: reload it and press y.\n"
+                .to_owned();
+        }
+        if self.pending.is_empty() {
+            let mut text = String::from("ask-popup: no questions waiting.\n");
+            for error in config_errors {
+                text.push_str(error);
+                text.push('\n');
+            }
+            return text;
+        }
+        self.render(rows, cols).to_ansi(theme)
     }
 
     pub(super) fn chrome(&self) -> Chrome {

@@ -4,7 +4,7 @@
 //! never name a key the dialog would ignore, nor a key go unnamed because its hint was typed
 //! elsewhere.
 
-use super::{Dialog, Key, Mode};
+use super::{Dialog, Key, KeyName, KeyPress, Mode};
 
 /// A key (or keys) and what it does now: `Enter` `select`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,6 +205,48 @@ impl Dialog {
             Command::SwitchTab => (self.tab_count() > 1).then_some(hint),
             _ => Some(hint),
         }
+    }
+}
+
+/// The dialog's key for what the terminal sent: `hide`, the configured hide key (compared as
+/// Zellij compares keys, a bare control character named as its Ctrl key first). Of the keys
+/// with Ctrl or Alt only Ctrl+U and Ctrl+E mean something; Alt+Enter and Shift+Enter are a
+/// newline; a shifted letter is its capital.
+pub fn key_of(press: KeyPress, hide: Option<&KeyPress>) -> Key {
+    let press = press.with_control_named();
+    if hide == Some(&press) {
+        return Key::Hide;
+    }
+    let KeyPress {
+        key,
+        ctrl,
+        alt,
+        shift,
+        ..
+    } = press;
+    match key {
+        KeyName::Enter if alt || shift => Key::AltEnter,
+        KeyName::Enter if !ctrl => Key::Enter,
+        KeyName::Esc => Key::Esc,
+        KeyName::Tab if shift => Key::BackTab,
+        KeyName::Tab if !ctrl && !alt => Key::Tab,
+        KeyName::Up => Key::Up,
+        KeyName::Down => Key::Down,
+        KeyName::Left => Key::Left,
+        KeyName::Right => Key::Right,
+        KeyName::Home => Key::Home,
+        KeyName::End => Key::End,
+        KeyName::PageUp => Key::PageUp,
+        KeyName::PageDown => Key::PageDown,
+        KeyName::Backspace => Key::Backspace,
+        KeyName::Delete => Key::Delete,
+        KeyName::Char('u') if ctrl => Key::ClearLine,
+        KeyName::Char('e') if ctrl => Key::ToggleContext,
+        KeyName::Char(c) if !ctrl && !alt => match shift {
+            true => Key::Char(c.to_uppercase().next().unwrap_or(c)),
+            false => Key::Char(c),
+        },
+        _ => Key::Other,
     }
 }
 

@@ -5,12 +5,14 @@
 
 pub mod editor;
 mod input;
+mod key_press;
 mod keymap;
 
 use crate::envelope::{Answer, Outcome, Responses};
 use crate::request::Questionnaire;
 pub use editor::{Edit, Editor};
-pub use keymap::Hint;
+pub use key_press::{KeyName, KeyPress, UnknownKey};
+pub use keymap::{key_of, Hint};
 use std::rc::Rc;
 
 /// A key, as the dialog understands it. The plugin maps Zellij's keys onto these.
