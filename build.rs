@@ -1,13 +1,19 @@
 //! The `ask-popup` command carries the plugin it was built with, so that
 //! `ask-popup setup zellij` can write it out and `ask-popup doctor` can tell an installed
 //! plugin of another version: the plugin file is `$ASK_POPUP_PLUGIN_WASM` when set (what
-//! `scripts/install.sh` builds), else this checkout's `target/wasm32-wasip1/release/ask-popup.wasm`
-//! when built. Without either the command carries none, and says so when asked to write it.
+//! `scripts/install.sh` builds), else the build's own `wasm32-wasip1/release/ask-popup.wasm`
+//! under the target dir (`$CARGO_TARGET_DIR`, or this checkout's `target/`).
+//!
+//! A release build without the plugin fails, saying how to build it: a command that cannot
+//! write out its plugin is not one to install. (`ASK_POPUP_PLUGIN_WASM=""` builds one that
+//! carries none on purpose, for what needs no plugin: the benches' own builds.) A debug build
+//! (the tests) carries whatever is there, or nothing.
 
 use std::path::PathBuf;
 
 fn main() {
     println!("cargo:rerun-if-env-changed=ASK_POPUP_PLUGIN_WASM");
+    println!("cargo:rerun-if-env-changed=CARGO_TARGET_DIR");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     let target = std::env::var("TARGET").unwrap_or_default();
     let embedded = out.join("ask-popup.wasm");
@@ -16,14 +22,33 @@ fn main() {
         std::fs::write(&embedded, b"").expect("write the embedded plugin");
         return;
     }
-    let source = match std::env::var_os("ASK_POPUP_PLUGIN_WASM") {
-        Some(path) => PathBuf::from(path),
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("manifest"));
+    let (source, required) = match std::env::var_os("ASK_POPUP_PLUGIN_WASM") {
+        Some(path) if path.is_empty() => {
+            std::fs::write(&embedded, b"").expect("write the embedded plugin");
+            return;
+        }
+        Some(path) => (PathBuf::from(path), true),
         None => {
-            let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("manifest"));
-            manifest.join("target/wasm32-wasip1/release/ask-popup.wasm")
+            let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+                .map(|dir| manifest.join(dir))
+                .unwrap_or_else(|| manifest.join("target"));
+            let release = std::env::var("PROFILE").is_ok_and(|p| p == "release");
+            (
+                target_dir.join("wasm32-wasip1/release/ask-popup.wasm"),
+                release,
+            )
         }
     };
     println!("cargo:rerun-if-changed={}", source.display());
     let bytes = std::fs::read(&source).unwrap_or_default();
+    if bytes.is_empty() && required {
+        panic!(
+            "the ask-popup command carries its plugin, and {} is not there: build it first \
+             (`bash scripts/build-plugin.sh`), or set ASK_POPUP_PLUGIN_WASM to the plugin's file \
+             (an empty value builds a command without one)",
+            source.display()
+        );
+    }
     std::fs::write(&embedded, bytes).expect("write the embedded plugin");
 }

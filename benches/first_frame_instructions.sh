@@ -13,6 +13,8 @@ command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
 # The release profile strips symbols; callgrind needs them to name the steps.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/instructions"
 export CARGO_PROFILE_RELEASE_STRIP=none CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
+# The example needs no plugin in the command it is built beside (see build.rs).
+export ASK_POPUP_PLUGIN_WASM=""
 cargo build --quiet --release --example first_frame
 BIN="$CARGO_TARGET_DIR/release/examples/first_frame"
 OUT="$(mktemp -d)"
