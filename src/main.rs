@@ -361,9 +361,6 @@ mod plugin {
 
         /// Executes the broker's effects; returns whether to render.
         fn run(&mut self, effects: Vec<Effect>) -> bool {
-            let mut render = false;
-            let mut resize = false;
-            let mut grow = false;
             if self.trace {
                 let traced =
                     |e: &&Effect| !matches!(e, Effect::Render | Effect::IgnoredPeerMessage { .. });
@@ -371,78 +368,102 @@ mod plugin {
                     self.log(format_args!("does {effect:?}"));
                 }
             }
+            let mut redraw = Redraw::default();
             for effect in effects {
-                match effect {
-                    Effect::Block(pipe) => {
-                        send(PluginCommand::BlockCliPipeInput(pipe));
-                    }
-                    Effect::Reply { pipe, output } => {
-                        if !output.is_empty() {
-                            send(PluginCommand::CliPipeOutput(pipe.clone(), output));
-                        }
-                        send(PluginCommand::UnblockCliPipeInput(pipe));
-                    }
-                    Effect::Broadcast { name, payload } => {
-                        send(PluginCommand::MessageToPlugin(
-                            MessageToPlugin::new(name).with_payload(payload),
-                        ));
-                    }
-                    Effect::Peer(payload) => {
-                        if let Some(id) = self.plugin_id {
-                            send(PluginCommand::MessageToPlugin(
-                                MessageToPlugin::new(PEER_PIPE)
-                                    .with_destination_plugin_id(id)
-                                    .with_payload(payload),
-                            ));
-                        }
-                    }
-                    Effect::RenamePane { pane, title } => {
-                        send(PluginCommand::RenameTerminalPane(pane, title));
-                    }
-                    Effect::SetOwnTitle(title) => self.set_own_title(title),
-                    Effect::FitAnew => resize = true,
-                    Effect::Show => {
-                        send(PluginCommand::ShowSelf(true));
-                        resize = true;
-                        render = true;
-                    }
-                    Effect::ShowAsPlaced => {
-                        send(PluginCommand::ShowSelf(true));
-                        render = true;
-                    }
-                    Effect::Hide => {
-                        send(PluginCommand::HideSelf);
-                    }
-                    Effect::RequestPermission => {
-                        send(PluginCommand::RequestPluginPermissions(
-                            PERMISSIONS.to_vec(),
-                        ));
-                    }
-                    Effect::SetTimer(seconds) => {
-                        send(PluginCommand::SetTimeout(seconds));
-                    }
-                    Effect::Render => render = true,
-                    Effect::KeepAcrossReload(kept) => across_reload::keep(self.zellij_pid, &kept),
-                    Effect::Fit => grow = true,
-                    Effect::IgnoredPeerMessage { from_plugin } => match from_plugin {
-                        Some(id) if self.trace => self.log(format_args!(
-                            "ignored {PEER_PIPE:?} from plugin {id}, not this one"
-                        )),
-                        None if self.trace => {
-                            self.log(format_args!("ignored {PEER_PIPE:?} from a keybinding"))
-                        }
-                        _ => {}
-                    },
-                }
+                redraw = redraw.and(self.execute(effect));
             }
             // Once, after the effects: the size depends on the request now shown.
-            if resize {
+            if redraw.fit_anew {
                 self.fitted_height = None;
                 self.resize();
-            } else if grow {
+            } else if redraw.grow {
                 self.resize();
             }
-            render
+            redraw.frame
+        }
+
+        /// Executes one effect; what it leaves to do once every effect ran.
+        fn execute(&mut self, effect: Effect) -> Redraw {
+            let done = Redraw::default();
+            match effect {
+                Effect::Block(pipe) => {
+                    send(PluginCommand::BlockCliPipeInput(pipe));
+                }
+                Effect::Reply { pipe, output } => {
+                    if !output.is_empty() {
+                        send(PluginCommand::CliPipeOutput(pipe.clone(), output));
+                    }
+                    send(PluginCommand::UnblockCliPipeInput(pipe));
+                }
+                Effect::Broadcast { name, payload } => {
+                    send(PluginCommand::MessageToPlugin(
+                        MessageToPlugin::new(name).with_payload(payload),
+                    ));
+                }
+                Effect::Peer(payload) => {
+                    if let Some(id) = self.plugin_id {
+                        send(PluginCommand::MessageToPlugin(
+                            MessageToPlugin::new(PEER_PIPE)
+                                .with_destination_plugin_id(id)
+                                .with_payload(payload),
+                        ));
+                    }
+                }
+                Effect::RenamePane { pane, title } => {
+                    send(PluginCommand::RenameTerminalPane(pane, title));
+                }
+                Effect::SetOwnTitle(title) => self.set_own_title(title),
+                Effect::Show => {
+                    send(PluginCommand::ShowSelf(true));
+                    return Redraw {
+                        frame: true,
+                        fit_anew: true,
+                        ..done
+                    };
+                }
+                Effect::ShowAsPlaced => {
+                    send(PluginCommand::ShowSelf(true));
+                    return Redraw {
+                        frame: true,
+                        ..done
+                    };
+                }
+                Effect::Hide => {
+                    send(PluginCommand::HideSelf);
+                }
+                Effect::RequestPermission => {
+                    send(PluginCommand::RequestPluginPermissions(
+                        PERMISSIONS.to_vec(),
+                    ));
+                }
+                Effect::SetTimer(seconds) => {
+                    send(PluginCommand::SetTimeout(seconds));
+                }
+                Effect::Render => {
+                    return Redraw {
+                        frame: true,
+                        ..done
+                    }
+                }
+                Effect::FitAnew => {
+                    return Redraw {
+                        fit_anew: true,
+                        ..done
+                    }
+                }
+                Effect::Fit => return Redraw { grow: true, ..done },
+                Effect::KeepAcrossReload(kept) => across_reload::keep(self.zellij_pid, &kept),
+                Effect::IgnoredPeerMessage { from_plugin } => match from_plugin {
+                    Some(id) if self.trace => self.log(format_args!(
+                        "ignored {PEER_PIPE:?} from plugin {id}, not this one"
+                    )),
+                    None if self.trace => {
+                        self.log(format_args!("ignored {PEER_PIPE:?} from a keybinding"))
+                    }
+                    _ => {}
+                },
+            }
+            done
         }
 
         /// Sizes the popup (see `ask_popup::popup::popup_rect`). Before Zellij has said how
@@ -499,6 +520,27 @@ mod plugin {
             if let Some(id) = self.plugin_id {
                 send(PluginCommand::RenamePluginPane(id, title.clone()));
                 self.own_title = Some(title);
+            }
+        }
+    }
+
+    /// What the effects of one event leave to do once they all ran.
+    #[derive(Clone, Copy, Default)]
+    struct Redraw {
+        /// Draw a frame.
+        frame: bool,
+        /// Fit the popup to the request shown, which may have changed (it may shrink).
+        fit_anew: bool,
+        /// Fit the popup to the dialog, which may have grown.
+        grow: bool,
+    }
+
+    impl Redraw {
+        fn and(self, other: Redraw) -> Redraw {
+            Redraw {
+                frame: self.frame || other.frame,
+                fit_anew: self.fit_anew || other.fit_anew,
+                grow: self.grow || other.grow,
             }
         }
     }

@@ -122,24 +122,7 @@ impl Broker {
     ) {
         let request_id = args.get("id").map(String::as_str);
         let Some(payload) = payload else {
-            // The end of the CLI's input.
-            if self.arrivals.answered.remove(&pipe).is_some() {
-                return;
-            }
-            if let Some(partial) = self.arrivals.partials.remove(&pipe) {
-                // The input ended before a whole questionnaire arrived.
-                let error = if partial.intake.is_blank() {
-                    RequestError::empty()
-                } else {
-                    match request::parse(partial.intake.text()) {
-                        Err(e) => e,
-                        Ok(_) => RequestError::NotJson {
-                            detail: "it ends too early".to_owned(),
-                        },
-                    }
-                };
-                self.reject(&pipe, &error, request_id, effects);
-            }
+            self.input_ended(&pipe, request_id, effects);
             return;
         };
         if self.arrivals.answered.contains_key(&pipe) || self.asked().any(|r| r.pipe == pipe) {
@@ -171,34 +154,51 @@ impl Broker {
             self.reply_shared(&pipe, output, effects);
             return;
         }
-        match assembly {
-            Assembly::Incomplete if !last_piece => {
-                // Blank lines before the questionnaire, or more lines of it: wait.
-            }
-            Assembly::Incomplete | Assembly::Complete | Assembly::Broken => {
-                let intake = self
-                    .arrivals
-                    .partials
-                    .remove(&pipe)
-                    .map(|p| p.intake)
-                    .unwrap_or_default();
-                let parsed = if intake.too_large() {
-                    Err(RequestError::PayloadTooLarge {
-                        bytes: intake.size(),
-                    })
-                } else if intake.is_blank() {
-                    Err(RequestError::empty())
-                } else {
-                    request::parse(intake.text())
-                };
-                match parsed {
-                    Ok(questionnaire) => {
-                        self.accept(pipe, questionnaire, intake.size(), args, effects)
-                    }
-                    Err(e) => self.reject(&pipe, &e, request_id, effects),
-                }
-            }
+        if assembly == Assembly::Incomplete && !last_piece {
+            // Blank lines before the questionnaire, or more lines of it: wait.
+            return;
         }
+        let intake = self
+            .arrivals
+            .partials
+            .remove(&pipe)
+            .map(|p| p.intake)
+            .unwrap_or_default();
+        let parsed = if intake.too_large() {
+            Err(RequestError::PayloadTooLarge {
+                bytes: intake.size(),
+            })
+        } else if intake.is_blank() {
+            Err(RequestError::empty())
+        } else {
+            request::parse(intake.text())
+        };
+        match parsed {
+            Ok(questionnaire) => self.accept(pipe, questionnaire, intake.size(), args, effects),
+            Err(e) => self.reject(&pipe, &e, request_id, effects),
+        }
+    }
+
+    /// The end of a question pipe's input (its CLI's stdin closed): nothing to say for a pipe
+    /// answered already; a payload that had not become a whole questionnaire is rejected.
+    fn input_ended(&mut self, pipe: &str, request_id: Option<&str>, effects: &mut Vec<Effect>) {
+        if self.arrivals.answered.remove(pipe).is_some() {
+            return;
+        }
+        let Some(partial) = self.arrivals.partials.remove(pipe) else {
+            return;
+        };
+        let error = if partial.intake.is_blank() {
+            RequestError::empty()
+        } else {
+            match request::parse(partial.intake.text()) {
+                Err(e) => e,
+                Ok(_) => RequestError::NotJson {
+                    detail: "it ends too early".to_owned(),
+                },
+            }
+        };
+        self.reject(pipe, &error, request_id, effects);
     }
 
     /// A CLI pipe message whose payload could not be taken in (over the size limit, or not

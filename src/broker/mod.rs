@@ -340,17 +340,22 @@ impl Broker {
         }
         let mut effects = Vec::new();
         self.forget_old(&mut effects);
-        let pipe = match msg.source {
-            Source::Cli(id) => id,
-            Source::Keybind | Source::Plugin(_) => {
-                match msg.name.as_str() {
-                    SHOW_PIPE => self.show(&mut effects),
-                    PEER_PIPE => self.peer(msg.payload.as_deref().unwrap_or(""), &mut effects),
-                    _ => {}
-                }
-                return self.done(effects);
+        match msg.source {
+            Source::Cli(ref pipe) => {
+                let pipe = pipe.clone();
+                self.cli_pipe(pipe, msg, &mut effects);
             }
-        };
+            Source::Keybind | Source::Plugin(_) => match msg.name.as_str() {
+                SHOW_PIPE => self.show(&mut effects),
+                PEER_PIPE => self.peer(msg.payload.as_deref().unwrap_or(""), &mut effects),
+                _ => {}
+            },
+        }
+        self.done(effects)
+    }
+
+    /// A message of `zellij pipe` (CLI pipe `pipe`), by its name.
+    fn cli_pipe(&mut self, pipe: String, msg: PipeIn, effects: &mut Vec<Effect>) {
         match msg.name.as_str() {
             STATUS_PIPE => {
                 let mut status = self.status();
@@ -362,27 +367,27 @@ impl Broker {
                     status.held = Some(self.held());
                 }
                 let output = format!("{}\n", to_json(&status));
-                self.reply_once(&pipe, msg.payload.is_some(), output, &mut effects);
+                self.reply_once(&pipe, msg.payload.is_some(), output, effects);
             }
             VERSION_PIPE => {
                 let output = format!("{VERSION}\n");
-                self.reply_once(&pipe, msg.payload.is_some(), output, &mut effects);
+                self.reply_once(&pipe, msg.payload.is_some(), output, effects);
             }
             SHOW_PIPE => {
-                self.show(&mut effects);
-                self.reply_once(&pipe, msg.payload.is_some(), String::new(), &mut effects);
+                self.show(effects);
+                self.reply_once(&pipe, msg.payload.is_some(), String::new(), effects);
             }
             CANCEL_PIPE => {
-                self.answer_first(&pipe, msg.payload.is_some(), &mut effects, |b, fx| {
+                self.answer_first(&pipe, msg.payload.is_some(), effects, |b, fx| {
                     let withdrawn = b.withdraw(&msg.args, fx);
                     format!("{}\n", to_json(&Withdrawn { withdrawn }))
                 });
             }
             name if is_question_pipe(name) => {
-                self.question_piece(pipe, msg.payload, &msg.args, &mut effects)
+                self.question_piece(pipe, msg.payload, &msg.args, effects)
             }
             name => {
-                self.answer_first(&pipe, msg.payload.is_some(), &mut effects, |_, _| {
+                self.answer_first(&pipe, msg.payload.is_some(), effects, |_, _| {
                     let error = RequestError::UnknownPipe {
                         name: crate::view::text::sanitize_line(name),
                     };
@@ -390,7 +395,6 @@ impl Broker {
                 });
             }
         }
-        self.done(effects)
     }
 
     /// A pipe that answers at once (`status`, `show`, `version`): answered on its first

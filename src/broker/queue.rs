@@ -76,34 +76,41 @@ impl Broker {
                 self.pending.len() - 1
             }
         };
-        let announce = self.config.indicator && self.leads();
-        if let Some(request) = self.pending.get_mut(index) {
-            request.owed_ends = request.owed_ends.saturating_add(u8::from(announce));
-        }
-        if let Some(request) = self.pending.get(index) {
-            if announce {
-                let prompt = Prompt::new(
-                    request.dialog.questionnaire(),
-                    request.pane,
-                    request.agent.as_deref(),
-                    request.request_id.as_deref(),
-                );
-                effects.push(Effect::Broadcast {
-                    name: PROMPT_EVENT.to_owned(),
-                    payload: to_json(&prompt),
-                });
-                self.push_blocked(request, true, effects);
-            }
-            // Every instance keeps the marks' state; only the leader's renames are made.
-            if let (true, Some(pane)) = (self.config.indicator, request.pane) {
-                self.marks.mark(pane, effects);
-            }
-        }
+        self.announce(index, effects);
         self.status_line(effects);
         if earlier.is_none() && self.pending.len() == 1 {
             self.current = 0;
         }
         self.show(effects);
+    }
+
+    /// Tells everyone that request `index` waits, as the leader (which then owes its end),
+    /// and marks its caller's pane.
+    fn announce(&mut self, index: usize, effects: &mut Vec<Effect>) {
+        let announce = self.config.indicator && self.leads();
+        if let Some(request) = self.pending.get_mut(index) {
+            request.owed_ends = request.owed_ends.saturating_add(u8::from(announce));
+        }
+        let Some(request) = self.pending.get(index) else {
+            return;
+        };
+        if announce {
+            let prompt = Prompt::new(
+                request.dialog.questionnaire(),
+                request.pane,
+                request.agent.as_deref(),
+                request.request_id.as_deref(),
+            );
+            effects.push(Effect::Broadcast {
+                name: PROMPT_EVENT.to_owned(),
+                payload: to_json(&prompt),
+            });
+            self.push_blocked(request, true, effects);
+        }
+        // Every instance keeps the marks' state; only the leader's renames are made.
+        if let (true, Some(pane)) = (self.config.indicator, request.pane) {
+            self.marks.mark(pane, effects);
+        }
     }
 
     /// The `cancel` pipe: withdraws the caller's pending requests with the given id. How many.
