@@ -456,21 +456,7 @@ class World:
             for alias, path in self.plugins.items():
                 lines = "".join(f"    {p}\n" for p in PERMISSIONS[alias])
                 f.write(f"{json.dumps(path)} {{\n{lines}}}\n")
-        quote = lambda s: "'" + s.replace("'", "'\\''") + "'"
-        line = "exec env " + " ".join(
-            f"{k}={quote(self.env[k])}"
-            for k in (
-                "HOME",
-                "XDG_CONFIG_HOME",
-                "XDG_CACHE_HOME",
-                "XDG_DATA_HOME",
-                "ZELLIJ_SOCKET_DIR",
-                "TMPDIR",
-                "TMUX_TMPDIR",
-                "SHELL",
-            )
-        )
-        line += f" {quote(self.zellij)} --config {quote(self.config)} -s {SESSION}"
+        line = self.client_line("-s", SESSION)
         out = self.run(
             self.tmux_argv(
                 "new-session", "-d", "-s", TMUX_SESSION, "-x", str(COLS), "-y", str(ROWS), line
@@ -500,16 +486,20 @@ class World:
         if size != [f"{COLS}x{ROWS}".encode()]:
             raise BenchError(f"the terminal is {size!r}, not {COLS}x{ROWS}")
 
+    def client_line(self, *args):
+        """The shell line a tmux window runs for a Zellij client of this world: `zellij
+        --config … ARGS` in the world's environment."""
+        quote = lambda s: "'" + s.replace("'", "'\\''") + "'"
+        names = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
+                 "ZELLIJ_SOCKET_DIR", "TMPDIR", "TMUX_TMPDIR", "SHELL")
+        line = "exec env " + " ".join(f"{k}={quote(self.env[k])}" for k in names)
+        line += f" {quote(self.zellij)} --config {quote(self.config)} "
+        return line + " ".join(quote(a) for a in args)
+
     def attach_second_client(self):
         """A second client attached to the session, in a tmux session of its own on the same
         tmux server; waits until Zellij lists two clients."""
-        quote = lambda s: "'" + s.replace("'", "'\\''") + "'"
-        line = "exec env " + " ".join(
-            f"{k}={quote(self.env[k])}"
-            for k in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
-                      "ZELLIJ_SOCKET_DIR", "TMPDIR", "TMUX_TMPDIR", "SHELL")
-        )
-        line += f" {quote(self.zellij)} --config {quote(self.config)} attach {SESSION}"
+        line = self.client_line("attach", SESSION)
         out = self.run(
             self.tmux_argv(
                 "new-session", "-d", "-s", TMUX_SESSION + "2", "-x", str(COLS), "-y", str(ROWS), line
@@ -631,26 +621,13 @@ def one_request(world, plugin, kind, payload_template, nonce, reply_bytes):
     """One request from the call to the reply; the three timings in seconds, and the reply's
     size in bytes (its newline included). The floor replies `reply_bytes[kind]` bytes."""
     ctl = world.ctl
-    payload = payload_template.replace("NONCE", nonce, 1)
     req_id = nonce.strip("[]")
-    ctl.quiet()
-    args = f"id={req_id},agent=bench"
-    if plugin == FLOOR:
-        args += f",reply_bytes={reply_bytes.get(kind, 0)}"
-    pipe = Pipe(world, plugin, args, payload)
-
-    def tick():
-        if pipe.retry_if_missed():
-            log(f"  ({nonce}: the CLI missed the session, sent again)")
-
+    extra = f",reply_bytes={reply_bytes.get(kind, 0)}" if plugin == FLOOR else ""
+    pipe, a = first_frame(world, plugin, payload_template, nonce, extra)
     if plugin == OURS:
-        shown = lambda s: nonce in s
         moved = lambda s: nonce in s and "❯ 2." in s
     else:
-        shown = lambda s: nonce in s and "FLOOR keys=0" in s
         moved = lambda s: nonce in s and "FLOOR keys=1" in s
-    t_frame, _ = ctl.wait_screen(f"request {nonce}", shown, pipe.t0, 60, tick)
-    a = t_frame - pipe.t0
 
     if plugin == OURS:
         wait_keys_count(ctl)
@@ -727,6 +704,27 @@ def asked_by(world, how, kind, payload_template, nonce, command):
     return t_reply - pipe.t0, t_reply - t_enter
 
 
+def first_frame(world, plugin, payload_template, nonce, extra_args=""):
+    """A `zellij pipe` asking `plugin` the payload with `nonce` in it (`extra_args` added to its
+    arguments), sent once the terminal is quiet: the pipe, and how long until the first frame
+    showing the request, in seconds."""
+    ctl = world.ctl
+    payload = payload_template.replace("NONCE", nonce, 1)
+    ctl.quiet()
+    pipe = Pipe(world, plugin, f"id={nonce.strip('[]')},agent=bench{extra_args}", payload)
+
+    def tick():
+        if pipe.retry_if_missed():
+            log(f"  ({nonce}: the CLI missed the session, sent again)")
+
+    if plugin == OURS:
+        shown = lambda s: nonce in s
+    else:
+        shown = lambda s: nonce in s and "FLOOR keys=0" in s
+    t_frame, _ = ctl.wait_screen(f"request {nonce}", shown, pipe.t0, 60, tick)
+    return pipe, t_frame - pipe.t0
+
+
 def cold_start(args, plugins, clients, nonces, run):
     """The first question of a fresh session (its plugin not loaded yet) with `clients`
     attached: `zellij pipe` spawned -> the first frame showing it on the first client's
@@ -741,23 +739,7 @@ def cold_start(args, plugins, clients, nonces, run):
             world.start()
             if clients == 2:
                 world.attach_second_client()
-            ctl = world.ctl
-            nonce = nonces.next()
-            payload = template(SMALL).replace("NONCE", nonce, 1)
-            args_ = f"id={nonce.strip('[]')},agent=bench"
-            ctl.quiet()
-            pipe = Pipe(world, plugin, args_, payload)
-
-            def tick():
-                if pipe.retry_if_missed():
-                    log(f"  ({nonce}: the CLI missed the session, sent again)")
-
-            if plugin == OURS:
-                shown = lambda s: nonce in s
-            else:
-                shown = lambda s: nonce in s and "FLOOR keys=0" in s
-            t_frame, _ = ctl.wait_screen(f"cold request {nonce}", shown, pipe.t0, 60, tick)
-            times[plugin] = t_frame - pipe.t0
+            _, times[plugin] = first_frame(world, plugin, template(SMALL), nonces.next())
         except BenchError:
             log(f"--- the Zellij log (tail) ---\n{world.log_tail()}\n---")
             raise
