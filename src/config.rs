@@ -69,6 +69,7 @@ impl Settings {
         let full_events = flag("full_events", false);
         let zjstatus = flag("zjstatus", false);
         let trace = flag("trace", false);
+        let history = flag("history", true);
         let mut size = |key: &'static str| match get(key) {
             None => Size::default(),
             Some(value) => Size::parse(&value).unwrap_or_else(|| {
@@ -114,6 +115,7 @@ impl Settings {
                 indicator,
                 full_events,
                 zjstatus,
+                history,
             },
             popup,
             trace,

@@ -38,6 +38,8 @@ pub enum Effect {
     Fit,
     /// Another request is shown: fit the popup to it afresh (it may shrink).
     FitAnew,
+    /// Append this line to the record of questionnaires (`crate::history`).
+    Record(String),
     /// The popup is closing and the plugin unloads: keep this text where the next instance of
     /// this session finds it, for a minute, and hand it to `Broker::recall` when it loads.
     KeepAcrossReload(String),

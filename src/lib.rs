@@ -14,6 +14,8 @@ pub mod effect;
 pub mod envelope;
 pub mod error_code;
 pub mod events;
+/// The record of every questionnaire and how it ended.
+pub mod history;
 pub mod intake;
 pub mod log_line;
 pub mod marks;

@@ -154,6 +154,10 @@ mod plugin {
             }
             self.recall_kept();
             self.started = Some(std::time::Instant::now());
+            let epoch = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+            self.broker.set_epoch(epoch);
             // The first question loads the plugin, and Zellij holds it back until the user
             // answers the permission request, which it draws in this pane: a pane that a pipe
             // opens hidden. Show it, so the user sees the request; it hides again once answered
@@ -453,6 +457,14 @@ mod plugin {
                 }
                 Effect::Fit => return Redraw { grow: true, ..done },
                 Effect::KeepAcrossReload(kept) => across_reload::keep(self.zellij_pid, &kept),
+                Effect::Record(line) => {
+                    let path = format!("/cache/{}", ask_popup::history::FILE_NAME);
+                    if let Err(e) = ask_popup::history::append(std::path::Path::new(&path), &line) {
+                        log_line::write(format_args!(
+                            "ask-popup: cannot write the record ({path}): {e}"
+                        ));
+                    }
+                }
                 Effect::IgnoredPeerMessage { from_plugin } => match from_plugin {
                     Some(id) if self.trace => self.log(format_args!(
                         "ignored {PEER_PIPE:?} from plugin {id}, not this one"

@@ -84,7 +84,13 @@ fn full_events_carry_the_result() {
 fn a_rejected_request_is_answered_at_once_and_never_shown() {
     let mut b = Broker::new(Config::default());
     let fx = b.pipe(cli("p1", Some("{\"questions\": []}"), &[("id", "x")]));
-    assert_eq!(fx.len(), 1, "{fx:?}");
+    // Its reply, and its entry in the record: nothing shows.
+    assert_eq!(fx.len(), 2, "{fx:?}");
+    let recorded = records(&fx);
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0].ending, "no_questions");
+    assert_eq!(recorded[0].request_id.as_deref(), Some("x"));
+    assert!(recorded[0].questions.is_empty());
     let r = replies(&fx);
     assert_eq!(r[0].1["details"]["error"], "no_questions");
     assert_eq!(r[0].1["details"]["requestId"], "x");

@@ -422,8 +422,8 @@ fn messages_held_until_the_permission_answer_count_toward_the_limit_and_past_it_
     let over = big("Over?");
     let fx = b.pipe(cli("over", Some(&over), &[("id", "o")]));
     assert_eq!(fx, [Effect::Block("over".into())]);
-    // Only its pipe and request id are kept, to answer it.
-    held += "over".len() + "o".len();
+    // Only its pipe and arguments are kept, to answer it.
+    held += "over".len() + "id".len() + "o".len();
     assert_eq!(b.held_bytes(), held);
     // So is whatever more it sends meanwhile.
     b.pipe(cli("over", Some("{\n"), &[("id", "o")]));

@@ -8,7 +8,8 @@ use super::*;
 pub(super) struct Partial {
     intake: Intake,
     last_line_ms: u64,
-    request_id: Option<String>,
+    /// Its pipe's arguments (who asks, its id).
+    args: BTreeMap<String, String>,
 }
 
 /// The arrival side of the broker: payloads still coming, and what it must remember a while.
@@ -49,11 +50,11 @@ impl Arrivals {
             .map(|(_, output)| output.clone())
     }
 
-    /// Every payload still arriving, taken out: their pipes and request ids.
-    pub(super) fn take_partials(&mut self) -> Vec<(String, Option<String>)> {
+    /// Every payload still arriving, taken out: their pipes and pipe arguments.
+    pub(super) fn take_partials(&mut self) -> Vec<(String, BTreeMap<String, String>)> {
         std::mem::take(&mut self.partials)
             .into_iter()
-            .map(|(pipe, partial)| (pipe, partial.request_id))
+            .map(|(pipe, partial)| (pipe, partial.args))
             .collect()
     }
 
@@ -120,9 +121,8 @@ impl Broker {
         args: &BTreeMap<String, String>,
         effects: &mut Vec<Effect>,
     ) {
-        let request_id = args.get("id").map(String::as_str);
         let Some(payload) = payload else {
-            self.input_ended(&pipe, request_id, effects);
+            self.input_ended(&pipe, effects);
             return;
         };
         if self.arrivals.answered.contains_key(&pipe) || self.asked().any(|r| r.pipe == pipe) {
@@ -143,15 +143,14 @@ impl Broker {
             .or_insert_with(|| Partial {
                 intake: Intake::new(),
                 last_line_ms: now,
-                request_id: request_id.map(str::to_owned),
+                args: args.clone(),
             });
         partial.last_line_ms = now;
         let assembly = partial.intake.feed(&payload);
         if held.saturating_add(payload.len()) > MAX_PENDING_BYTES {
             // Holding more could exhaust the plugin's memory and strand every waiting agent.
             self.arrivals.partials.remove(&pipe);
-            let output = envelope::host_error(ErrorCode::Busy, request_id);
-            self.reply_shared(&pipe, output, effects);
+            self.reply_unasked(&pipe, args, ErrorCode::Busy, effects);
             return;
         }
         if assembly == Assembly::Incomplete && !last_piece {
@@ -175,13 +174,13 @@ impl Broker {
         };
         match parsed {
             Ok(questionnaire) => self.accept(pipe, questionnaire, intake.size(), args, effects),
-            Err(e) => self.reject(&pipe, &e, request_id, effects),
+            Err(e) => self.reject(&pipe, &e, args, effects),
         }
     }
 
     /// The end of a question pipe's input (its CLI's stdin closed): nothing to say for a pipe
     /// answered already; a payload that had not become a whole questionnaire is rejected.
-    fn input_ended(&mut self, pipe: &str, request_id: Option<&str>, effects: &mut Vec<Effect>) {
+    fn input_ended(&mut self, pipe: &str, effects: &mut Vec<Effect>) {
         if self.arrivals.answered.remove(pipe).is_some() {
             return;
         }
@@ -198,7 +197,7 @@ impl Broker {
                 },
             }
         };
-        self.reject(pipe, &error, request_id, effects);
+        self.reject(pipe, &error, &partial.args, effects);
     }
 
     /// A CLI pipe message whose payload could not be taken in (over the size limit, or not
@@ -219,24 +218,40 @@ impl Broker {
         let mut effects = Vec::new();
         self.arrivals.partials.remove(pipe);
         if !self.arrivals.answered.contains_key(pipe) {
-            self.reject(
-                pipe,
-                error,
-                args.get("id").map(String::as_str),
-                &mut effects,
-            );
+            self.reject(pipe, error, args, &mut effects);
         }
         self.done(effects)
     }
 
+    /// Answers `pipe`'s questionnaire, of pipe arguments `args`, with what is wrong with it.
     pub(super) fn reject(
         &mut self,
         pipe: &str,
         error: &RequestError,
-        request_id: Option<&str>,
+        args: &BTreeMap<String, String>,
         effects: &mut Vec<Effect>,
     ) {
-        self.reply_shared(pipe, envelope::rejection(error, request_id), effects);
+        let output = envelope::rejection(error, args.get("id").map(String::as_str));
+        if self.leads() {
+            self.record_unasked(args, None, error.code().as_str(), &output, effects);
+        }
+        self.reply_shared(pipe, output, effects);
+    }
+
+    /// Answers `pipe`'s request, of pipe arguments `args`, which was never asked, with the
+    /// host's `code` (`busy`, `dismissed`).
+    pub(super) fn reply_unasked(
+        &mut self,
+        pipe: &str,
+        args: &BTreeMap<String, String>,
+        code: ErrorCode,
+        effects: &mut Vec<Effect>,
+    ) {
+        let output = envelope::host_error(code, args.get("id").map(String::as_str));
+        if self.leads() {
+            self.record_unasked(args, None, code.as_str(), &output, effects);
+        }
+        self.reply_shared(pipe, output, effects);
     }
 
     /// Drops what is remembered too long: answered pipes, withdrawals, replies, and partial payloads
@@ -261,7 +276,7 @@ impl Broker {
             let error = RequestError::NotJson {
                 detail: "its lines stopped arriving before it was complete".to_owned(),
             };
-            self.reject(&pipe, &error, partial.request_id.as_deref(), effects);
+            self.reject(&pipe, &error, &partial.args, effects);
         }
     }
 

@@ -32,7 +32,7 @@ pub(super) enum Held {
     /// sent is dropped, and it is answered `busy` when the gate opens.
     Busy {
         pipe: String,
-        request_id: Option<String>,
+        args: BTreeMap<String, String>,
     },
 }
 
@@ -55,9 +55,7 @@ impl Held {
                 msg.payload.as_ref().map_or(0, String::len) + msg.name.len() + args(&msg.args)
             }
             Held::Unreadable { pipe, args: a, .. } => pipe.len() + args(a),
-            Held::Busy { pipe, request_id } => {
-                pipe.len() + request_id.as_ref().map_or(0, String::len)
-            }
+            Held::Busy { pipe, args: a } => pipe.len() + args(a),
         }
     }
 }
@@ -343,11 +341,10 @@ impl Broker {
                 Held::Unreadable { pipe, args, error } => {
                     self.pipe_unreadable(&pipe, &args, &error)
                 }
-                Held::Busy { pipe, request_id } => {
+                Held::Busy { pipe, args } => {
                     let mut effects = Vec::new();
                     self.arrivals.drop_partial(&pipe);
-                    let output = envelope::host_error(ErrorCode::Busy, request_id.as_deref());
-                    self.reply_shared(&pipe, output, &mut effects);
+                    self.reply_unasked(&pipe, &args, ErrorCode::Busy, &mut effects);
                     self.done(effects)
                 }
             });
@@ -389,15 +386,14 @@ impl Broker {
             // Holding more could exhaust the plugin's memory. It is answered when the gate
             // opens, not now: before the grant Zellij refuses a plugin's reply, and until the
             // hellos are in nobody knows which instance answers.
-            let request_id = match &held {
-                Held::Pipe(msg) => msg.args.get("id").cloned(),
-                Held::Unreadable { args, .. } => args.get("id").cloned(),
-                Held::Busy { request_id, .. } => request_id.clone(),
+            let args = match held {
+                Held::Pipe(msg) => msg.args,
+                Held::Unreadable { args, .. } | Held::Busy { args, .. } => args,
             };
             self.gate.held.retain(|h| h.cli() != Some(pipe.as_str()));
             self.gate.held.push_back(Held::Busy {
                 pipe: pipe.clone(),
-                request_id,
+                args,
             });
             return vec![Effect::Block(pipe)];
         }

@@ -32,6 +32,7 @@ mod arrival;
 mod gate;
 mod peers;
 mod queue;
+mod record;
 mod screen;
 
 use arrival::Arrivals;
@@ -89,6 +90,8 @@ pub struct Config {
     pub full_events: bool,
     /// Send a `zjstatus::pipe::pipe_ask::…` line for a status bar.
     pub zjstatus: bool,
+    /// Keep a record of every questionnaire (`crate::history`).
+    pub history: bool,
 }
 
 impl Default for Config {
@@ -100,6 +103,7 @@ impl Default for Config {
             indicator: true,
             full_events: false,
             zjstatus: false,
+            history: true,
         }
     }
 }
@@ -266,6 +270,10 @@ pub struct Broker {
     peers: Peers,
     gate: GateState,
     last_frame: Option<Frame>,
+    /// The wall clock when `now_ms` read 0 (`set_epoch`), and the session's name: for the
+    /// record.
+    epoch_ms: u64,
+    session: Option<String>,
 }
 
 impl Broker {

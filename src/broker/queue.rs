@@ -26,6 +26,10 @@ impl Broker {
             if self.arrivals.take_withdrawal(&caller, id) {
                 // Its withdrawal overtook it.
                 let output = envelope::host_error(ErrorCode::Aborted, Some(id));
+                if self.leads() {
+                    let ending = ErrorCode::Aborted.as_str();
+                    self.record_unasked(args, Some(&questionnaire), ending, &output, effects);
+                }
                 self.reply_shared(&pipe, output, effects);
                 return;
             }
@@ -224,6 +228,9 @@ impl Broker {
                 pipe: request.pipe.clone(),
                 output: output.clone(),
             });
+            let ending = envelope::ending(&outcome);
+            let ending = ending.reason.unwrap_or("answered");
+            self.record_request(&request, ending, &output, effects);
         }
         if tell_peers {
             // The other instances drop it; the leader says how it ended. (Alone, this costs
@@ -291,6 +298,18 @@ impl Broker {
     /// A terminal pane went away: its requests have no one to answer to.
     pub fn pane_closed(&mut self, pane: u32) -> Vec<Effect> {
         let mut effects = Vec::new();
+        // Named by the pane's title, which goes with the pane: the name stays with its requests
+        // (their ends say who asked).
+        let title = self
+            .marks
+            .title(pane)
+            .map(crate::view::text::sanitize_line)
+            .filter(|t| !t.trim().is_empty());
+        for r in self.pending.iter_mut().filter(|r| r.pane == Some(pane)) {
+            if r.agent.is_none() {
+                r.agent.clone_from(&title);
+            }
+        }
         self.marks.forget(pane);
         // What only shows is asked when the gate opens, and ends then.
         while let Some(i) = self
@@ -315,9 +334,9 @@ impl Broker {
         while !self.pending.is_empty() {
             self.end_by_host(0, ErrorCode::Dismissed, &mut effects);
         }
-        for (pipe, request_id) in self.arrivals.take_partials() {
-            let output = envelope::host_error(ErrorCode::Dismissed, request_id.as_deref());
-            self.reply_shared(&pipe, output, &mut effects);
+        for (pipe, args) in self.arrivals.take_partials() {
+            let code = ErrorCode::Dismissed;
+            self.reply_unasked(&pipe, &args, code, &mut effects);
         }
         // Closing the popup unloads the plugin, and Zellij can lose a reply on the way out: its
         // caller then asks again with the same id, which loads a fresh instance. That one must
@@ -364,10 +383,16 @@ impl Broker {
     }
 
     pub(super) fn agent_name(&self, r: &Request) -> String {
-        if let Some(agent) = &r.agent {
-            return agent.clone();
+        self.caller_name(r.agent.as_deref(), r.pane)
+    }
+
+    /// Who asks, as the dialog names it: its `agent` argument, else its pane's title, else a
+    /// word for it.
+    pub(super) fn caller_name(&self, agent: Option<&str>, pane: Option<u32>) -> String {
+        if let Some(agent) = agent {
+            return agent.to_owned();
         }
-        if let Some(pane) = r.pane {
+        if let Some(pane) = pane {
             let title = self
                 .marks
                 .title(pane)

@@ -154,3 +154,13 @@ pub fn peer_messages(fx: &[Effect]) -> Vec<PipeIn> {
         })
         .collect()
 }
+
+/// The record's entries among `fx` (`Effect::Record`).
+pub fn records(fx: &[Effect]) -> Vec<ask_popup::history::Entry> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Record(line) => ask_popup::history::Entry::from_line(line),
+            _ => None,
+        })
+        .collect()
+}

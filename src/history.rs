@@ -1,0 +1,191 @@
+//! The record of every questionnaire: one JSON line per request that reached the popup, written
+//! once when it ends (by the instance that replies), with when it was asked and ended, who
+//! asked, the questions (previews cut to a few lines) and how it ended, with the envelope its
+//! caller got. The plugin appends to it and keeps it bounded; `ask-popup history` reads it,
+//! and `ask-popup answer` finds an envelope in it after the session is gone.
+//!
+//! It lives in the plugin's cache folder (`/cache` inside the plugin: Zellij's cache folder,
+//! then the plugin's location, then `plugin_cache`), the one folder a plugin can write that
+//! outlives its session and that every instance and session of the plugin shares. The command
+//! finds it there by its name (`FILE_NAME`).
+
+use crate::envelope::{Details, Envelope};
+use crate::request::Questionnaire;
+use serde::{Deserialize, Serialize};
+use std::io::{self, Write};
+use std::path::Path;
+
+/// The record's file name, in the plugin's cache folder.
+pub const FILE_NAME: &str = "ask-popup-history.jsonl";
+/// Past this size the record is cut back to its newest entries (`KEEP_BYTES`, `MAX_ENTRIES`).
+pub const MAX_BYTES: u64 = 2 * 1024 * 1024;
+/// What is kept when the record is cut back.
+const KEEP_BYTES: usize = 1024 * 1024;
+/// The most entries kept when the record is cut back.
+pub const MAX_ENTRIES: usize = 1000;
+/// A preview is recorded up to this many lines.
+const PREVIEW_LINES: usize = 4;
+
+/// One questionnaire and how it ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    /// When it reached the popup and when it ended, in milliseconds since the Unix epoch.
+    pub asked_ms: u64,
+    pub ended_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// Who asked, as the dialog named it.
+    pub agent: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pane_id: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// Empty for a request rejected before it was asked.
+    #[serde(default)]
+    pub questions: Vec<RecordedQuestion>,
+    /// `answered`, `declined`, `chat`, `timed_out`, or the error code it was answered with
+    /// (`dismissed`, `aborted`, `superseded`, `busy`, a validation code…).
+    pub ending: String,
+    /// The envelope its caller got (one line).
+    pub reply: String,
+}
+
+/// A question as recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedQuestion {
+    pub question: String,
+    pub header: String,
+    #[serde(default)]
+    pub multi_select: bool,
+    pub options: Vec<RecordedOption>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedOption {
+    pub label: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// The first lines of its preview.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
+}
+
+impl RecordedQuestion {
+    /// The questions of `questionnaire`, previews cut to `PREVIEW_LINES`.
+    pub fn all_of(questionnaire: &Questionnaire) -> Vec<RecordedQuestion> {
+        questionnaire
+            .questions
+            .iter()
+            .map(|q| RecordedQuestion {
+                question: q.question.clone(),
+                header: q.header.clone(),
+                multi_select: q.multi_select,
+                options: q
+                    .options
+                    .iter()
+                    .map(|o| RecordedOption {
+                        label: o.label.clone(),
+                        description: o.description.clone(),
+                        preview: o.preview.as_deref().map(cut_preview),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// A preview's first `PREVIEW_LINES` lines, `…` when there were more.
+fn cut_preview(preview: &str) -> String {
+    let mut lines = preview.lines();
+    let mut cut: Vec<&str> = lines.by_ref().take(PREVIEW_LINES).collect();
+    if lines.next().is_some() {
+        cut.push("…");
+    }
+    cut.join("\n")
+}
+
+impl Entry {
+    /// The entry as one line of the record (no line break).
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A line of the record read back; None for a line that is not one (torn, or another
+    /// version's that lacks what this one needs).
+    pub fn from_line(line: &str) -> Option<Entry> {
+        serde_json::from_str(line.trim()).ok()
+    }
+
+    /// The envelope's details.
+    pub fn details(&self) -> Details<'static> {
+        Envelope::read(&self.reply)
+            .map(|e| e.details)
+            .unwrap_or_default()
+    }
+
+    /// Whether `text` (lower case) is in its questions, headers, labels, answers or notes.
+    pub fn mentions(&self, text: &str) -> bool {
+        let found = |s: &str| s.to_lowercase().contains(text);
+        self.questions.iter().any(|q| {
+            found(&q.question) || found(&q.header) || q.options.iter().any(|o| found(&o.label))
+        }) || {
+            let details = self.details();
+            details.answers.iter().any(|a| {
+                a.answer.as_deref().is_some_and(found)
+                    || a.selected.iter().any(|s| found(s))
+                    || a.notes.as_deref().is_some_and(found)
+            }) || details.unanswered_notes.iter().any(|n| found(&n.note))
+                || details.global_note.as_deref().is_some_and(found)
+        }
+    }
+}
+
+/// Appends an entry's `line` (`Entry::to_line`) to the record at `path` (created private: its
+/// answers may be secrets), whole in one write, and cuts the record back to its newest entries
+/// once it passes `MAX_BYTES`.
+pub fn append(path: &Path, line: &str) -> io::Result<()> {
+    let line = format!("{}\n", line.trim_end());
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(crate::atomic_file::OWNER_ONLY);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(line.as_bytes())?;
+    if file.metadata()?.len() > MAX_BYTES {
+        drop(file);
+        cut_back(path)?;
+    }
+    Ok(())
+}
+
+/// Keeps the newest entries of the record at `path` that fit in `KEEP_BYTES` (at most
+/// `MAX_ENTRIES`), written whole.
+fn cut_back(path: &Path) -> io::Result<()> {
+    let text = std::fs::read_to_string(path)?;
+    let mut kept = Vec::new();
+    let mut bytes = 0;
+    for line in text.lines().rev().filter(|l| !l.trim().is_empty()) {
+        if kept.len() == MAX_ENTRIES || bytes + line.len() + 1 > KEEP_BYTES {
+            break;
+        }
+        bytes += line.len() + 1;
+        kept.push(line);
+    }
+    let mut out = String::with_capacity(bytes);
+    for line in kept.iter().rev() {
+        out.push_str(line);
+        out.push('\n');
+    }
+    crate::atomic_file::write(path, out.as_bytes(), crate::atomic_file::OWNER_ONLY)
+}
+
+/// The entries of a record's text, oldest first; lines that are not entries are skipped.
+pub fn read(text: &str) -> Vec<Entry> {
+    text.lines().filter_map(Entry::from_line).collect()
+}
