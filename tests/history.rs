@@ -33,10 +33,13 @@ fn asked(b: &mut Broker, pipe: &str, id: &str) -> Vec<Effect> {
     b.pipe(cli(pipe, Some(&payload), &[("pane_id", "3"), ("id", id)]))
 }
 
+/// How a request ends, as a test drives it.
+type Ending = fn(&mut Broker) -> Vec<Effect>;
+
 #[test]
 fn every_ending_is_recorded_once_with_who_asked_and_the_reply() {
     // (how the request ends, the ending recorded)
-    let endings: [(&str, fn(&mut Broker) -> Vec<Effect>); 7] = [
+    let endings: [(&str, Ending); 7] = [
         ("answered", |b| {
             settle(b);
             b.input(Input::Key(Key::Enter))
