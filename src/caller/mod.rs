@@ -7,6 +7,7 @@
 
 pub mod ask;
 pub mod claude;
+pub mod history;
 pub mod mcp;
 pub mod notify;
 pub mod session;

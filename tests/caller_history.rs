@@ -1,0 +1,195 @@
+//! `ask-popup history`'s decisions: where the record is, which entries a filter takes, how one
+//! reads.
+
+use ask_popup::caller::history::{
+    block, json_line, parse_span, record_files, select, when, zellij_cache_dir, Filter, When,
+};
+use ask_popup::history::{Entry, RecordedOption, RecordedQuestion, FILE_NAME};
+use std::ffi::OsStr;
+use std::path::Path;
+
+fn entry(agent: &str, asked_ms: u64, reply: &str) -> Entry {
+    Entry {
+        asked_ms,
+        ended_ms: asked_ms + 5_000,
+        session: Some("work".to_owned()),
+        agent: agent.to_owned(),
+        pane_id: Some(3),
+        request_id: Some(format!("id-{asked_ms}")),
+        questions: vec![RecordedQuestion {
+            question: "Which database?".to_owned(),
+            header: "DB".to_owned(),
+            multi_select: false,
+            options: vec![
+                RecordedOption {
+                    label: "Postgres".to_owned(),
+                    description: String::new(),
+                    preview: None,
+                },
+                RecordedOption {
+                    label: "SQLite".to_owned(),
+                    description: String::new(),
+                    preview: None,
+                },
+            ],
+        }],
+        ending: "answered".to_owned(),
+        reply: reply.to_owned(),
+    }
+}
+
+const ANSWERED: &str = r#"{"content":[{"type":"text","text":"User has answered your questions: \"Which database?\"=\"SQLite\". You can now continue with the user's answers in mind."}],"details":{"answers":[{"questionIndex":0,"question":"Which database?","kind":"option","answer":"SQLite","notes":"one file"}],"cancelled":false,"globalNote":"ship it"}}"#;
+
+#[test]
+fn zellijs_cache_folder_is_where_zellij_puts_it() {
+    let cache = zellij_cache_dir(Some(OsStr::new("/x/cache")), Some(OsStr::new("/home/u")));
+    let home = zellij_cache_dir(Some(OsStr::new("relative")), Some(OsStr::new("/home/u")));
+    if cfg!(target_os = "macos") {
+        let mac = Path::new("/home/u/Library/Caches/org.Zellij-Contributors.Zellij");
+        assert_eq!(cache.as_deref(), Some(mac));
+    } else {
+        assert_eq!(cache.as_deref(), Some(Path::new("/x/cache/zellij")));
+        assert_eq!(home.as_deref(), Some(Path::new("/home/u/.cache/zellij")));
+    }
+}
+
+#[test]
+fn the_record_of_every_location_the_plugin_was_loaded_from_is_found() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = cache.path();
+    // As Zellij lays it out: the location as a path below the cache, then plugin_cache.
+    let file = root.join("file:/home/u/.config/zellij/plugins/ask-popup.wasm/plugin_cache");
+    let url = root.join("https:/example.org/releases/v1/ask-popup.wasm/plugin_cache");
+    // A session's folder and another plugin's cache hold none.
+    let session = root.join("0b6c5f5e-1f4b-4d7e-9a8e-1c2d3e4f5a6b/file:/x/plugin_cache");
+    let other = root.join("zellij:link/plugin_cache");
+    for dir in [&file, &url, &session, &other] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    for dir in [&file, &url, &session] {
+        std::fs::write(dir.join(FILE_NAME), "").unwrap();
+    }
+    std::fs::write(other.join("other.jsonl"), "").unwrap();
+    let found = record_files(root);
+    assert_eq!(found, [file.join(FILE_NAME), url.join(FILE_NAME)]);
+    assert!(record_files(&root.join("missing")).is_empty());
+}
+
+#[test]
+fn spans_of_time_read_as_people_write_them() {
+    assert_eq!(parse_span("90s"), Some(90_000));
+    assert_eq!(parse_span("30m"), Some(1_800_000));
+    assert_eq!(parse_span(" 2h "), Some(7_200_000));
+    assert_eq!(parse_span("3d"), Some(259_200_000));
+    assert_eq!(parse_span("1w"), Some(604_800_000));
+    for bad in ["", "h", "2", "2y", "-1h", "1.5h", "２h"] {
+        assert_eq!(parse_span(bad), None, "{bad:?}");
+    }
+}
+
+#[test]
+fn a_filter_takes_by_agent_session_time_text_and_id_latest_first() {
+    let entries = vec![
+        entry("claude", 1_000, ANSWERED),
+        entry("Codex", 3_000, "{}"),
+        entry("claude", 2_000, "{}"),
+    ];
+    let all = select(entries.clone(), &Filter::default(), 0);
+    let order: Vec<u64> = all.iter().map(|e| e.asked_ms).collect();
+    assert_eq!(order, [3_000, 2_000, 1_000]);
+    assert_eq!(select(entries.clone(), &Filter::default(), 2).len(), 2);
+    let by = |filter: Filter| -> Vec<u64> {
+        select(entries.clone(), &filter, 0)
+            .iter()
+            .map(|e| e.asked_ms)
+            .collect()
+    };
+    let agent = |a: &str| Filter {
+        agent: Some(a.to_owned()),
+        ..Filter::default()
+    };
+    assert_eq!(by(agent("CLAUDE")), [2_000, 1_000]);
+    assert_eq!(by(agent("codex")), [3_000]);
+    assert!(by(Filter {
+        session: Some("other".to_owned()),
+        ..Filter::default()
+    })
+    .is_empty());
+    assert_eq!(
+        by(Filter {
+            since_ms: Some(2_000),
+            ..Filter::default()
+        }),
+        [3_000, 2_000]
+    );
+    // Labels are searched in every entry; the answer's notes and the global note too.
+    assert_eq!(
+        by(Filter {
+            search: Some("postgres".to_owned()),
+            ..Filter::default()
+        }),
+        [3_000, 2_000, 1_000]
+    );
+    for text in ["ONE FILE", "ship"] {
+        let found = by(Filter {
+            search: Some(text.to_owned()),
+            ..Filter::default()
+        });
+        assert_eq!(found, [1_000], "{text}");
+    }
+    assert_eq!(
+        by(Filter {
+            request_id: Some("id-2000".to_owned()),
+            ..Filter::default()
+        }),
+        [2_000]
+    );
+}
+
+#[test]
+fn an_entry_reads_as_when_who_and_each_question_with_its_answer() {
+    let text = block(
+        &entry("claude", 0, ANSWERED),
+        When {
+            year: 2026,
+            month: 12,
+            day: 3,
+            hour: 9,
+            minute: 5,
+        },
+    );
+    assert_eq!(
+        text,
+        "2026-12-03 09:05 · claude (pane 3) · session work · answered · id-0\n\
+         \x20 DB: Which database?\n\
+         \x20   → SQLite\n\
+         \x20   note: one file\n\
+         \x20 note: ship it"
+    );
+}
+
+#[test]
+fn for_scripts_an_entry_is_a_json_line_with_the_replys_details() {
+    let line = json_line(&entry("claude", 0, ANSWERED));
+    let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(value["agent"], "claude");
+    assert_eq!(value["details"]["answers"][0]["answer"], "SQLite");
+    assert!(value.get("reply").is_none());
+    assert!(!line.contains('\n'));
+}
+
+#[test]
+fn calendar_times_are_the_gregorian_calendars() {
+    let w = |ms: u64, offset: i64| {
+        let w = when(ms, offset);
+        (w.year, w.month, w.day, w.hour, w.minute)
+    };
+    assert_eq!(w(0, 0), (1970, 1, 1, 0, 0));
+    // 2026-12-03 08:12:47 UTC.
+    assert_eq!(w(1_796_285_567_000, 0), (2026, 12, 3, 8, 12));
+    assert_eq!(w(1_796_285_567_000, 3_600), (2026, 12, 3, 9, 12));
+    assert_eq!(w(1_796_285_567_000, -9 * 3_600), (2026, 12, 2, 23, 12));
+    // 2024-02-29 (a leap day) 12:00 UTC, and 2000-03-01.
+    assert_eq!(w(1_709_208_000_000, 0), (2024, 2, 29, 12, 0));
+    assert_eq!(w(951_868_800_000, 0), (2000, 3, 1, 0, 0));
+}
