@@ -98,7 +98,7 @@ impl Filter {
 /// The entries of every record that `filter` takes, latest first, at most `limit` (0: all).
 pub fn select(mut entries: Vec<Entry>, filter: &Filter, limit: usize) -> Vec<Entry> {
     entries.retain(|e| filter.matches(e));
-    entries.sort_by(|a, b| b.asked_ms.cmp(&a.asked_ms));
+    entries.sort_by_key(|e| std::cmp::Reverse(e.asked_ms));
     if limit > 0 {
         entries.truncate(limit);
     }
