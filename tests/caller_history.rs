@@ -193,3 +193,51 @@ fn calendar_times_are_the_gregorian_calendars() {
     assert_eq!(w(1_709_208_000_000, 0), (2024, 2, 29, 12, 0));
     assert_eq!(w(951_868_800_000, 0), (2000, 3, 1, 0, 0));
 }
+
+mod later {
+    use ask_popup::caller::later::{
+        answer_file, answers_dir, asked_line, file_stem, standing, waiting_line, Standing,
+    };
+    use std::ffi::OsStr;
+    use std::path::Path;
+
+    const ENVELOPE: &str = r#"{"content":[{"type":"text","text":"User declined to answer questions"}],"details":{"answers":[],"cancelled":true,"requestId":"r1"}}"#;
+
+    #[test]
+    fn answers_are_kept_in_the_state_folder_one_file_an_id() {
+        let dir = answers_dir(None, Some(OsStr::new("/home/u"))).unwrap();
+        assert_eq!(dir, Path::new("/home/u/.local/state/ask-popup/answers"));
+        let dir = answers_dir(Some(OsStr::new("/s")), None).unwrap();
+        assert_eq!(dir, Path::new("/s/ask-popup/answers"));
+        assert_eq!(file_stem("ask-12-ab_C.1"), "ask-12-ab_C.1");
+        assert_eq!(file_stem("../x"), "%2E.%2Fx");
+        assert_eq!(file_stem("a/b"), "a%2Fb");
+        assert_eq!(file_stem("é"), "%C3%A9");
+        assert_ne!(file_stem("a%2Fb"), file_stem("a/b"));
+        assert_eq!(answer_file(&dir, "a/b"), dir.join("a%2Fb.json"));
+    }
+
+    #[test]
+    fn a_request_stands_ended_waiting_or_unknown() {
+        assert_eq!(
+            standing(Some(ENVELOPE), true, None),
+            Standing::Ended(format!("{ENVELOPE}\n"))
+        );
+        assert_eq!(standing(None, true, Some(ENVELOPE)), Standing::Waiting);
+        assert_eq!(
+            standing(None, false, Some(ENVELOPE)),
+            Standing::Ended(format!("{ENVELOPE}\n"))
+        );
+        assert_eq!(standing(Some("torn {"), false, None), Standing::Unknown);
+        assert_eq!(standing(None, false, None), Standing::Unknown);
+    }
+
+    #[test]
+    fn what_is_printed_names_the_request() {
+        assert_eq!(asked_line("r1"), "{\"requestId\":\"r1\"}\n");
+        assert_eq!(
+            waiting_line("r1"),
+            "{\"requestId\":\"r1\",\"waiting\":true}\n"
+        );
+    }
+}

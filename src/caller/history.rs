@@ -109,7 +109,11 @@ pub fn select(mut entries: Vec<Entry>, filter: &Filter, limit: usize) -> Vec<Ent
 pub fn parse_span(text: &str) -> Option<u64> {
     let text = text.trim();
     let unit = text.chars().last()?;
-    let number: u64 = text.get(..text.len() - unit.len_utf8())?.trim().parse().ok()?;
+    let number: u64 = text
+        .get(..text.len() - unit.len_utf8())?
+        .trim()
+        .parse()
+        .ok()?;
     let ms = match unit {
         's' => 1_000,
         'm' => 60_000,

@@ -8,6 +8,7 @@
 pub mod ask;
 pub mod claude;
 pub mod history;
+pub mod later;
 pub mod mcp;
 pub mod notify;
 pub mod session;
