@@ -1,13 +1,14 @@
 //! `ask-popup setup zellij` and `ask-popup doctor`: the files they read and write, and the
 //! programs they run. What to change and what each check means is `ask_popup::caller::zellij`.
 
+use super::programs::{find_on_path, ZellijCli};
 use ask_popup::atomic_file::{self, OWNER_ONLY, READABLE};
 use ask_popup::broker::VERSION;
 use ask_popup::caller::setup;
 use ask_popup::caller::zellij::{self, Check, PLUGIN, PLUGIN_FILE};
 use ask_popup::envelope::ErrorCode;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 pub(super) fn config_dir(arg: Option<&Path>) -> Option<PathBuf> {
@@ -24,7 +25,8 @@ pub(super) fn read_text(path: &Path) -> Result<Option<String>, String> {
 
 /// Zellij's own default config (`zellij setup --dump-config`), for a machine with none yet.
 pub(super) fn default_config() -> Option<String> {
-    let out = Command::new("zellij")
+    let out = ZellijCli::find()?
+        .command()
         .args(["setup", "--dump-config"])
         .stdin(Stdio::null())
         .stderr(Stdio::null())
@@ -264,8 +266,10 @@ pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
     }
 }
 
+/// What `zellij --version` prints; None without a `zellij` on PATH, or when it fails.
 fn zellij_version() -> Option<String> {
-    let out = Command::new("zellij")
+    let out = ZellijCli::find()?
+        .command()
         .arg("--version")
         .stdin(Stdio::null())
         .stderr(Stdio::null())
@@ -328,7 +332,7 @@ fn agent_checks() -> Vec<Check> {
         .map(PathBuf::from)
         .unwrap_or_default();
     let mut checks = Vec::new();
-    if super::find_on_path("claude").is_some() {
+    if find_on_path("claude").is_some() {
         let settings =
             std::fs::read_to_string(home.join(".claude").join("settings.json")).unwrap_or_default();
         checks.push(if setup::has_claude_hook(&settings) {
@@ -346,7 +350,7 @@ fn agent_checks() -> Vec<Check> {
     } else {
         checks.push(Check::skip("Claude Code", "not installed"));
     }
-    if super::find_on_path("codex").is_some() {
+    if find_on_path("codex").is_some() {
         let path = setup::codex_config(|name| std::env::var(name).ok()).unwrap_or_default();
         let config = std::fs::read_to_string(&path).unwrap_or_default();
         checks.push(if setup::has_codex_table(&config) {
@@ -361,7 +365,7 @@ fn agent_checks() -> Vec<Check> {
     } else {
         checks.push(Check::skip("Codex", "not installed"));
     }
-    if super::find_on_path("pi").is_some() {
+    if find_on_path("pi").is_some() {
         let dir = setup::pi_agent_dir(|name| std::env::var(name).ok())
             .unwrap_or_default()
             .join("extensions")
@@ -591,7 +595,7 @@ pub fn setup_all(write: bool, remove: bool) -> i32 {
         ("pi", "Pi", setup_pi),
     ];
     for (program, name, run) in agents {
-        if super::find_on_path(program).is_none() {
+        if find_on_path(program).is_none() {
             println!("{name}: not installed (no `{program}` on PATH)");
             continue;
         }
