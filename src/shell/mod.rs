@@ -5,6 +5,7 @@
 //! protocol side is `mcp.rs`, the notification's timer and command `notify.rs`.
 
 mod children;
+mod doctor;
 mod install;
 mod mcp;
 mod notify;
@@ -187,7 +188,7 @@ pub fn main() -> i32 {
             json,
             config_dir,
             plugin,
-        } => install::doctor(json, config_dir.as_deref(), &plugin.plugin),
+        } => doctor::doctor(json, config_dir.as_deref(), &plugin.plugin),
         Action::Setup { agent, how } => match agent {
             None => install::setup_all(how.write, how.remove),
             Some(SetupAgent::Zellij { how, config_dir }) => {
