@@ -396,8 +396,11 @@ fn client_script() -> PathBuf {
 #[test]
 fn an_mcp_python_client_lists_the_tool_as_the_library_declares_it() {
     // Outside Zellij: listing needs no popup, and a call answers no_ui at once.
-    let dir = std::env::temp_dir().join(format!("ask-popup-mcp-list-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a dir");
+    let temp = tempfile::Builder::new()
+        .prefix("ask-popup-mcp-list-")
+        .tempdir()
+        .expect("a dir");
+    let dir = temp.path();
     let run = |mode: &[&str]| -> Value {
         let out = dir.join(format!("{}.json", mode[0]));
         let ran = Command::new(agent_bin("mcp-python"))
@@ -428,7 +431,6 @@ fn an_mcp_python_client_lists_the_tool_as_the_library_declares_it() {
     assert_eq!(result["isError"], true);
     assert_eq!(result["content"][0]["text"], envelope::NO_UI_TEXT);
     assert_eq!(result.get("structuredContent"), None);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
