@@ -374,6 +374,25 @@ impl PythonClient {
         self.out.exists()
     }
 
+    /// Waits until the client has heard `count` progress notifications of its call (it notes
+    /// each in `<report>.progress` as it comes).
+    fn wait_for_progress(&self, zellij: &Zellij, count: usize) {
+        let heard = PathBuf::from(format!("{}.progress", self.out.display()));
+        let until = zellij.until(ANSWER);
+        loop {
+            let lines = std::fs::read_to_string(&heard).map_or(0, |text| text.lines().count());
+            if lines >= count {
+                return;
+            }
+            assert!(
+                Instant::now() < until,
+                "the MCP client heard {lines} progress notifications, not {count}\n{}",
+                zellij.screen()
+            );
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn report(&self, zellij: &Zellij) -> Value {
         let until = zellij.until(ANSWER);
         while !self.done() {
@@ -440,8 +459,8 @@ fn an_mcp_python_client_hears_progress_while_the_user_thinks_and_gets_the_text_a
     zellij.wait_for_screen("the client's question", ANSWER, |s| {
         s.contains("mcp asks") && s.contains(DATABASE)
     });
-    // The user takes a while: two progress notifications' worth.
-    thread::sleep(Duration::from_secs(11));
+    // The user takes a while: until the client has heard two progress notifications.
+    client.wait_for_progress(&zellij, 2);
     zellij.send_keys(&["Enter"]);
     let report = client.report(&zellij);
     let result = &report["result"];
