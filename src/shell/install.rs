@@ -47,7 +47,6 @@ pub fn setup_zellij(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
     };
     let plugin_path = dir.join("plugins").join(PLUGIN_FILE);
     let config_path = dir.join("config.kdl");
-    let shown = config_path.display().to_string();
     let existing = match read_text(&config_path) {
         Ok(text) => text,
         Err(e) => {
@@ -64,81 +63,145 @@ pub fn setup_zellij(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
         );
         return 1;
     }
-    let base = match &existing {
-        Some(text) => text.clone(),
-        // A machine without a config: Zellij's default one, plus ask-popup.
-        None => default_config().unwrap_or_default(),
-    };
-    let location = plugin_path.display().to_string();
-    let merged = match zellij::merge(&base, &shown, &location) {
-        Ok(merged) => merged,
+    let setup = match ZellijSetup::plan(dir, plugin_path, config_path, existing) {
+        Ok(setup) => setup,
         Err(e) => {
             eprintln!("ask-popup setup zellij: {e}");
             return 1;
         }
     };
-    let new_config = match (&merged, &existing) {
-        (Some(text), _) => Some(text.clone()),
-        (None, None) => Some(base.clone()),
-        (None, Some(_)) => None,
-    };
-    let plugin_current = std::fs::read(&plugin_path).is_ok_and(|bytes| bytes == PLUGIN);
     if !write {
-        if plugin_current {
-            println!("{} is this command's plugin already", plugin_path.display());
+        setup.say_what_it_would_do();
+        return 0;
+    }
+    if let Err(e) = setup.write() {
+        eprintln!("ask-popup setup zellij: {e}");
+        return 1;
+    }
+    setup.say_what_it_did();
+    0
+}
+
+/// What `setup zellij` changes: the plugin file, and config.kdl as it is and as it will be.
+struct ZellijSetup {
+    dir: PathBuf,
+    plugin_path: PathBuf,
+    config_path: PathBuf,
+    /// config.kdl's text; None when there is none yet.
+    existing: Option<String>,
+    /// What the alias and the binding are merged into: the existing text, or Zellij's default
+    /// config.
+    base: String,
+    /// config.kdl's new text; None when it has the alias and the binding already.
+    new_config: Option<String>,
+    /// The plugin file is the plugin this command carries.
+    plugin_current: bool,
+}
+
+impl ZellijSetup {
+    /// What to change in `dir`, where config.kdl's text is `existing`; an error when that text
+    /// cannot be merged.
+    fn plan(
+        dir: PathBuf,
+        plugin_path: PathBuf,
+        config_path: PathBuf,
+        existing: Option<String>,
+    ) -> Result<ZellijSetup, String> {
+        let base = match &existing {
+            Some(text) => text.clone(),
+            // A machine without a config: Zellij's default one, plus ask-popup.
+            None => default_config().unwrap_or_default(),
+        };
+        let shown = config_path.display().to_string();
+        let location = plugin_path.display().to_string();
+        let merged = zellij::merge(&base, &shown, &location).map_err(|e| e.to_string())?;
+        let new_config = match (merged, &existing) {
+            (Some(text), _) => Some(text),
+            (None, None) => Some(base.clone()),
+            (None, Some(_)) => None,
+        };
+        let plugin_current = std::fs::read(&plugin_path).is_ok_and(|bytes| bytes == PLUGIN);
+        Ok(ZellijSetup {
+            dir,
+            plugin_path,
+            config_path,
+            existing,
+            base,
+            new_config,
+            plugin_current,
+        })
+    }
+
+    /// Without --write: what it would write, and the lines it would add to config.kdl.
+    fn say_what_it_would_do(&self) {
+        let shown = self.config_path.display();
+        if self.plugin_current {
+            println!(
+                "{} is this command's plugin already",
+                self.plugin_path.display()
+            );
         } else {
             println!(
                 "Would write the plugin ({} bytes) to {}",
                 PLUGIN.len(),
-                plugin_path.display()
+                self.plugin_path.display()
             );
         }
-        match &new_config {
+        match &self.new_config {
             None => println!("{shown} has the alias and the binding already"),
             Some(text) => {
-                let before: Vec<&str> = base.lines().collect();
+                let before: Vec<&str> = self.base.lines().collect();
                 println!(
                     "Would {} {shown}, adding:",
-                    if existing.is_some() { "edit" } else { "create" }
+                    if self.existing.is_some() {
+                        "edit"
+                    } else {
+                        "create"
+                    }
                 );
                 print!("{}", added_lines(&before, text));
             }
         }
         println!("Run again with --write to do it.");
-        return 0;
     }
-    let written = (|| -> std::io::Result<()> {
-        std::fs::create_dir_all(dir.join("plugins"))?;
-        if !plugin_current {
-            atomic_file::write(&plugin_path, PLUGIN, READABLE)?;
+
+    /// Writes the plugin file and config.kdl where they change, keeping the old config as
+    /// config.kdl.bak.
+    fn write(&self) -> std::io::Result<()> {
+        std::fs::create_dir_all(self.dir.join("plugins"))?;
+        if !self.plugin_current {
+            atomic_file::write(&self.plugin_path, PLUGIN, READABLE)?;
         }
-        if let Some(text) = &new_config {
-            if existing.is_some() {
-                atomic_file::copy(&config_path, &config_path.with_extension("kdl.bak"))?;
+        if let Some(text) = &self.new_config {
+            if self.existing.is_some() {
+                atomic_file::copy(
+                    &self.config_path,
+                    &self.config_path.with_extension("kdl.bak"),
+                )?;
             }
-            atomic_file::write(&config_path, text.as_bytes(), READABLE)?;
+            atomic_file::write(&self.config_path, text.as_bytes(), READABLE)?;
         }
         Ok(())
-    })();
-    if let Err(e) = written {
-        eprintln!("ask-popup setup zellij: {e}");
-        return 1;
     }
-    if !plugin_current {
-        println!("Wrote the plugin to {}", plugin_path.display());
+
+    /// With --write, once written: what it wrote.
+    fn say_what_it_did(&self) {
+        let shown = self.config_path.display();
+        if !self.plugin_current {
+            println!("Wrote the plugin to {}", self.plugin_path.display());
+        }
+        match (&self.new_config, &self.existing) {
+            (None, _) => println!("{shown} has the alias and the binding already"),
+            (Some(_), Some(_)) => println!(
+                "Added the `ask-popup` alias and the binding (Ctrl o, then {}) to {shown} (the old file is config.kdl.bak)",
+                zellij::BIND_KEY
+            ),
+            (Some(_), None) => println!(
+                "Wrote {shown}: Zellij's default config with the `ask-popup` alias and the binding (Ctrl o, then {})",
+                zellij::BIND_KEY
+            ),
+        }
     }
-    match (&new_config, &existing) {
-        (None, _) => println!("{shown} has the alias and the binding already"),
-        (Some(_), Some(_)) => println!(
-            "Added the `ask-popup` alias and the binding (Ctrl o, then {}) to {shown} (the old file is config.kdl.bak)",
-            zellij::BIND_KEY
-        ),
-        (Some(_), None) => println!(
-            "Wrote {shown}: Zellij's default config with the `ask-popup` alias and the binding (Ctrl o, then {})",
-            zellij::BIND_KEY
-        ),
-    }
-    0
 }
 
 fn remove_zellij(
