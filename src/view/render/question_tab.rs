@@ -257,14 +257,7 @@ fn option_rows(tab: &Tab, cache: &mut ViewCache, rows: &[Row], width: usize) -> 
             }
             Row::Chat => {
                 let mut line = Line::styled(head, row_style(focused));
-                line.push(
-                    CHAT_LABEL,
-                    if focused {
-                        accent()
-                    } else {
-                        Role::Muted.into()
-                    },
-                );
+                line.push(CHAT_LABEL, label_style(focused));
                 out.push(line);
             }
         }
@@ -356,14 +349,7 @@ fn freeform_row(tab: &Tab, focused: bool, mut head: String, width: usize, out: &
             out.push(line);
         }
     } else if draft.is_blank() {
-        head_line.push(
-            FREEFORM_LABEL,
-            if focused {
-                accent()
-            } else {
-                Role::Muted.into()
-            },
-        );
+        head_line.push(FREEFORM_LABEL, label_style(focused));
         out.push(head_line);
     } else {
         let first = sanitize_line(draft.text().trim());
@@ -395,6 +381,16 @@ fn row_style(focused: bool) -> Style {
         accent()
     } else {
         Role::Text.into()
+    }
+}
+
+/// The label of a row the payload did not write (`Type something.`, `Chat about this`): muted,
+/// or accented when the row has the focus.
+fn label_style(focused: bool) -> Style {
+    if focused {
+        accent()
+    } else {
+        Role::Muted.into()
     }
 }
 
