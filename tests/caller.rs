@@ -37,6 +37,14 @@ fn ask_popup_with(args: &[&str], home: Option<&Path>, stdin: &str, env: &[(&str,
     child.wait_with_output().expect("ask-popup's output")
 }
 
+/// A dir of this test's own, removed when it is dropped.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("ask-popup-{name}-"))
+        .tempdir()
+        .expect("a temp dir")
+}
+
 fn hook_input(tool: &str) -> String {
     json!({
         "session_id": "s",
@@ -81,12 +89,13 @@ fn the_claude_hook_prints_nothing_when_it_has_nothing_to_answer() {
 
 #[test]
 fn setup_claude_prints_the_hook_and_write_merges_it_keeping_a_backup() {
-    let home = std::env::temp_dir().join(format!("ask-popup-setup-{}", std::process::id()));
+    let dir = temp_dir("setup");
+    let home = dir.path();
     let settings = home.join(".claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     let hook = format!("{} claude-hook", env!("CARGO_BIN_EXE_ask-popup"));
 
-    let printed = ask_popup(&["setup", "claude"], Some(&home), "");
+    let printed = ask_popup(&["setup", "claude"], Some(home), "");
     assert!(printed.status.success());
     let printed: Value = serde_json::from_slice(&printed.stdout).expect("the snippet is JSON");
     assert_eq!(
@@ -97,7 +106,7 @@ fn setup_claude_prints_the_hook_and_write_merges_it_keeping_a_backup() {
 
     let mine = r#"{"model": "opus", "hooks": {"Stop": []}}"#;
     std::fs::write(&settings, mine).unwrap();
-    let out = ask_popup(&["setup", "claude", "--write"], Some(&home), "");
+    let out = ask_popup(&["setup", "claude", "--write"], Some(home), "");
     assert!(out.status.success(), "{out:?}");
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
@@ -114,11 +123,10 @@ fn setup_claude_prints_the_hook_and_write_merges_it_keeping_a_backup() {
 
     // A file it cannot parse is left as it is.
     std::fs::write(&settings, "{ broken").unwrap();
-    let out = ask_popup(&["setup", "claude", "--write"], Some(&home), "");
+    let out = ask_popup(&["setup", "claude", "--write"], Some(home), "");
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ broken");
     assert!(String::from_utf8_lossy(&out.stderr).contains("left"));
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]
@@ -250,11 +258,11 @@ fn a_questionnaire_too_large_is_told_its_size_however_it_is_sent() {
         {"label": "A", "description": description}, {"label": "B", "description": "b"}]}]})
     .to_string();
     let size = payload.len();
-    let file = std::env::temp_dir().join(format!("ask-popup-large-{}.json", std::process::id()));
+    let dir = temp_dir("large");
+    let file = dir.path().join("questionnaire.json");
     std::fs::write(&file, &payload).unwrap();
     let from_file = ask_popup(&["ask", file.to_str().unwrap()], None, "");
     let from_stdin = ask_popup(&["ask"], None, &payload);
-    std::fs::remove_file(&file).ok();
     for (how, out) in [("a file", from_file), ("stdin", from_stdin)] {
         let (text, code) = ask_envelope(&out);
         assert_eq!(code, "payload_too_large", "{how}");
@@ -266,8 +274,8 @@ fn a_questionnaire_too_large_is_told_its_size_however_it_is_sent() {
 fn ask_answers_as_soon_as_the_reply_comes_not_when_zellij_pipe_exits() {
     // A `zellij` whose `pipe` prints the reply at once and lingers, as Zellij's CLI does until
     // the plugin lets the pipe go, and says when it has ended.
-    let dir = std::env::temp_dir().join(format!("ask-popup-caller-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let temp = temp_dir("caller");
+    let dir = temp.path();
     let zellij = dir.join("zellij");
     let exited = dir.join("zellij-exited");
     let reply = r#"{"content":[{"type":"text","text":"User answered: SQLite"}],"details":{"answers":[],"cancelled":false,"requestId":"r1"}}"#;
@@ -288,7 +296,7 @@ fn ask_answers_as_soon_as_the_reply_comes_not_when_zellij_pipe_exits() {
     );
     let out = ask_popup_with(
         &["ask", "--id", "r1", "--agent", "test"],
-        Some(&dir),
+        Some(dir),
         r#"{"questions":[{"question":"Which?","header":"DB","options":["Postgres","SQLite"]}]}"#,
         &[
             ("PATH", &path),
@@ -297,7 +305,6 @@ fn ask_answers_as_soon_as_the_reply_comes_not_when_zellij_pipe_exits() {
         ],
     );
     let waited = exited.exists();
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{reply}\n"));
     assert!(out.status.success(), "{out:?}");
     assert!(!waited, "it waited for `zellij pipe` to exit");

@@ -223,13 +223,51 @@ pub const MCP_ENV_VARS: [&str; 6] = [
 
 /// The `[mcp_servers.ask-popup]` table for `~/.codex/config.toml`, running `exe mcp`.
 pub fn codex_snippet(exe: &str) -> String {
-    let toml_string = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    let env_vars: Vec<String> = MCP_ENV_VARS.iter().map(|v| toml_string(v)).collect();
-    format!(
-        "[mcp_servers.ask-popup]\ncommand = {}\nargs = [\"mcp\"]\nenv_vars = [{}]\ntool_timeout_sec = {MCP_TOOL_TIMEOUT_S}\n",
-        toml_string(exe),
-        env_vars.join(", "),
-    )
+    let mut servers = toml_edit::Table::new();
+    servers.set_implicit(true);
+    servers.insert("ask-popup", toml_edit::Item::Table(codex_table(exe)));
+    let mut doc = toml_edit::DocumentMut::new();
+    doc.insert("mcp_servers", toml_edit::Item::Table(servers));
+    doc.to_string()
+}
+
+/// The body of the `[mcp_servers.ask-popup]` table: the server's command line, the variables
+/// it needs passed, and the tool's timeout.
+fn codex_table(exe: &str) -> toml_edit::Table {
+    let mut table = toml_edit::Table::new();
+    // Merged into a file, the table goes where it always went: toml_edit orders a document's
+    // tables by position, and this one had position 1 when it was parsed from the snippet to
+    // be merged; and no blank line before its header, as parsed from there.
+    table.set_position(Some(1));
+    table.decor_mut().set_prefix("");
+    table.insert("command", toml_edit::value(basic_string(exe)));
+    table.insert(
+        "args",
+        toml_edit::value(toml_edit::Array::from_iter(["mcp"])),
+    );
+    table.insert(
+        "env_vars",
+        toml_edit::value(toml_edit::Array::from_iter(MCP_ENV_VARS)),
+    );
+    table.insert(
+        "tool_timeout_sec",
+        toml_edit::value(i64::try_from(MCP_TOOL_TIMEOUT_S).unwrap_or(i64::MAX)),
+    );
+    table
+}
+
+/// `text` as a TOML basic string (`"…"`), as the table has always written the command: left to
+/// itself toml_edit writes a path with a quote or a backslash as a literal string (`'…'`).
+fn basic_string(text: &str) -> toml_edit::Value {
+    use toml_writer::ToTomlValue;
+    let quoted = toml_writer::TomlStringBuilder::new(text)
+        .as_basic()
+        .to_toml_value();
+    // The encoder's basic string always reads back; should it not, the path goes as toml_edit
+    // writes it, which reads back too.
+    quoted
+        .parse::<toml_edit::Value>()
+        .unwrap_or_else(|_| toml_edit::Value::from(text))
 }
 
 /// `existing` (the text of Codex's config.toml, empty when there is none) with the
@@ -239,8 +277,7 @@ pub fn merge_codex(existing: &str, exe: &str) -> Result<Option<String>, SetupErr
     let mut doc: toml_edit::DocumentMut = existing
         .parse()
         .map_err(|e: toml_edit::TomlError| SetupError::NotToml(e.to_string()))?;
-    let ours: toml_edit::DocumentMut = codex_snippet(exe).parse().expect("the snippet is TOML");
-    let table = ours["mcp_servers"]["ask-popup"].clone();
+    let table = toml_edit::Item::Table(codex_table(exe));
     let servers = doc
         .entry("mcp_servers")
         .or_insert_with(|| {
@@ -401,6 +438,11 @@ mod tests {
         );
         // A path with a quote or a backslash stays one TOML string.
         assert!(codex_snippet(r#"/a "b"\c"#).contains(r#"command = "/a \"b\"\\c""#));
+        // A control character (DEL is one TOML does not allow bare) is escaped, so the table
+        // reads back and merges.
+        let odd = merge_codex("", "/a\u{7f}b").unwrap().unwrap();
+        assert!(odd.contains(r#"command = "/a\u007Fb""#), "{odd}");
+        assert_eq!(merge_codex(&odd, "/a\u{7f}b").unwrap(), None);
     }
 
     #[test]

@@ -1,19 +1,21 @@
-//! `ask-popup setup zellij` and `ask-popup doctor`: the files they read and write, and the
-//! programs they run. What to change and what each check means is `ask_popup::caller::zellij`.
+//! `ask-popup setup` for Zellij and the agents: the files it reads and writes, and the programs
+//! it runs; with what `setup web` and the doctor read of Zellij's config dir. What to change is
+//! `ask_popup::caller::zellij` and `ask_popup::caller::setup`.
 
+use super::programs::{find_on_path, ZellijCli};
 use ask_popup::atomic_file::{self, OWNER_ONLY, READABLE};
-use ask_popup::broker::VERSION;
 use ask_popup::caller::setup;
-use ask_popup::caller::zellij::{self, Check, PLUGIN, PLUGIN_FILE};
-use ask_popup::envelope::ErrorCode;
+use ask_popup::caller::zellij::{self, PLUGIN, PLUGIN_FILE};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::process::Stdio;
 
+/// Zellij's config dir: `arg`, else where Zellij finds it (`ask_popup::caller::zellij`).
 pub(super) fn config_dir(arg: Option<&Path>) -> Option<PathBuf> {
     zellij::config_dir(arg, |name| std::env::var(name).ok(), Path::is_dir)
 }
 
+/// A file's text; None when there is no such file, an error that names it when it cannot be
+/// read.
 pub(super) fn read_text(path: &Path) -> Result<Option<String>, String> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
@@ -24,7 +26,8 @@ pub(super) fn read_text(path: &Path) -> Result<Option<String>, String> {
 
 /// Zellij's own default config (`zellij setup --dump-config`), for a machine with none yet.
 pub(super) fn default_config() -> Option<String> {
-    let out = Command::new("zellij")
+    let out = ZellijCli::find()?
+        .command()
         .args(["setup", "--dump-config"])
         .stdin(Stdio::null())
         .stderr(Stdio::null())
@@ -44,7 +47,6 @@ pub fn setup_zellij(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
     };
     let plugin_path = dir.join("plugins").join(PLUGIN_FILE);
     let config_path = dir.join("config.kdl");
-    let shown = config_path.display().to_string();
     let existing = match read_text(&config_path) {
         Ok(text) => text,
         Err(e) => {
@@ -61,81 +63,145 @@ pub fn setup_zellij(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
         );
         return 1;
     }
-    let base = match &existing {
-        Some(text) => text.clone(),
-        // A machine without a config: Zellij's default one, plus ask-popup.
-        None => default_config().unwrap_or_default(),
-    };
-    let location = plugin_path.display().to_string();
-    let merged = match zellij::merge(&base, &shown, &location) {
-        Ok(merged) => merged,
+    let setup = match ZellijSetup::plan(dir, plugin_path, config_path, existing) {
+        Ok(setup) => setup,
         Err(e) => {
             eprintln!("ask-popup setup zellij: {e}");
             return 1;
         }
     };
-    let new_config = match (&merged, &existing) {
-        (Some(text), _) => Some(text.clone()),
-        (None, None) => Some(base.clone()),
-        (None, Some(_)) => None,
-    };
-    let plugin_current = std::fs::read(&plugin_path).is_ok_and(|bytes| bytes == PLUGIN);
     if !write {
-        if plugin_current {
-            println!("{} is this command's plugin already", plugin_path.display());
+        setup.say_what_it_would_do();
+        return 0;
+    }
+    if let Err(e) = setup.write() {
+        eprintln!("ask-popup setup zellij: {e}");
+        return 1;
+    }
+    setup.say_what_it_did();
+    0
+}
+
+/// What `setup zellij` changes: the plugin file, and config.kdl as it is and as it will be.
+struct ZellijSetup {
+    dir: PathBuf,
+    plugin_path: PathBuf,
+    config_path: PathBuf,
+    /// config.kdl's text; None when there is none yet.
+    existing: Option<String>,
+    /// What the alias and the binding are merged into: the existing text, or Zellij's default
+    /// config.
+    base: String,
+    /// config.kdl's new text; None when it has the alias and the binding already.
+    new_config: Option<String>,
+    /// The plugin file is the plugin this command carries.
+    plugin_current: bool,
+}
+
+impl ZellijSetup {
+    /// What to change in `dir`, where config.kdl's text is `existing`; an error when that text
+    /// cannot be merged.
+    fn plan(
+        dir: PathBuf,
+        plugin_path: PathBuf,
+        config_path: PathBuf,
+        existing: Option<String>,
+    ) -> Result<ZellijSetup, String> {
+        let base = match &existing {
+            Some(text) => text.clone(),
+            // A machine without a config: Zellij's default one, plus ask-popup.
+            None => default_config().unwrap_or_default(),
+        };
+        let shown = config_path.display().to_string();
+        let location = plugin_path.display().to_string();
+        let merged = zellij::merge(&base, &shown, &location).map_err(|e| e.to_string())?;
+        let new_config = match (merged, &existing) {
+            (Some(text), _) => Some(text),
+            (None, None) => Some(base.clone()),
+            (None, Some(_)) => None,
+        };
+        let plugin_current = std::fs::read(&plugin_path).is_ok_and(|bytes| bytes == PLUGIN);
+        Ok(ZellijSetup {
+            dir,
+            plugin_path,
+            config_path,
+            existing,
+            base,
+            new_config,
+            plugin_current,
+        })
+    }
+
+    /// Without --write: what it would write, and the lines it would add to config.kdl.
+    fn say_what_it_would_do(&self) {
+        let shown = self.config_path.display();
+        if self.plugin_current {
+            println!(
+                "{} is this command's plugin already",
+                self.plugin_path.display()
+            );
         } else {
             println!(
                 "Would write the plugin ({} bytes) to {}",
                 PLUGIN.len(),
-                plugin_path.display()
+                self.plugin_path.display()
             );
         }
-        match &new_config {
+        match &self.new_config {
             None => println!("{shown} has the alias and the binding already"),
             Some(text) => {
-                let before: Vec<&str> = base.lines().collect();
+                let before: Vec<&str> = self.base.lines().collect();
                 println!(
                     "Would {} {shown}, adding:",
-                    if existing.is_some() { "edit" } else { "create" }
+                    if self.existing.is_some() {
+                        "edit"
+                    } else {
+                        "create"
+                    }
                 );
                 print!("{}", added_lines(&before, text));
             }
         }
         println!("Run again with --write to do it.");
-        return 0;
     }
-    let written = (|| -> std::io::Result<()> {
-        std::fs::create_dir_all(dir.join("plugins"))?;
-        if !plugin_current {
-            atomic_file::write(&plugin_path, PLUGIN, READABLE)?;
+
+    /// Writes the plugin file and config.kdl where they change, keeping the old config as
+    /// config.kdl.bak.
+    fn write(&self) -> std::io::Result<()> {
+        std::fs::create_dir_all(self.dir.join("plugins"))?;
+        if !self.plugin_current {
+            atomic_file::write(&self.plugin_path, PLUGIN, READABLE)?;
         }
-        if let Some(text) = &new_config {
-            if existing.is_some() {
-                atomic_file::copy(&config_path, &config_path.with_extension("kdl.bak"))?;
+        if let Some(text) = &self.new_config {
+            if self.existing.is_some() {
+                atomic_file::copy(
+                    &self.config_path,
+                    &self.config_path.with_extension("kdl.bak"),
+                )?;
             }
-            atomic_file::write(&config_path, text.as_bytes(), READABLE)?;
+            atomic_file::write(&self.config_path, text.as_bytes(), READABLE)?;
         }
         Ok(())
-    })();
-    if let Err(e) = written {
-        eprintln!("ask-popup setup zellij: {e}");
-        return 1;
     }
-    if !plugin_current {
-        println!("Wrote the plugin to {}", plugin_path.display());
+
+    /// With --write, once written: what it wrote.
+    fn say_what_it_did(&self) {
+        let shown = self.config_path.display();
+        if !self.plugin_current {
+            println!("Wrote the plugin to {}", self.plugin_path.display());
+        }
+        match (&self.new_config, &self.existing) {
+            (None, _) => println!("{shown} has the alias and the binding already"),
+            (Some(_), Some(_)) => println!(
+                "Added the `ask-popup` alias and the binding (Ctrl o, then {}) to {shown} (the old file is config.kdl.bak)",
+                zellij::BIND_KEY
+            ),
+            (Some(_), None) => println!(
+                "Wrote {shown}: Zellij's default config with the `ask-popup` alias and the binding (Ctrl o, then {})",
+                zellij::BIND_KEY
+            ),
+        }
     }
-    match (&new_config, &existing) {
-        (None, _) => println!("{shown} has the alias and the binding already"),
-        (Some(_), Some(_)) => println!(
-            "Added the `ask-popup` alias and the binding (Ctrl o, then {}) to {shown} (the old file is config.kdl.bak)",
-            zellij::BIND_KEY
-        ),
-        (Some(_), None) => println!(
-            "Wrote {shown}: Zellij's default config with the `ask-popup` alias and the binding (Ctrl o, then {})",
-            zellij::BIND_KEY
-        ),
-    }
-    0
 }
 
 fn remove_zellij(
@@ -212,182 +278,6 @@ fn added_lines(before: &[&str], after: &str) -> String {
         }
     }
     out
-}
-
-/// `ask-popup doctor [--json]`.
-pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
-    let mut checks = Vec::new();
-    checks.push(match zellij_version() {
-        Some(version) if version.trim() == "zellij 0.45.1" => Check::pass("zellij", version.trim()),
-        Some(version) => Check::fail(
-            "zellij",
-            format!("{} on PATH; ask-popup is built for 0.45.1", version.trim()),
-            "cargo install --locked zellij --version 0.45.1",
-        ),
-        None => Check::fail(
-            "zellij",
-            "not on PATH",
-            "cargo install --locked zellij --version 0.45.1",
-        ),
-    });
-    match config_dir(dir) {
-        None => checks.push(Check::fail(
-            "config dir",
-            "HOME and ZELLIJ_CONFIG_DIR are not set",
-            "set HOME, or pass --config-dir",
-        )),
-        Some(dir) => {
-            let plugin_file = std::fs::read(dir.join("plugins").join(PLUGIN_FILE)).ok();
-            let config = std::fs::read_to_string(dir.join("config.kdl")).ok();
-            checks.extend(zellij::config_checks(
-                &dir,
-                plugin_file.as_deref(),
-                config.as_deref(),
-            ));
-        }
-    }
-    checks.push(plugin_answers(plugin));
-    checks.extend(super::web::checks(dir));
-    checks.extend(agent_checks());
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&checks).unwrap_or_default()
-        );
-    } else {
-        print!("{}", zellij::report(&checks));
-    }
-    if zellij::all_hold(&checks) {
-        0
-    } else {
-        1
-    }
-}
-
-fn zellij_version() -> Option<String> {
-    let out = Command::new("zellij")
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// Inside Zellij: the plugin answers its `version` pipe within a few seconds, with this
-/// command's version.
-fn plugin_answers(plugin: &str) -> Check {
-    const CHECK: &str = "plugin in this session";
-    let zellij = match super::Zellij::find(plugin) {
-        Ok(zellij) => zellij,
-        Err(ErrorCode::NoUi) => {
-            return Check::skip(
-                CHECK,
-                "not inside Zellij: run `ask-popup doctor` in a Zellij pane to check it",
-            )
-        }
-        Err(_) => {
-            return Check::fail(
-                CHECK,
-                "cannot run zellij pipe: zellij is not on PATH",
-                "cargo install --locked zellij --version 0.45.1",
-            )
-        }
-    };
-    let answer = (0..3).find_map(|_| {
-        zellij
-            .call("version", "", "doctor", Duration::from_secs(5))
-            .map(|(_, out)| String::from_utf8_lossy(&out).trim().to_owned())
-            .filter(|text| !text.is_empty())
-    });
-    match answer {
-        Some(version) if version == VERSION => {
-            Check::pass(CHECK, format!("`{plugin}` answers, version {version}"))
-        }
-        Some(other) => Check::fail(
-            CHECK,
-            format!(
-                "the `{plugin}` loaded in this session is not this command's version {VERSION} (it answered {:?})",
-                other.chars().take(60).collect::<String>()
-            ),
-            "ask-popup setup zellij --write, then restart the session (Zellij keeps a loaded plugin until then)",
-        ),
-        None => Check::fail(
-            CHECK,
-            format!("`{plugin}` did not answer within 5 seconds: it is not loaded, or waits for (or was denied) its permissions"),
-            format!("look at the popup: if it asks for permissions, press y; if they were denied, delete the plugin's entry from ~/.cache/zellij/permissions.kdl and run `zellij pipe --plugin {plugin} --name show -- x`"),
-        ),
-    }
-}
-
-/// Each installed agent wired to this command.
-fn agent_checks() -> Vec<Check> {
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let mut checks = Vec::new();
-    if super::find_on_path("claude").is_some() {
-        let settings =
-            std::fs::read_to_string(home.join(".claude").join("settings.json")).unwrap_or_default();
-        checks.push(if setup::has_claude_hook(&settings) {
-            Check::pass(
-                "Claude Code",
-                "~/.claude/settings.json sends AskUserQuestion to ask-popup",
-            )
-        } else {
-            Check::fail(
-                "Claude Code",
-                "no ask-popup hook in ~/.claude/settings.json",
-                "ask-popup setup claude --write",
-            )
-        });
-    } else {
-        checks.push(Check::skip("Claude Code", "not installed"));
-    }
-    if super::find_on_path("codex").is_some() {
-        let path = setup::codex_config(|name| std::env::var(name).ok()).unwrap_or_default();
-        let config = std::fs::read_to_string(&path).unwrap_or_default();
-        checks.push(if setup::has_codex_table(&config) {
-            Check::pass("Codex", format!("{} runs ask-popup mcp", path.display()))
-        } else {
-            Check::fail(
-                "Codex",
-                format!("no [mcp_servers.ask-popup] table in {}", path.display()),
-                "ask-popup setup codex --write",
-            )
-        });
-    } else {
-        checks.push(Check::skip("Codex", "not installed"));
-    }
-    if super::find_on_path("pi").is_some() {
-        let dir = setup::pi_agent_dir(|name| std::env::var(name).ok())
-            .unwrap_or_default()
-            .join("extensions")
-            .join(setup::PI_EXTENSION_DIR);
-        checks.push(if pi_extension_current(&dir) {
-            Check::pass(
-                "Pi",
-                format!("{} holds this command's extension", dir.display()),
-            )
-        } else if dir.exists() {
-            Check::fail(
-                "Pi",
-                format!("{} holds another version of the extension", dir.display()),
-                "ask-popup setup pi --write",
-            )
-        } else {
-            Check::fail(
-                "Pi",
-                format!("no ask_user_question extension in {}", dir.display()),
-                "ask-popup setup pi --write",
-            )
-        });
-    } else {
-        checks.push(Check::skip("Pi", "not installed"));
-    }
-    checks
 }
 
 /// Edits the file at `path` (`what` names it in messages) with `change` (None: nothing to do),
@@ -573,7 +463,8 @@ pub fn setup_pi(write: bool, remove: bool) -> i32 {
     }
 }
 
-fn pi_extension_current(dir: &Path) -> bool {
+/// Whether `dir` holds the extension this command carries, file for file.
+pub(super) fn pi_extension_current(dir: &Path) -> bool {
     setup::PI_EXTENSION
         .iter()
         .all(|(file, text)| std::fs::read_to_string(dir.join(file)).is_ok_and(|t| t == *text))
@@ -591,7 +482,7 @@ pub fn setup_all(write: bool, remove: bool) -> i32 {
         ("pi", "Pi", setup_pi),
     ];
     for (program, name, run) in agents {
-        if super::find_on_path(program).is_none() {
+        if find_on_path(program).is_none() {
             println!("{name}: not installed (no `{program}` on PATH)");
             continue;
         }

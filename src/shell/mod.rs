@@ -5,9 +5,11 @@
 //! protocol side is `mcp.rs`, the notification's timer and command `notify.rs`.
 
 mod children;
+mod doctor;
 mod install;
 mod mcp;
 mod notify;
+mod programs;
 mod web;
 
 use ask_popup::caller::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
@@ -15,6 +17,7 @@ use ask_popup::caller::{claude, setup};
 use ask_popup::envelope::{Envelope, ErrorCode};
 use ask_popup::error_code::Next;
 use clap::{Parser, Subcommand};
+use programs::ZellijCli;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -185,7 +188,7 @@ pub fn main() -> i32 {
             json,
             config_dir,
             plugin,
-        } => install::doctor(json, config_dir.as_deref(), &plugin.plugin),
+        } => doctor::doctor(json, config_dir.as_deref(), &plugin.plugin),
         Action::Setup { agent, how } => match agent {
             None => install::setup_all(how.write, how.remove),
             Some(SetupAgent::Zellij { how, config_dir }) => {
@@ -327,7 +330,7 @@ const POLL: Duration = Duration::from_millis(50);
 
 /// The Zellij session this command runs in, and the plugin it asks.
 struct Zellij {
-    bin: PathBuf,
+    cli: ZellijCli,
     plugin: String,
 }
 
@@ -340,9 +343,9 @@ impl Zellij {
         if !inside {
             return Err(ErrorCode::NoUi);
         }
-        let bin = find_on_path("zellij").ok_or(ErrorCode::ZellijNotFound)?;
+        let cli = ZellijCli::find().ok_or(ErrorCode::ZellijNotFound)?;
         Ok(Zellij {
-            bin,
+            cli,
             plugin: plugin.to_owned(),
         })
     }
@@ -356,7 +359,7 @@ impl Zellij {
 
     /// A `zellij pipe` that this command's end does not end.
     fn pipe_on_its_own(&self, name: &str, args: &str) -> Command {
-        let mut command = Command::new(&self.bin);
+        let mut command = self.cli.command();
         command.args(["pipe", "--plugin", &self.plugin, "--name", name]);
         if !args.is_empty() {
             command.args(["--args", args]);
@@ -370,7 +373,7 @@ impl Zellij {
     /// one question: the user's notify command runs at most once, and only while no envelope
     /// is in hand.
     fn ask(&self, caller: &Caller, line: &str, stop: &dyn Stop) -> String {
-        let notice = notify::Notice::start(&self.bin, caller, line);
+        let notice = notify::Notice::start(&self.cli, caller, line);
         let args = caller.pipe_args();
         let mut session = children::SessionWatch::of_this_session();
         for attempt in 1..=ask::ATTEMPTS {
@@ -606,18 +609,6 @@ fn fresh_id() -> String {
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     ask::fresh_id(std::process::id(), nanos)
-}
-
-pub(crate) fn find_on_path(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Prints to stdout; a reader that went away (the agent was stopped) is not an error here.

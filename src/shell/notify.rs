@@ -4,11 +4,11 @@
 //! on the asking path ever waits for it. What runs, when, and the document it reads are decided
 //! in `ask_popup::caller::notify`.
 
+use super::programs::ZellijCli;
 use super::run_for;
 use ask_popup::caller::ask::Caller;
 use ask_popup::caller::notify::{self, ConfigFile, Settings, Waiting};
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
@@ -33,7 +33,7 @@ struct Clock {
 
 /// What the timer needs to tell of the question.
 struct Question {
-    zellij: PathBuf,
+    zellij: ZellijCli,
     caller: Caller,
     line: String,
     asked: Instant,
@@ -43,7 +43,7 @@ impl Notice {
     /// Starts the timer of a question asked now by `caller` (the checked questionnaire `line`),
     /// when a notify command is set; a config that cannot be read is said on stderr and
     /// notifies nobody.
-    pub(super) fn start(zellij: &Path, caller: &Caller, line: &str) -> Notice {
+    pub(super) fn start(zellij: &ZellijCli, caller: &Caller, line: &str) -> Notice {
         let settings = match load() {
             Ok(Some(settings)) => settings,
             Ok(None) => return Notice { clock: None },
@@ -54,7 +54,7 @@ impl Notice {
         };
         let clock = Arc::new(Clock::default());
         let question = Question {
-            zellij: zellij.to_path_buf(),
+            zellij: zellij.clone(),
             caller: caller.clone(),
             line: line.to_owned(),
             asked: Instant::now(),
@@ -155,8 +155,8 @@ fn feed_and_reap(mut child: Child, document: &str) {
 }
 
 /// The session's URL in Zellij's web client, when its web server runs.
-fn web_url(zellij: &Path, session: &str) -> Option<String> {
-    let mut status = Command::new(zellij);
+fn web_url(zellij: &ZellijCli, session: &str) -> Option<String> {
+    let mut status = zellij.command();
     status.args(notify::WEB_STATUS_ARGS).stderr(Stdio::null());
     super::children::tied_to_this_process(&mut status);
     let (_, stdout) = run_for(status, WEB_STATUS_LIMIT)?;

@@ -3,18 +3,19 @@
 //! to change and what each check means is `ask_popup::caller::web`.
 
 use super::install::{config_dir, default_config, edit, read_text};
+use super::programs::ZellijCli;
 use ask_popup::atomic_file::{self, OWNER_ONLY, READABLE};
 use ask_popup::caller::web::{self, Made, ServerStatus, Step, Token, WebConfig, WebError};
 use ask_popup::caller::zellij::Check;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// `zellij --config CONFIG web ARGS`: its exit status and what it printed (stdout, then
 /// stderr). `zellij web` needs a config file: with a config dir alone it may say it started,
 /// then exit.
 fn zellij_web(config: &Path, args: &[&str]) -> Option<(bool, String)> {
-    let mut command = Command::new("zellij");
+    let mut command = ZellijCli::find()?.command();
     if config.is_file() {
         command.arg("--config").arg(config);
     }

@@ -180,91 +180,42 @@ impl Renderer {
 
     fn start(&mut self, tag: Tag<'_>) {
         match tag {
-            Tag::Paragraph => {
-                self.flush_inline();
-                self.begin_block();
-                if matches!(self.containers.last(), Some(Container::Item { .. })) {
-                    if let Some(list) = self.lists.last_mut() {
-                        list.loose = true;
-                    }
-                }
-                self.target = Inline::Paragraph;
-            }
+            Tag::Paragraph => self.start_paragraph(),
             Tag::Heading { level, .. } => {
-                self.flush_inline();
-                self.begin_block();
+                self.open_block();
                 self.target = Inline::Heading(level);
             }
             Tag::BlockQuote(_) => {
-                self.flush_inline();
-                self.begin_block();
+                self.open_block();
                 self.containers.push(Container::Quote);
                 self.quotes += 1;
             }
             Tag::CodeBlock(_) => {
-                self.flush_inline();
-                self.begin_block();
+                self.open_block();
                 self.code = Some(String::new());
             }
             Tag::HtmlBlock => {
-                self.flush_inline();
-                self.begin_block();
+                self.open_block();
                 self.html = Some(String::new());
             }
             Tag::List(start) => {
-                self.flush_inline();
-                self.begin_block();
+                self.open_block();
                 self.lists.push(List {
                     next: start,
                     loose: false,
                     first_item: true,
                 });
             }
-            Tag::Item => {
-                self.flush_inline();
-                let depth = self.lists.len().saturating_sub(1);
-                let marker = match self.lists.last_mut() {
-                    Some(list) => {
-                        if !std::mem::replace(&mut list.first_item, false) && !list.loose {
-                            self.pending_blank = false;
-                        }
-                        match list.next.as_mut() {
-                            Some(n) => {
-                                let marker = format!("{n}. ");
-                                *n = n.saturating_add(1);
-                                marker
-                            }
-                            None if depth == 0 => "• ".to_owned(),
-                            None => "◦ ".to_owned(),
-                        }
-                    }
-                    None => "• ".to_owned(),
-                };
-                self.begin_block();
-                self.containers.push(Container::Item {
-                    marker,
-                    used: false,
-                });
-            }
+            Tag::Item => self.start_item(),
             Tag::Table(alignments) => {
-                self.flush_inline();
-                self.begin_block();
+                self.open_block();
                 self.table = Some(Table {
                     alignments,
                     ..Table::default()
                 });
             }
-            Tag::TableHead => {
-                if let Some(table) = self.table.as_mut() {
-                    table.in_head = true;
-                    table.row.clear();
-                }
-            }
-            Tag::TableRow => {
-                if let Some(table) = self.table.as_mut() {
-                    table.row.clear();
-                }
-            }
+            Tag::TableHead => self.start_table_row(true),
+            Tag::TableRow => self.start_table_row(false),
             Tag::TableCell => {
                 self.inline.clear();
                 self.target = Inline::Cell;
@@ -288,6 +239,62 @@ impl Renderer {
         }
     }
 
+    /// Ends the inline content before a new block, and gives it the blank line owed.
+    fn open_block(&mut self) {
+        self.flush_inline();
+        self.begin_block();
+    }
+
+    /// A paragraph; one inside a list item makes its list loose.
+    fn start_paragraph(&mut self) {
+        self.open_block();
+        if matches!(self.containers.last(), Some(Container::Item { .. })) {
+            if let Some(list) = self.lists.last_mut() {
+                list.loose = true;
+            }
+        }
+        self.target = Inline::Paragraph;
+    }
+
+    /// A list item: its marker (the next number of an ordered list, else a bullet by depth),
+    /// and no blank line from the item before in a tight list.
+    fn start_item(&mut self) {
+        self.flush_inline();
+        let depth = self.lists.len().saturating_sub(1);
+        let marker = match self.lists.last_mut() {
+            Some(list) => {
+                if !std::mem::replace(&mut list.first_item, false) && !list.loose {
+                    self.pending_blank = false;
+                }
+                match list.next.as_mut() {
+                    Some(n) => {
+                        let marker = format!("{n}. ");
+                        *n = n.saturating_add(1);
+                        marker
+                    }
+                    None if depth == 0 => "• ".to_owned(),
+                    None => "◦ ".to_owned(),
+                }
+            }
+            None => "• ".to_owned(),
+        };
+        self.begin_block();
+        self.containers.push(Container::Item {
+            marker,
+            used: false,
+        });
+    }
+
+    /// A table's row begins (its head, when `head`).
+    fn start_table_row(&mut self, head: bool) {
+        if let Some(table) = self.table.as_mut() {
+            if head {
+                table.in_head = true;
+            }
+            table.row.clear();
+        }
+    }
+
     fn end(&mut self, tag: TagEnd) {
         match tag {
             TagEnd::Paragraph | TagEnd::Heading(_) => {
@@ -308,36 +315,13 @@ impl Renderer {
                 }
                 self.pending_blank = true;
             }
-            TagEnd::HtmlBlock => {
-                if let Some(html) = self.html.take() {
-                    let mut clean = String::with_capacity(html.len());
-                    push_sanitized(&mut clean, html.trim_end_matches('\n'), false);
-                    let span = [Span {
-                        text: clean,
-                        style: Style::new(Role::Dim),
-                    }];
-                    let prefixes = self.prefixes();
-                    self.emit_wrapped(prefixes, &span);
-                }
-                self.pending_blank = true;
-            }
+            TagEnd::HtmlBlock => self.end_html_block(),
             TagEnd::List(_) => {
                 self.flush_inline();
                 self.lists.pop();
                 self.pending_blank = true;
             }
-            TagEnd::Item => {
-                self.flush_inline();
-                if let Some(Container::Item { used: false, .. }) = self.containers.last() {
-                    // An empty item still shows its marker.
-                    let mut prefixes = self.prefixes();
-                    prefixes.first.trim_end();
-                    self.emit_prefixed(prefixes, vec![Line::new()]);
-                }
-                if matches!(self.containers.last(), Some(Container::Item { .. })) {
-                    self.containers.pop();
-                }
-            }
+            TagEnd::Item => self.end_item(),
             TagEnd::Table => {
                 if let Some(table) = self.table.take() {
                     self.emit_table(table);
@@ -373,6 +357,34 @@ impl Renderer {
             | TagEnd::Superscript
             | TagEnd::Subscript
             | TagEnd::MetadataBlock(_) => {}
+        }
+    }
+
+    /// An HTML block, shown as its source, dimmed and wrapped.
+    fn end_html_block(&mut self) {
+        if let Some(html) = self.html.take() {
+            let mut clean = String::with_capacity(html.len());
+            push_sanitized(&mut clean, html.trim_end_matches('\n'), false);
+            let span = [Span {
+                text: clean,
+                style: Style::new(Role::Dim),
+            }];
+            let prefixes = self.prefixes();
+            self.emit_wrapped(prefixes, &span);
+        }
+        self.pending_blank = true;
+    }
+
+    /// A list item ends; an empty one still shows its marker.
+    fn end_item(&mut self) {
+        self.flush_inline();
+        if let Some(Container::Item { used: false, .. }) = self.containers.last() {
+            let mut prefixes = self.prefixes();
+            prefixes.first.trim_end();
+            self.emit_prefixed(prefixes, vec![Line::new()]);
+        }
+        if matches!(self.containers.last(), Some(Container::Item { .. })) {
+            self.containers.pop();
         }
     }
 

@@ -88,26 +88,69 @@ fn draw(
     height: usize,
     drawing: Drawing,
 ) -> Frame {
-    let cut = drawing == Drawing::Cut;
     if width < MIN_WIDTH || height < MIN_HEIGHT {
-        let notice = format!("Enlarge this pane to at least {MIN_WIDTH}×{MIN_HEIGHT}");
-        return Frame {
-            width,
-            height,
-            lines: if width == 0 || height == 0 {
-                Vec::new()
-            } else {
-                vec![Line::styled(
-                    truncate_ellipsis(&notice, width).into_owned(),
-                    Role::Warning,
-                )]
-            },
-            hits: Vec::new(),
-            preview_max_scroll: None,
-        };
+        return too_small(width, height);
     }
     cache.prepare(width);
+    let mut top = above(dialog, chrome, width);
+    let mut bottom = below(dialog, chrome, width);
+    let avail = make_room(&mut top, &mut bottom, chrome, height);
 
+    let mut preview_max_scroll = None;
+    let middle = if dialog.on_submit_tab() {
+        review(dialog, width)
+    } else {
+        question_tab(
+            dialog,
+            cache,
+            width,
+            avail,
+            drawing == Drawing::Measure,
+            &mut preview_max_scroll,
+        )
+    };
+    let cut = drawing == Drawing::Cut;
+    let middle = if cut {
+        window(middle, avail, width)
+    } else {
+        middle
+    };
+    let mut frame = Frame {
+        width,
+        height,
+        lines: Vec::with_capacity(height),
+        hits: Vec::new(),
+        preview_max_scroll,
+    };
+    stack(&mut frame, [top, middle, bottom]);
+    if cut {
+        frame.lines.truncate(height);
+    }
+    frame
+}
+
+/// The frame of a pane too small for the dialog: a one-line notice.
+fn too_small(width: usize, height: usize) -> Frame {
+    let notice = format!("Enlarge this pane to at least {MIN_WIDTH}×{MIN_HEIGHT}");
+    Frame {
+        width,
+        height,
+        lines: if width == 0 || height == 0 {
+            Vec::new()
+        } else {
+            vec![Line::styled(
+                truncate_ellipsis(&notice, width).into_owned(),
+                Role::Warning,
+            )]
+        },
+        hits: Vec::new(),
+        preview_max_scroll: None,
+    }
+}
+
+/// Above the question or the review: the banner, the tab bar (or the only question's header)
+/// and a blank line.
+fn above(dialog: &Dialog, chrome: &Chrome, width: usize) -> Block {
     let mut top = Block::default();
     if let Some(banner) = &chrome.banner {
         top.push(Line::styled(
@@ -125,12 +168,20 @@ fn draw(
         ));
     }
     top.blank();
+    top
+}
 
+/// Below the question or the review: a blank line and the footer.
+fn below(dialog: &Dialog, chrome: &Chrome, width: usize) -> Block {
     let mut bottom = Block::default();
     bottom.blank();
     bottom.push(footer(dialog, chrome, width));
+    bottom
+}
 
-    // Very short panes lose the spacing first, then the banner.
+/// The rows left for the question or the review in a pane `height` rows tall. Very short panes
+/// lose the spacing first, then the banner.
+fn make_room(top: &mut Block, bottom: &mut Block, chrome: &Chrome, height: usize) -> usize {
     let mut avail = height.saturating_sub(top.len() + bottom.len());
     if avail < 3 && bottom.len() > 1 {
         bottom.remove_first();
@@ -144,34 +195,14 @@ fn draw(
         top.remove_first();
         avail += 1;
     }
+    avail
+}
 
-    let mut preview_max_scroll = None;
-    let middle = if dialog.on_submit_tab() {
-        review(dialog, width)
-    } else {
-        question_tab(
-            dialog,
-            cache,
-            width,
-            avail,
-            drawing == Drawing::Measure,
-            &mut preview_max_scroll,
-        )
-    };
-
-    let mut frame = Frame {
-        width,
-        height,
-        lines: Vec::with_capacity(height),
-        hits: Vec::new(),
-        preview_max_scroll,
-    };
+/// The blocks one under the other into `frame`, with their click targets.
+fn stack(frame: &mut Frame, [top, middle, bottom]: [Block; 3]) {
+    let width = frame.width;
     let mut out = top;
-    out.append(if cut {
-        window(middle, avail, width)
-    } else {
-        middle
-    });
+    out.append(middle);
     out.append(bottom);
     for (mut line, measured) in out.lines {
         // Layout keeps lines within the width; cutting what was not measured makes that
@@ -181,11 +212,7 @@ fn draw(
         }
         frame.lines.push(line);
     }
-    if cut {
-        frame.lines.truncate(height);
-    }
     frame.hits = out.hits;
-    frame
 }
 
 /// How many rows `dialog` needs at `cols` columns to show all of its tallest tab, so the

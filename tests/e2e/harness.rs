@@ -13,7 +13,7 @@ use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::thread::{self, JoinHandle};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime};
 
 /// The Zellij version the plugin is built against.
 pub const ZELLIJ_VERSION: &str = "0.45.1";
@@ -155,28 +155,20 @@ fn newer_source(wasm: &Path, built: SystemTime) -> Option<PathBuf> {
         })
 }
 
-/// A directory with a short path (Unix socket paths must stay under 108 bytes).
+/// A directory with a short path (Unix socket paths must stay under 108 bytes), created for
+/// this session alone; the session removes it when it ends (`Drop for Zellij`).
 fn short_temp_dir() -> PathBuf {
     let base = if Path::new("/tmp").is_dir() {
         PathBuf::from("/tmp")
     } else {
         std::env::temp_dir()
     };
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    for attempt in 0u32..100 {
-        let name = format!(
-            "apz-{:06x}",
-            (std::process::id() ^ nanos.wrapping_add(attempt.wrapping_mul(7919))) & 0xff_ffff
-        );
-        let dir = base.join(name);
-        if std::fs::create_dir(&dir).is_ok() {
-            return dir;
-        }
-    }
-    panic!("could not create a temp dir under {}", base.display());
+    tempfile::Builder::new()
+        .prefix("apz-")
+        .rand_bytes(6)
+        .tempdir_in(&base)
+        .unwrap_or_else(|e| panic!("could not create a temp dir under {}: {e}", base.display()))
+        .keep()
 }
 
 /// Another plugin the session knows by an alias, with its permissions pre-granted.

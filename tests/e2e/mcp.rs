@@ -374,6 +374,25 @@ impl PythonClient {
         self.out.exists()
     }
 
+    /// Waits until the client has heard `count` progress notifications of its call (it notes
+    /// each in `<report>.progress` as it comes).
+    fn wait_for_progress(&self, zellij: &Zellij, count: usize) {
+        let heard = PathBuf::from(format!("{}.progress", self.out.display()));
+        let until = zellij.until(ANSWER);
+        loop {
+            let lines = std::fs::read_to_string(&heard).map_or(0, |text| text.lines().count());
+            if lines >= count {
+                return;
+            }
+            assert!(
+                Instant::now() < until,
+                "the MCP client heard {lines} progress notifications, not {count}\n{}",
+                zellij.screen()
+            );
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn report(&self, zellij: &Zellij) -> Value {
         let until = zellij.until(ANSWER);
         while !self.done() {
@@ -396,8 +415,11 @@ fn client_script() -> PathBuf {
 #[test]
 fn an_mcp_python_client_lists_the_tool_as_the_library_declares_it() {
     // Outside Zellij: listing needs no popup, and a call answers no_ui at once.
-    let dir = std::env::temp_dir().join(format!("ask-popup-mcp-list-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a dir");
+    let temp = tempfile::Builder::new()
+        .prefix("ask-popup-mcp-list-")
+        .tempdir()
+        .expect("a dir");
+    let dir = temp.path();
     let run = |mode: &[&str]| -> Value {
         let out = dir.join(format!("{}.json", mode[0]));
         let ran = Command::new(agent_bin("mcp-python"))
@@ -428,7 +450,6 @@ fn an_mcp_python_client_lists_the_tool_as_the_library_declares_it() {
     assert_eq!(result["isError"], true);
     assert_eq!(result["content"][0]["text"], envelope::NO_UI_TEXT);
     assert_eq!(result.get("structuredContent"), None);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -438,8 +459,8 @@ fn an_mcp_python_client_hears_progress_while_the_user_thinks_and_gets_the_text_a
     zellij.wait_for_screen("the client's question", ANSWER, |s| {
         s.contains("mcp asks") && s.contains(DATABASE)
     });
-    // The user takes a while: two progress notifications' worth.
-    thread::sleep(Duration::from_secs(11));
+    // The user takes a while: until the client has heard two progress notifications.
+    client.wait_for_progress(&zellij, 2);
     zellij.send_keys(&["Enter"]);
     let report = client.report(&zellij);
     let result = &report["result"];

@@ -8,7 +8,8 @@ with: the MCP Python SDK (PyPI `mcp`). It starts the server on stdio as any clie
                        notifications/cancelled) and keeps the session open 8 s more
 
 Usage: mcp_client.py SERVER OUT MODE [ARGS [SECONDS]]; OUT gets one JSON document, written once
-everything is done. The server gets the variables it needs to reach the Zellij session, as a
+everything is done, and OUT.progress each progress notification as it comes (a JSON line each),
+for a test that waits for them. The server gets the variables it needs to reach the Zellij session, as a
 configured client passes them (the SDK passes a server only a few variables of its own); the
 test names them in ASK_POPUP_MCP_ENV_VARS.
 """
@@ -36,7 +37,10 @@ async def main(server, out, mode, arguments=None, seconds=None):
     report = {"progress": []}
 
     async def progress(value, total, message):
-        report["progress"].append({"progress": value, "message": message})
+        note = {"progress": value, "message": message}
+        report["progress"].append(note)
+        with open(out + ".progress", "a") as f:
+            f.write(json.dumps(note) + "\n")
 
     async with stdio_client(params) as streams:
         async with ClientSession(*streams) as session:

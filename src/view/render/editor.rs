@@ -12,83 +12,126 @@ const MAX_EDITOR_LINES: usize = 6;
 /// `MAX_EDITOR_LINES` lines, around the cursor.
 pub(super) fn editor_lines(editor: &Editor, width: usize, placeholder: Option<&str>) -> Vec<Line> {
     let text = editor.text();
-    let cursor_style = Style::new(Role::Text).reverse();
     if text.is_empty() {
-        let mut line = Line::styled(" ", cursor_style);
-        if let Some(placeholder) = placeholder {
-            line.push(
-                text::truncate(placeholder, width.saturating_sub(1)).to_owned(),
-                Role::Dim,
-            );
-        }
-        return vec![line];
+        return vec![empty_line(width, placeholder)];
     }
-    // Hard-wrap by cells so the cursor's place is exact.
-    let mut lines: Vec<Line> = vec![Line::new()];
-    let mut current = String::new();
-    let mut col = 0usize;
-    let mut cursor_line = 0usize;
-    let flush = |lines: &mut Vec<Line>, current: &mut String| {
-        if let Some(last) = lines.last_mut() {
-            last.push(std::mem::take(current), Style::default());
-        }
+    let mut wrap = HardWrap {
+        width,
+        lines: vec![Line::new()],
+        current: String::new(),
+        col: 0,
     };
+    let mut cursor_line = 0usize;
     let mut chars = text.char_indices().peekable();
     loop {
         let at_cursor = chars.peek().map_or(text.len(), |(i, _)| *i) == editor.cursor();
-        let next = chars.next();
+        let next = chars.next().map(|(_, c)| c);
         if at_cursor {
-            flush(&mut lines, &mut current);
-            cursor_line = lines.len() - 1;
-            let shown = match next {
-                Some((_, c)) if c != '\n' && c != '\t' => c.to_string(),
-                _ => " ".to_owned(),
-            };
-            let shown_width = text::width(&shown).max(1);
-            if col + shown_width > width {
-                lines.push(Line::new());
-                col = 0;
-                cursor_line += 1;
-            }
-            if let Some(last) = lines.last_mut() {
-                last.push(sanitize(&shown), cursor_style);
-            }
-            col += shown_width;
-            match next {
-                Some((_, '\n')) => {
-                    lines.push(Line::new());
-                    col = 0;
-                }
-                None => break,
-                _ => {}
+            cursor_line = wrap.push_cursor(next);
+            if next.is_none() {
+                break;
             }
             continue;
         }
-        let Some((_, c)) = next else {
+        let Some(c) = next else {
             break;
         };
+        wrap.push_char(c);
+    }
+    wrap.flush();
+    around_cursor(wrap.lines, cursor_line)
+}
+
+/// An empty editor: the cursor, then the placeholder dimmed.
+fn empty_line(width: usize, placeholder: Option<&str>) -> Line {
+    let mut line = Line::styled(" ", cursor_style());
+    if let Some(placeholder) = placeholder {
+        line.push(
+            text::truncate(placeholder, width.saturating_sub(1)).to_owned(),
+            Role::Dim,
+        );
+    }
+    line
+}
+
+fn cursor_style() -> Style {
+    Style::new(Role::Text).reverse()
+}
+
+/// Text hard-wrapped by cells as it is laid out, so that the cursor's place is exact.
+struct HardWrap {
+    width: usize,
+    /// Never empty: the last line is the one being filled.
+    lines: Vec<Line>,
+    /// Text of the last line not yet pushed to it.
+    current: String,
+    /// Cells used on the last line.
+    col: usize,
+}
+
+impl HardWrap {
+    /// Pushes the text not yet pushed to the last line.
+    fn flush(&mut self) {
+        if let Some(last) = self.lines.last_mut() {
+            last.push(std::mem::take(&mut self.current), Style::default());
+        }
+    }
+
+    fn new_line(&mut self) {
+        self.lines.push(Line::new());
+        self.col = 0;
+    }
+
+    /// The cursor on `under` (the character it stands on; None at the end of the text): that
+    /// character reversed, or a reversed space on a line break, a tab or the end. Returns the
+    /// cursor's line.
+    fn push_cursor(&mut self, under: Option<char>) -> usize {
+        self.flush();
+        let shown = match under {
+            Some(c) if c != '\n' && c != '\t' => c.to_string(),
+            _ => " ".to_owned(),
+        };
+        let shown_width = text::width(&shown).max(1);
+        if self.col + shown_width > self.width {
+            self.new_line();
+        }
+        let cursor_line = self.lines.len().saturating_sub(1);
+        if let Some(last) = self.lines.last_mut() {
+            last.push(sanitize(&shown), cursor_style());
+        }
+        self.col += shown_width;
+        if under == Some('\n') {
+            self.new_line();
+        }
+        cursor_line
+    }
+
+    /// A character away from the cursor: a line break starts a line, a tab is a space, other
+    /// control characters are left out, and a character that does not fit starts a line.
+    fn push_char(&mut self, c: char) {
         if c == '\n' {
-            flush(&mut lines, &mut current);
-            lines.push(Line::new());
-            col = 0;
-            continue;
+            self.flush();
+            self.new_line();
+            return;
         }
         let shown = if c == '\t' { ' ' } else { c };
         if shown.is_control() {
-            continue;
+            return;
         }
         let shown_width = text::char_width(shown);
-        if col + shown_width > width {
-            flush(&mut lines, &mut current);
-            lines.push(Line::new());
-            col = 0;
+        if self.col + shown_width > self.width {
+            self.flush();
+            self.new_line();
         }
-        if shown_width <= width {
-            current.push(shown);
-            col += shown_width;
+        if shown_width <= self.width {
+            self.current.push(shown);
+            self.col += shown_width;
         }
     }
-    flush(&mut lines, &mut current);
+}
+
+/// At most `MAX_EDITOR_LINES` of `lines`, the cursor's among them.
+fn around_cursor(mut lines: Vec<Line>, cursor_line: usize) -> Vec<Line> {
     if lines.len() > MAX_EDITOR_LINES {
         let start = cursor_line
             .saturating_sub(MAX_EDITOR_LINES - 1)

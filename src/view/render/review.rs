@@ -9,6 +9,7 @@ use crate::view::style::{Line, Role, Style};
 use crate::view::text::{sanitize, sanitize_line, truncate_ellipsis};
 use crate::view::wrap::wrap;
 
+/// The Submit tab for a pane `width` cells wide.
 pub(super) fn review(dialog: &Dialog, width: usize) -> Block {
     let mut out = Block::default();
     out.push(Line::styled(
@@ -16,48 +17,10 @@ pub(super) fn review(dialog: &Dialog, width: usize) -> Block {
         Style::new(Role::Accent).bold(),
     ));
     out.blank();
-    let questionnaire = dialog.questionnaire();
-    let answer_width = width.saturating_sub(5).max(1);
     let mut unanswered = Vec::new();
-    for (question_index, question) in questionnaire.questions.iter().enumerate() {
-        let header = sanitize_line(&question.header);
-        match dialog.answer(question_index) {
-            Some(answer) => {
-                out.push(Line::styled(
-                    truncate_ellipsis(&format!(" ● {header}"), width).into_owned(),
-                    Role::Success,
-                ));
-                let text = sanitize(&envelope::answer_text(
-                    questionnaire,
-                    question_index,
-                    &answer,
-                ));
-                for (n, line) in wrap(&text, answer_width).into_iter().take(3).enumerate() {
-                    let lead = if n == 0 { "   → " } else { "     " };
-                    let mut answer_line = Line::styled(lead, Role::Muted);
-                    answer_line.push(line, Role::Text);
-                    out.push(answer_line);
-                }
-            }
-            None => {
-                unanswered.push(header.clone());
-                out.push(Line::styled(
-                    truncate_ellipsis(&format!(" ○ {header}"), width).into_owned(),
-                    Role::Muted,
-                ));
-                out.push(Line::styled("   → not answered", Role::Dim));
-            }
-        }
-        if let Some(note) = dialog
-            .tab_state(question_index)
-            .map(|tab| &tab.note)
-            .filter(|note| !note.is_blank())
-        {
-            let text = format!("     notes: {}", sanitize_line(note.text().trim()));
-            out.push(Line::styled(
-                truncate_ellipsis(&text, width).into_owned(),
-                Role::Dim,
-            ));
+    for question_index in 0..dialog.questionnaire().questions.len() {
+        if let Some(header) = question_summary(dialog, question_index, width, &mut out) {
+            unanswered.push(header);
         }
     }
     if !dialog.global_note().is_blank() && dialog.mode() != Mode::Note {
@@ -69,6 +32,67 @@ pub(super) fn review(dialog: &Dialog, width: usize) -> Block {
         ));
     }
     out.blank();
+    readiness(&unanswered, width, &mut out);
+    out.blank();
+    submit_choices(dialog, width, &mut out);
+    out
+}
+
+/// A question's header with its answer (its first three lines) or `not answered`, and its
+/// notes. Returns the header of a question not answered.
+fn question_summary(
+    dialog: &Dialog,
+    question_index: usize,
+    width: usize,
+    out: &mut Block,
+) -> Option<String> {
+    let questionnaire = dialog.questionnaire();
+    let header = sanitize_line(&questionnaire.questions.get(question_index)?.header);
+    let mut unanswered = None;
+    match dialog.answer(question_index) {
+        Some(answer) => {
+            out.push(Line::styled(
+                truncate_ellipsis(&format!(" ● {header}"), width).into_owned(),
+                Role::Success,
+            ));
+            let text = sanitize(&envelope::answer_text(
+                questionnaire,
+                question_index,
+                &answer,
+            ));
+            let answer_width = width.saturating_sub(5).max(1);
+            for (n, line) in wrap(&text, answer_width).into_iter().take(3).enumerate() {
+                let lead = if n == 0 { "   → " } else { "     " };
+                let mut answer_line = Line::styled(lead, Role::Muted);
+                answer_line.push(line, Role::Text);
+                out.push(answer_line);
+            }
+        }
+        None => {
+            out.push(Line::styled(
+                truncate_ellipsis(&format!(" ○ {header}"), width).into_owned(),
+                Role::Muted,
+            ));
+            out.push(Line::styled("   → not answered", Role::Dim));
+            unanswered = Some(header);
+        }
+    }
+    if let Some(note) = dialog
+        .tab_state(question_index)
+        .map(|tab| &tab.note)
+        .filter(|note| !note.is_blank())
+    {
+        let text = format!("     notes: {}", sanitize_line(note.text().trim()));
+        out.push(Line::styled(
+            truncate_ellipsis(&text, width).into_owned(),
+            Role::Dim,
+        ));
+    }
+    unanswered
+}
+
+/// Whether the answers are ready to go, or a warning that names the `unanswered` questions.
+fn readiness(unanswered: &[String], width: usize, out: &mut Block) {
     if unanswered.is_empty() {
         out.push(Line::styled("Ready to submit your answers?", Role::Muted));
     } else {
@@ -80,7 +104,11 @@ pub(super) fn review(dialog: &Dialog, width: usize) -> Block {
             out.push(Line::styled(line, Role::Warning));
         }
     }
-    out.blank();
+}
+
+/// The choices (submit, or cancel), the focused one the block's focus; and the global note's
+/// editor under them while it is open, kept in view with them.
+fn submit_choices(dialog: &Dialog, width: usize, out: &mut Block) {
     let start = out.len();
     for (choice_index, choice) in SUBMIT_CHOICES.iter().enumerate() {
         let focused = dialog.submit_focus() == choice_index;
@@ -102,16 +130,8 @@ pub(super) fn review(dialog: &Dialog, width: usize) -> Block {
         end: out.len(),
         pointer,
     });
-    let mut note = Block::default();
-    note_lines(
-        dialog,
-        dialog.global_note(),
-        width,
-        "Global note",
-        &mut note,
-    );
     if dialog.mode() == Mode::Note {
-        out.append(note);
+        note_lines(dialog, dialog.global_note(), width, "Global note", out);
         // While typing the note, keep it in view.
         out.focus = Some(Focus {
             start,
@@ -119,5 +139,4 @@ pub(super) fn review(dialog: &Dialog, width: usize) -> Block {
             pointer,
         });
     }
-    out
 }

@@ -1,0 +1,193 @@
+//! `ask-popup doctor`: every check of what ask-popup needs (Zellij on PATH, its config, the
+//! plugin answering in this session, the web client, each installed agent wired to the
+//! command), run and reported. What each check means is `ask_popup::caller::zellij` and
+//! `ask_popup::caller::web`.
+
+use super::install::{config_dir, pi_extension_current};
+use super::programs::{find_on_path, ZellijCli};
+use super::Zellij;
+use ask_popup::broker::VERSION;
+use ask_popup::caller::setup;
+use ask_popup::caller::zellij::{self, Check, PLUGIN_FILE};
+use ask_popup::envelope::ErrorCode;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+/// `ask-popup doctor [--json]`.
+pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
+    let mut checks = Vec::new();
+    checks.push(match zellij_version() {
+        Some(version) if version.trim() == "zellij 0.45.1" => Check::pass("zellij", version.trim()),
+        Some(version) => Check::fail(
+            "zellij",
+            format!("{} on PATH; ask-popup is built for 0.45.1", version.trim()),
+            "cargo install --locked zellij --version 0.45.1",
+        ),
+        None => Check::fail(
+            "zellij",
+            "not on PATH",
+            "cargo install --locked zellij --version 0.45.1",
+        ),
+    });
+    match config_dir(dir) {
+        None => checks.push(Check::fail(
+            "config dir",
+            "HOME and ZELLIJ_CONFIG_DIR are not set",
+            "set HOME, or pass --config-dir",
+        )),
+        Some(dir) => {
+            let plugin_file = std::fs::read(dir.join("plugins").join(PLUGIN_FILE)).ok();
+            let config = std::fs::read_to_string(dir.join("config.kdl")).ok();
+            checks.extend(zellij::config_checks(
+                &dir,
+                plugin_file.as_deref(),
+                config.as_deref(),
+            ));
+        }
+    }
+    checks.push(plugin_answers(plugin));
+    checks.extend(super::web::checks(dir));
+    checks.extend(agent_checks());
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&checks).unwrap_or_default()
+        );
+    } else {
+        print!("{}", zellij::report(&checks));
+    }
+    if zellij::all_hold(&checks) {
+        0
+    } else {
+        1
+    }
+}
+
+/// What `zellij --version` prints; None without a `zellij` on PATH, or when it fails.
+fn zellij_version() -> Option<String> {
+    let out = ZellijCli::find()?
+        .command()
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Inside Zellij: the plugin answers its `version` pipe within a few seconds, with this
+/// command's version.
+fn plugin_answers(plugin: &str) -> Check {
+    const CHECK: &str = "plugin in this session";
+    let zellij = match Zellij::find(plugin) {
+        Ok(zellij) => zellij,
+        Err(ErrorCode::NoUi) => {
+            return Check::skip(
+                CHECK,
+                "not inside Zellij: run `ask-popup doctor` in a Zellij pane to check it",
+            )
+        }
+        Err(_) => {
+            return Check::fail(
+                CHECK,
+                "cannot run zellij pipe: zellij is not on PATH",
+                "cargo install --locked zellij --version 0.45.1",
+            )
+        }
+    };
+    let answer = (0..3).find_map(|_| {
+        zellij
+            .call("version", "", "doctor", Duration::from_secs(5))
+            .map(|(_, out)| String::from_utf8_lossy(&out).trim().to_owned())
+            .filter(|text| !text.is_empty())
+    });
+    match answer {
+        Some(version) if version == VERSION => {
+            Check::pass(CHECK, format!("`{plugin}` answers, version {version}"))
+        }
+        Some(other) => Check::fail(
+            CHECK,
+            format!(
+                "the `{plugin}` loaded in this session is not this command's version {VERSION} (it answered {:?})",
+                other.chars().take(60).collect::<String>()
+            ),
+            "ask-popup setup zellij --write, then restart the session (Zellij keeps a loaded plugin until then)",
+        ),
+        None => Check::fail(
+            CHECK,
+            format!("`{plugin}` did not answer within 5 seconds: it is not loaded, or waits for (or was denied) its permissions"),
+            format!("look at the popup: if it asks for permissions, press y; if they were denied, delete the plugin's entry from ~/.cache/zellij/permissions.kdl and run `zellij pipe --plugin {plugin} --name show -- x`"),
+        ),
+    }
+}
+
+/// Each installed agent wired to this command.
+fn agent_checks() -> Vec<Check> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let mut checks = Vec::new();
+    if find_on_path("claude").is_some() {
+        let settings =
+            std::fs::read_to_string(home.join(".claude").join("settings.json")).unwrap_or_default();
+        checks.push(if setup::has_claude_hook(&settings) {
+            Check::pass(
+                "Claude Code",
+                "~/.claude/settings.json sends AskUserQuestion to ask-popup",
+            )
+        } else {
+            Check::fail(
+                "Claude Code",
+                "no ask-popup hook in ~/.claude/settings.json",
+                "ask-popup setup claude --write",
+            )
+        });
+    } else {
+        checks.push(Check::skip("Claude Code", "not installed"));
+    }
+    if find_on_path("codex").is_some() {
+        let path = setup::codex_config(|name| std::env::var(name).ok()).unwrap_or_default();
+        let config = std::fs::read_to_string(&path).unwrap_or_default();
+        checks.push(if setup::has_codex_table(&config) {
+            Check::pass("Codex", format!("{} runs ask-popup mcp", path.display()))
+        } else {
+            Check::fail(
+                "Codex",
+                format!("no [mcp_servers.ask-popup] table in {}", path.display()),
+                "ask-popup setup codex --write",
+            )
+        });
+    } else {
+        checks.push(Check::skip("Codex", "not installed"));
+    }
+    if find_on_path("pi").is_some() {
+        let dir = setup::pi_agent_dir(|name| std::env::var(name).ok())
+            .unwrap_or_default()
+            .join("extensions")
+            .join(setup::PI_EXTENSION_DIR);
+        checks.push(if pi_extension_current(&dir) {
+            Check::pass(
+                "Pi",
+                format!("{} holds this command's extension", dir.display()),
+            )
+        } else if dir.exists() {
+            Check::fail(
+                "Pi",
+                format!("{} holds another version of the extension", dir.display()),
+                "ask-popup setup pi --write",
+            )
+        } else {
+            Check::fail(
+                "Pi",
+                format!("no ask_user_question extension in {}", dir.display()),
+                "ask-popup setup pi --write",
+            )
+        });
+    } else {
+        checks.push(Check::skip("Pi", "not installed"));
+    }
+    checks
+}
