@@ -24,6 +24,27 @@ pub fn zellij_cache_dir(xdg_cache_home: Option<&OsStr>, home: Option<&OsStr>) ->
     super::xdg::path_of(xdg_cache_home, home, ".cache", "zellij")
 }
 
+/// The plugin's cache folder, where its record is, when it is loaded from `location` (`file:`
+/// and a path, or a URL), as Zellij names it: the location as a path below its cache folder.
+pub fn plugin_cache_dir(cache: &Path, location: &str) -> PathBuf {
+    cache.join(location).join("plugin_cache")
+}
+
+/// Makes the record at `record` private to its user, and the plugin's cache folder that holds
+/// it (the replies kept across a reload are there too): the plugin cannot set a file's mode
+/// (WASI has none), so what it writes there is kept from others by its folder.
+#[cfg(unix)]
+pub fn keep_private(record: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(dir) = record.parent() {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    if record.exists() {
+        std::fs::set_permissions(record, std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(())
+}
+
 /// The record files under Zellij's cache folder `cache`: one for each location the plugin was
 /// loaded from. (Zellij's own folders there, its sessions' and its versions', hold none.)
 pub fn record_files(cache: &Path) -> Vec<PathBuf> {

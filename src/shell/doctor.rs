@@ -47,6 +47,7 @@ pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
         }
     }
     checks.push(plugin_answers(plugin));
+    checks.push(record_check());
     checks.extend(super::web::checks(dir));
     checks.extend(agent_checks());
     if json {
@@ -61,6 +62,31 @@ pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
         0
     } else {
         1
+    }
+}
+
+/// Whether the record of questionnaires is private (each record's folder its user's alone).
+fn record_check() -> Check {
+    use std::os::unix::fs::PermissionsExt;
+    let files = super::later::zellij_cache_dir()
+        .map(|cache| ask_popup::caller::history::record_files(&cache))
+        .unwrap_or_default();
+    let open: Vec<&PathBuf> = files
+        .iter()
+        .filter(|file| {
+            let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o077);
+            let dir_open = file.parent().is_some_and(|d| mode(d).is_ok_and(|m| m != 0));
+            dir_open || mode(file).is_ok_and(|m| m != 0)
+        })
+        .collect();
+    match (files.first(), open.first()) {
+        (None, _) => Check::skip("record", "no questionnaire recorded yet"),
+        (Some(first), None) => Check::pass("record", format!("{} (private)", first.display())),
+        (Some(_), Some(file)) => Check::fail(
+            "record",
+            format!("{} can be read by others", file.display()),
+            "ask-popup history --limit 1 (it makes the record private)",
+        ),
     }
 }
 

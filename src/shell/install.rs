@@ -169,6 +169,14 @@ impl ZellijSetup {
     /// config.kdl.bak.
     fn write(&self) -> std::io::Result<()> {
         std::fs::create_dir_all(self.dir.join("plugins"))?;
+        // The plugin's cache folder, made before Zellij makes it: private, as the record of
+        // questionnaires the plugin writes there must be (see `history::keep_private`).
+        if let Some(cache) = super::later::zellij_cache_dir() {
+            let location = format!("file:{}", self.plugin_path.display());
+            let dir = ask_popup::caller::history::plugin_cache_dir(&cache, &location);
+            std::fs::create_dir_all(&dir)?;
+            ask_popup::caller::history::keep_private(&dir.join(ask_popup::history::FILE_NAME))?;
+        }
         if !self.plugin_current {
             atomic_file::write(&self.plugin_path, PLUGIN, READABLE)?;
         }

@@ -7,6 +7,7 @@
 mod children;
 mod doctor;
 mod install;
+mod later;
 mod mcp;
 mod notify;
 mod programs;
@@ -56,8 +57,53 @@ enum Action {
         /// request (default: a fresh one).
         #[arg(long, env = "ASK_POPUP_ID")]
         id: Option<String>,
+        /// Put the question up and print {"requestId": …} at once (exit 0); `ask-popup answer`
+        /// prints the envelope once the user has answered.
+        #[arg(long)]
+        no_wait: bool,
+        /// (What --no-wait leaves to wait: keeps the envelope for `ask-popup answer`.)
+        #[arg(long, hide = true, conflicts_with = "no_wait")]
+        keep_answer: bool,
         #[command(flatten)]
         plugin: PluginArg,
+    },
+    /// Print the envelope of a question asked with --no-wait (or of any recorded one), once it
+    /// has ended; while it waits, print {"requestId": …, "waiting": true} and exit 6. Exit
+    /// statuses otherwise as for `ask`.
+    Answer {
+        /// The request's id, as `ask --no-wait` printed it.
+        id: String,
+        /// Wait until it has ended (or --timeout passes).
+        #[arg(long)]
+        wait: bool,
+        /// With --wait: give up after this many seconds.
+        #[arg(long)]
+        timeout: Option<u64>,
+    },
+    /// The record of every questionnaire put to the user, the latest first: when, who asked,
+    /// each question and its answer. Works outside Zellij.
+    History {
+        /// Only those asked by this agent.
+        #[arg(long)]
+        agent: Option<String>,
+        /// Only those of this Zellij session.
+        #[arg(long)]
+        session: Option<String>,
+        /// Only those with this text in a question, an option, an answer or a note.
+        #[arg(long)]
+        search: Option<String>,
+        /// Only those asked in this last span of time (90s, 30m, 2h, 3d).
+        #[arg(long, value_parser = parse_span)]
+        since: Option<u64>,
+        /// At most this many (0: all).
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// One JSON object per line, with the envelope's details.
+        #[arg(long)]
+        json: bool,
+        /// Delete the record.
+        #[arg(long)]
+        clear: bool,
     },
     /// Print what is waiting in the popup, as JSON (the plugin's `status` pipe).
     Status {
@@ -178,8 +224,48 @@ pub fn main() -> i32 {
             questionnaire,
             agent,
             id,
+            no_wait,
+            keep_answer,
             plugin,
-        } => ask_command(questionnaire.as_deref(), agent, id, &plugin.plugin),
+        } => {
+            let how = if no_wait {
+                Asking::Later
+            } else if keep_answer {
+                Asking::Kept
+            } else {
+                Asking::Waiting
+            };
+            ask_command(questionnaire.as_deref(), agent, id, &plugin.plugin, how)
+        }
+        Action::Answer { id, wait, timeout } => {
+            later::answer_command(&id, wait, timeout.map(Duration::from_secs))
+        }
+        Action::History {
+            agent,
+            session,
+            search,
+            since,
+            limit,
+            json,
+            clear,
+        } => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+            let filter = ask_popup::caller::history::Filter {
+                agent,
+                session,
+                search,
+                since_ms: since.map(|span| now.saturating_sub(span)),
+                request_id: None,
+            };
+            later::history_command(later::HistoryRequest {
+                filter,
+                limit,
+                json,
+                clear,
+            })
+        }
         Action::Status { plugin } => pipe_command(&plugin.plugin, "status"),
         Action::Show { plugin } => pipe_command(&plugin.plugin, "show"),
         Action::ClaudeHook { plugin } => claude_hook(&plugin.plugin),
@@ -210,23 +296,49 @@ pub fn main() -> i32 {
     }
 }
 
+/// How `ask-popup ask` waits for the answer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Asking {
+    /// Until it comes, and prints it.
+    Waiting,
+    /// Not: prints the request's id (`--no-wait`).
+    Later,
+    /// In the place of an `ask --no-wait`, keeping the answer (`--keep-answer`).
+    Kept,
+}
+
 /// `ask-popup ask`.
-fn ask_command(arg: Option<&str>, agent: Option<String>, id: Option<String>, plugin: &str) -> i32 {
-    let id_given = id.as_deref().is_some_and(|id| !id.is_empty());
+fn ask_command(
+    arg: Option<&str>,
+    agent: Option<String>,
+    id: Option<String>,
+    plugin: &str,
+    how: Asking,
+) -> i32 {
+    // Asked without waiting, the id is what the answer is fetched with: always the caller's.
+    let id_given = how != Asking::Waiting || id.as_deref().is_some_and(|id| !id.is_empty());
     let caller = Caller {
         pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),
         agent: agent.or_else(parent_name),
-        id: id.filter(|_| id_given).unwrap_or_else(fresh_id),
+        id: id.filter(|id| !id.is_empty()).unwrap_or_else(fresh_id),
         id_given,
     };
-    let envelope = answer(
-        read_payload(&PayloadSource::of(arg, |path| Path::new(path).is_file())),
-        &caller,
-        plugin,
-        &Interrupts::install(),
-    );
-    print(&envelope);
-    ask::exit_status(&envelope)
+    let payload = read_payload(&PayloadSource::of(arg, |path| Path::new(path).is_file()));
+    match how {
+        Asking::Later => later::ask_without_waiting(payload, &caller, plugin),
+        Asking::Kept => later::ask_and_keep(payload, &caller, plugin),
+        Asking::Waiting => {
+            let envelope = answer(payload, &caller, plugin, &Interrupts::install());
+            print(&envelope);
+            ask::exit_status(&envelope)
+        }
+    }
+}
+
+/// A span of time as `--since` takes it (`2h`).
+fn parse_span(text: &str) -> Result<u64, String> {
+    ask_popup::caller::history::parse_span(text)
+        .ok_or_else(|| format!("{text:?} is not a span of time like 90s, 30m, 2h or 3d"))
 }
 
 /// The envelope for a questionnaire read as `payload`: rejected at once, or asked in the popup
@@ -550,7 +662,8 @@ trait Stop {
 /// What stops a waiting command: SIGINT, SIGTERM or SIGHUP, or its parent process ending.
 struct Interrupts {
     signals: Receiver<()>,
-    parent: libc::pid_t,
+    /// None: the parent's end does not count.
+    parent: Option<libc::pid_t>,
 }
 
 impl Interrupts {
@@ -574,23 +687,34 @@ impl Interrupts {
         // into every call, when the thread pool let its spawning thread go).
         Interrupts {
             signals: rx,
-            parent,
+            parent: Some(parent),
         }
+    }
+
+    /// The signals alone: for a process whose parent ends at once by design.
+    fn signals_only() -> Interrupts {
+        Interrupts {
+            parent: None,
+            ..Interrupts::install()
+        }
+    }
+
+    /// Whether the parent this command started with has ended.
+    fn parent_gone(&self) -> bool {
+        // SAFETY: getppid has no preconditions.
+        self.parent
+            .is_some_and(|parent| unsafe { libc::getppid() } != parent)
     }
 }
 
 impl Stop for Interrupts {
     fn wait(&self, limit: Duration) -> bool {
-        // SAFETY: getppid has no preconditions.
-        if unsafe { libc::getppid() } != self.parent {
+        if self.parent_gone() {
             return true;
         }
         match self.signals.recv_timeout(limit) {
             Ok(()) => true,
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
-                // SAFETY: as above.
-                unsafe { libc::getppid() != self.parent }
-            }
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => self.parent_gone(),
         }
     }
 }
