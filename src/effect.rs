@@ -40,6 +40,8 @@ pub enum Effect {
     FitAnew,
     /// Append this line to the record of questionnaires (`crate::history`).
     Record(String),
+    /// Read the record and hand its entries to `Broker::history_loaded`, to list them.
+    OpenHistory,
     /// The popup is closing and the plugin unloads: keep this text where the next instance of
     /// this session finds it, for a minute, and hand it to `Broker::recall` when it loads.
     KeepAcrossReload(String),

@@ -126,6 +126,55 @@ impl Entry {
             .unwrap_or_default()
     }
 
+    /// The entry as a person reads it, a line each: `when` (as the reader tells time), who
+    /// asked and how it ended, then each question and its answer, notes below.
+    pub fn block(&self, when: &str) -> Vec<String> {
+        let mut who = self.agent.clone();
+        if let Some(pane) = self.pane_id {
+            who.push_str(&format!(" (pane {pane})"));
+        }
+        let mut head = format!("{when} · {who}");
+        if let Some(session) = &self.session {
+            head.push_str(&format!(" · session {session}"));
+        }
+        head.push_str(&format!(" · {}", self.ending));
+        if let Some(id) = &self.request_id {
+            head.push_str(&format!(" · {id}"));
+        }
+        let mut out = vec![head];
+        let details = self.details();
+        for (i, q) in self.questions.iter().enumerate() {
+            out.push(format!("  {}: {}", q.header, q.question));
+            out.push(format!("    → {}", answer_of(&details, i)));
+            let notes = details
+                .answers
+                .iter()
+                .filter(|a| a.question_index == i)
+                .filter_map(|a| a.notes.as_deref())
+                .chain(
+                    details
+                        .unanswered_notes
+                        .iter()
+                        .filter(|n| n.question_index == i)
+                        .map(|n| n.note.as_ref()),
+                );
+            for note in notes {
+                out.push(format!("    note: {note}"));
+            }
+        }
+        if let Some(note) = &details.global_note {
+            out.push(format!("  note: {note}"));
+        }
+        if self.questions.is_empty() {
+            // Answered before it was asked: what it was told.
+            let text = Envelope::read(&self.reply)
+                .map(|e| e.text().to_owned())
+                .unwrap_or_default();
+            out.push(format!("  {text}"));
+        }
+        out
+    }
+
     /// Whether `text` (lower case) is in its questions, headers, labels, answers or notes.
     pub fn mentions(&self, text: &str) -> bool {
         let found = |s: &str| s.to_lowercase().contains(text);
@@ -140,6 +189,22 @@ impl Entry {
             }) || details.unanswered_notes.iter().any(|n| found(&n.note))
                 || details.global_note.as_deref().is_some_and(found)
         }
+    }
+}
+
+/// What question `index` got, as a line: the label, the labels ticked, the text typed, or why
+/// none.
+fn answer_of(details: &Details, index: usize) -> String {
+    if let Some(chat) = &details.chat_requested {
+        if chat.question_index == index {
+            return "(chat about this)".to_owned();
+        }
+    }
+    let answer = details.answers.iter().find(|a| a.question_index == index);
+    match answer {
+        Some(a) if !a.selected.is_empty() => a.selected.join(", "),
+        Some(a) => a.answer.as_deref().unwrap_or("(no input)").to_owned(),
+        None => "(no answer)".to_owned(),
     }
 }
 

@@ -457,6 +457,14 @@ mod plugin {
                 }
                 Effect::Fit => return Redraw { grow: true, ..done },
                 Effect::KeepAcrossReload(kept) => across_reload::keep(self.zellij_pid, &kept),
+                Effect::OpenHistory => {
+                    let entries = across_reload::recent_history();
+                    let effects = self.broker.history_loaded(entries);
+                    return Redraw {
+                        frame: self.run(effects),
+                        ..done
+                    };
+                }
                 Effect::Record(line) => {
                     let path = format!("/cache/{}", ask_popup::history::FILE_NAME);
                     if let Err(e) = ask_popup::history::append(std::path::Path::new(&path), &line) {
@@ -691,6 +699,23 @@ mod plugin {
                     let _ = std::fs::remove_file(entry.path());
                 }
             }
+        }
+
+        /// The newest entries of the record of questionnaires (its last 512 KiB: older ones
+        /// are not listed, and reading the whole record costs the interpreter).
+        pub fn recent_history() -> Vec<ask_popup::history::Entry> {
+            use std::io::{Read, Seek, SeekFrom};
+            const TAIL: u64 = 512 * 1024;
+            let path = format!("{DIR}/{}", ask_popup::history::FILE_NAME);
+            let Ok(mut file) = std::fs::File::open(&path) else {
+                return Vec::new();
+            };
+            let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+            let _ = file.seek(SeekFrom::Start(size.saturating_sub(TAIL)));
+            let mut bytes = Vec::new();
+            let _ = file.take(TAIL).read_to_end(&mut bytes);
+            // The first line may be cut: it is not an entry, and is skipped.
+            ask_popup::history::read(&String::from_utf8_lossy(&bytes))
         }
 
         /// What this session's latest closing instance kept, if it closed in the last minute.

@@ -197,7 +197,7 @@ fn down_marker_counts_every_hidden_line() {
         "     server.",
         "↓ 5 more",
         "",
-        "Enter select · ↑/↓ move · n note · Esc cancel · Ctrl+] hide",
+        "Enter select · ↑/↓ move · n note · Esc cancel · h history · Ctrl+] hide",
     ];
     assert_eq!(frame(&Dialog::new(one_question()), 80, 9), lines(&expected));
 }
@@ -217,7 +217,7 @@ fn up_marker_counts_every_hidden_line() {
         "────────────────────────────────────────────────",
         "❯ 4. Chat about this",
         "",
-        "Enter select · ↑/↓ move · n note · Esc cancel · Ctrl+] hide",
+        "Enter select · ↑/↓ move · n note · Esc cancel · h history · Ctrl+] hide",
     ];
     assert_eq!(frame(&d, 80, 9), lines(&expected));
 }

@@ -235,3 +235,117 @@ fn a_search_finds_questions_labels_answers_and_notes() {
     }
     assert!(!entry.mentions("sqlite"));
 }
+
+/// The list of questionnaires, as the popup draws it, in plain text.
+fn listed(b: &mut Broker) -> String {
+    let text = b.screen_text(30, 100, &ask_popup::view::Theme::default(), &[]);
+    // The frame's escape sequences out.
+    let mut plain = String::new();
+    let mut in_escape = false;
+    for c in text.chars() {
+        match c {
+            '\u{1b}' => in_escape = true,
+            'm' | 'H' | 'K' | 'J' if in_escape => in_escape = false,
+            _ if in_escape => {}
+            _ => plain.push(c),
+        }
+    }
+    plain
+}
+
+fn answered_entries() -> Vec<Entry> {
+    let mut b = alone();
+    asked(&mut b, "p1", "r1");
+    settle(&mut b);
+    b.input(Input::Key(Key::Down));
+    let mut entries = records(&b.input(Input::Key(Key::Enter)));
+    asked(&mut b, "p2", "r2");
+    settle(&mut b);
+    entries.extend(records(&b.input(Input::Key(Key::Esc))));
+    entries
+}
+
+#[test]
+fn with_no_question_waiting_the_bring_back_binding_lists_the_sessions_questionnaires() {
+    let mut b = alone();
+    // The `show` pipe (the binding's message) asks for the record.
+    let fx = b.pipe(named("s", "show", Some("x"), &[]));
+    assert!(fx.contains(&Effect::OpenHistory), "{fx:?}");
+    // Another session's entry is not listed.
+    let mut entries = answered_entries();
+    let mut elsewhere = entries[0].clone();
+    elsewhere.session = Some("other".to_owned());
+    elsewhere.agent = "stranger".to_owned();
+    entries.push(elsewhere);
+    let fx = b.history_loaded(entries);
+    assert!(fx.contains(&Effect::Show), "{fx:?}");
+    assert!(b.showing_history());
+    let text = listed(&mut b);
+    assert!(text.contains("Asked before in this session"), "{text}");
+    assert!(
+        text.contains("claude (pane 3) · session demo · answered"),
+        "{text}"
+    );
+    assert!(text.contains("Pick: Which one?"), "{text}");
+    assert!(text.contains("→ B"), "{text}");
+    assert!(text.contains("declined"), "{text}");
+    assert!(!text.contains("stranger"), "{text}");
+    assert!(text.contains("Esc close"), "{text}");
+    // The latest first: the declined one above the answered one.
+    assert!(text.find("declined").unwrap() < text.find("answered").unwrap());
+    // Keys scroll it or close it; nothing is answered.
+    let fx = b.input(Input::Key(Key::Enter));
+    assert!(replies(&fx).is_empty());
+    let fx = b.input(Input::Key(Key::Esc));
+    assert!(fx.contains(&Effect::Hide), "{fx:?}");
+    assert!(!b.showing_history());
+}
+
+#[test]
+fn from_a_question_h_lists_the_questionnaires_and_h_goes_back_with_the_countdown_paused() {
+    let mut b = alone();
+    let timed = json!({"questions": [{"question": "Q?", "header": "H", "options": ["A", "B"]}],
+                       "timeout": 3000})
+    .to_string();
+    b.pipe(cli("p1", Some(&timed), &[("id", "t")]));
+    settle(&mut b);
+    let fx = b.input(Input::Key(Key::Char('h')));
+    assert!(fx.contains(&Effect::OpenHistory), "{fx:?}");
+    b.history_loaded(answered_entries());
+    assert!(listed(&mut b).contains("Esc, h back to the questions"));
+    // `h` is a key: the user is here, and the question's countdown stopped for good, as any
+    // key stops it. It waits, unanswered, however long the list shows.
+    for _ in 0..5 {
+        let fx = tick(&mut b, 1000);
+        assert!(replies(&fx).is_empty(), "{fx:?}");
+    }
+    let fx = b.input(Input::Key(Key::Char('h')));
+    assert!(
+        fx.contains(&Effect::FitAnew) && fx.contains(&Effect::Render),
+        "{fx:?}"
+    );
+    assert!(!b.showing_history());
+    assert_eq!(b.pending_count(), 1);
+}
+
+#[test]
+fn a_question_that_comes_while_the_list_shows_takes_its_place() {
+    let mut b = alone();
+    b.pipe(named("s", "show", Some("x"), &[]));
+    b.history_loaded(answered_entries());
+    let fx = asked(&mut b, "p3", "r3");
+    assert!(fx.contains(&Effect::Show));
+    assert!(!b.showing_history());
+    assert!(listed(&mut b).contains("Which one?"));
+}
+
+#[test]
+fn with_history_off_the_bring_back_binding_lists_nothing() {
+    let mut b = Broker::new(Config {
+        history: false,
+        ..Config::default()
+    });
+    b.join(1);
+    let fx = b.pipe(named("s", "show", Some("x"), &[]));
+    assert!(!fx.contains(&Effect::OpenHistory), "{fx:?}");
+}

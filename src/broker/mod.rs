@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 mod arrival;
 mod gate;
+mod history_view;
 mod peers;
 mod queue;
 mod record;
@@ -38,6 +39,7 @@ mod screen;
 use arrival::Arrivals;
 pub use gate::GRANT_SILENCE_MS;
 use gate::{GateState, Held};
+use history_view::HistoryView;
 use peers::Peers;
 
 /// Pipe names with a meaning of their own. A question comes on a pipe named `ask` (see
@@ -274,6 +276,8 @@ pub struct Broker {
     /// record.
     epoch_ms: u64,
     session: Option<String>,
+    /// The list of the questionnaires asked before, while it shows.
+    history: Option<HistoryView>,
 }
 
 impl Broker {
@@ -354,7 +358,7 @@ impl Broker {
                 self.cli_pipe(pipe, msg, &mut effects);
             }
             Source::Keybind | Source::Plugin(_) => match msg.name.as_str() {
-                SHOW_PIPE => self.show(&mut effects),
+                SHOW_PIPE => self.show_or_list(&mut effects),
                 PEER_PIPE => self.peer(msg.payload.as_deref().unwrap_or(""), &mut effects),
                 _ => {}
             },
@@ -382,7 +386,7 @@ impl Broker {
                 self.reply_once(&pipe, msg.payload.is_some(), output, effects);
             }
             SHOW_PIPE => {
-                self.show(effects);
+                self.show_or_list(effects);
                 self.reply_once(&pipe, msg.payload.is_some(), String::new(), effects);
             }
             CANCEL_PIPE => {

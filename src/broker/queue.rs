@@ -184,7 +184,10 @@ impl Broker {
 
     /// The popup after a request left the queue: the next one, or hidden.
     pub(super) fn after_removal(&mut self, effects: &mut Vec<Effect>) {
-        if self.pending.is_empty() {
+        if self.pending.is_empty() && self.showing_history() {
+            // The list stays (its footer no longer offers the way back).
+            effects.push(Effect::Render);
+        } else if self.pending.is_empty() {
             self.current = 0;
             self.visible = false;
             effects.push(Effect::Hide);

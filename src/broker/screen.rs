@@ -4,10 +4,22 @@
 use super::*;
 
 impl Broker {
+    /// The bring-back binding (the `show` pipe): the questions that wait, or with none the list
+    /// of those asked before.
+    pub(super) fn show_or_list(&mut self, effects: &mut Vec<Effect>) {
+        if self.pending.is_empty() && self.config.history {
+            effects.push(Effect::OpenHistory);
+        } else {
+            self.show(effects);
+        }
+    }
+
     pub(super) fn show(&mut self, effects: &mut Vec<Effect>) {
         if self.pending.is_empty() {
             return;
         }
+        // A question to answer comes before the list of those answered.
+        self.history = None;
         self.visible = true;
         effects.push(Effect::SetOwnTitle(self.own_title()));
         let placed_elsewhere = self.gate.hears_hellos() && !self.peers.first_seen();
@@ -25,7 +37,8 @@ impl Broker {
     /// first time ignores keys for a moment.
     pub(super) fn on_screen_changed(&mut self, effects: &mut Vec<Effect>) {
         let now = self.now_ms;
-        let (current, visible) = (self.current, self.visible);
+        // The list of questionnaires covers the question: it is not on screen.
+        let (current, visible) = (self.current, self.visible && self.history.is_none());
         let mut guard = false;
         for (i, r) in self.pending.iter_mut().enumerate() {
             if i == current && visible {
@@ -126,6 +139,10 @@ impl Broker {
             // The user acts now: first make sure that this instance may answer.
             return effects;
         }
+        if self.showing_history() {
+            self.history_input(&input, &mut effects);
+            return self.done(effects);
+        }
         let keys_count = self.keys_count();
         let leads = self.leads();
         let Some(request) = self.pending.get_mut(self.current) else {
@@ -176,6 +193,7 @@ impl Broker {
                 effects.push(Effect::Hide);
                 self.on_screen_changed(&mut effects);
             }
+            Response::History => effects.push(Effect::OpenHistory),
             Response::Finished(outcome) => {
                 let i = self.current;
                 self.resolve(i, outcome, Decided::Here, &mut effects);
@@ -214,6 +232,9 @@ impl Broker {
     /// (0 when nothing is pending), so the popup can be no taller than that; at most `limit`
     /// (the most the popup can give it: see `view::natural_height`).
     pub fn natural_height(&mut self, cols: usize, limit: usize) -> usize {
+        if self.showing_history() {
+            return limit;
+        }
         let chrome = self.chrome();
         match self.pending.get_mut(self.current) {
             Some(r) => natural_height(&mut r.dialog, &mut r.cache, &chrome, cols, limit),
@@ -250,6 +271,9 @@ impl Broker {
         if self.permission_denied() {
             return "ask-popup needs its permissions to answer agents: reload it and press y.\n"
                 .to_owned();
+        }
+        if self.showing_history() {
+            return self.history_text(rows, cols, theme);
         }
         if self.pending.is_empty() {
             let mut text = String::from("ask-popup: no questions waiting.\n");

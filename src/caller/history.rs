@@ -6,7 +6,6 @@
 //! `plugin_cache`. The command looks under every location there, so a plugin loaded from a
 //! file, from another file or from a URL is found alike.
 
-use crate::envelope::Details;
 use crate::history::{Entry, FILE_NAME};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -158,7 +157,7 @@ pub fn json_line(entry: &Entry) -> String {
     value.to_string()
 }
 
-/// A calendar time, as the block's first line shows it.
+/// A calendar time, as an entry's first line shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct When {
     pub year: i32,
@@ -168,72 +167,14 @@ pub struct When {
     pub minute: u32,
 }
 
-/// An entry as a person reads it: when, who asked and how it ended, then each question and its
-/// answer, notes below. `when` is when it was asked, in the reader's time.
+/// An entry as a person reads it, `when` it was asked in the reader's time (see
+/// `crate::history::Entry::block`).
 pub fn block(entry: &Entry, when: When) -> String {
-    let mut who = entry.agent.clone();
-    if let Some(pane) = entry.pane_id {
-        who.push_str(&format!(" (pane {pane})"));
-    }
-    let mut head = format!(
-        "{:04}-{:02}-{:02} {:02}:{:02} · {who}",
+    let when = format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}",
         when.year, when.month, when.day, when.hour, when.minute
     );
-    if let Some(session) = &entry.session {
-        head.push_str(&format!(" · session {session}"));
-    }
-    head.push_str(&format!(" · {}", entry.ending));
-    if let Some(id) = &entry.request_id {
-        head.push_str(&format!(" · {id}"));
-    }
-    let mut out = vec![head];
-    let details = entry.details();
-    for (i, q) in entry.questions.iter().enumerate() {
-        out.push(format!("  {}: {}", q.header, q.question));
-        out.push(format!("    → {}", answer_of(&details, i)));
-        let notes = details
-            .answers
-            .iter()
-            .filter(|a| a.question_index == i)
-            .filter_map(|a| a.notes.as_deref())
-            .chain(
-                details
-                    .unanswered_notes
-                    .iter()
-                    .filter(|n| n.question_index == i)
-                    .map(|n| n.note.as_ref()),
-            );
-        for note in notes {
-            out.push(format!("    note: {note}"));
-        }
-    }
-    if let Some(note) = &details.global_note {
-        out.push(format!("  note: {note}"));
-    }
-    if entry.questions.is_empty() {
-        // Rejected before it was asked: what it was told.
-        let text = crate::envelope::Envelope::read(&entry.reply)
-            .map(|e| e.text().to_owned())
-            .unwrap_or_default();
-        out.push(format!("  {text}"));
-    }
-    out.join("\n")
-}
-
-/// What question `index` got, as a line: the label, the labels ticked, the text typed, or why
-/// none.
-fn answer_of(details: &Details, index: usize) -> String {
-    if let Some(chat) = &details.chat_requested {
-        if chat.question_index == index {
-            return "(chat about this)".to_owned();
-        }
-    }
-    let answer = details.answers.iter().find(|a| a.question_index == index);
-    match answer {
-        Some(a) if !a.selected.is_empty() => a.selected.join(", "),
-        Some(a) => a.answer.as_deref().unwrap_or("(no input)").to_owned(),
-        None => "(no answer)".to_owned(),
-    }
+    entry.block(&when).join("\n")
 }
 
 /// A time in milliseconds since the Unix epoch, at `offset_s` seconds from UTC, as a calendar

@@ -161,6 +161,7 @@ impl Dialog {
                 self.mode = Mode::Note;
                 Response::Render
             }
+            Command::History => Response::History,
             Command::Scroll => match key {
                 Key::PageDown => self.scroll_preview(8),
                 _ => self.scroll_preview(-8),

@@ -48,6 +48,8 @@ pub(super) enum Command {
     ContextLetter,
     /// An editor's own keys: newline, clear, delete, move the cursor.
     Edit,
+    /// `h`: the list of the questionnaires asked before.
+    History,
 }
 
 /// Keys bound to a command, and how the footer names them (`None`: it does not).
@@ -100,6 +102,7 @@ const QUESTION: &[Binding] = &[
     ),
     bind(TAB_KEYS, Command::SwitchTab, hint("Tab", "switch")),
     bind(&[Key::Esc], Command::Escape, hint("Esc", "cancel")),
+    bind(&[Key::Char('h')], Command::History, hint("h", "history")),
     bind(DIGITS, Command::Jump, None),
     bind(&[Key::ToggleContext], Command::ToggleContext, None),
     bind(&[Key::Char('c')], Command::ContextLetter, None),
@@ -112,6 +115,7 @@ const SUBMIT: &[Binding] = &[
     bind(&[Key::Char('n')], Command::OpenNote, hint("n", "note")),
     bind(TAB_KEYS, Command::SwitchTab, hint("Tab", "switch")),
     bind(&[Key::Esc], Command::Escape, hint("Esc", "cancel")),
+    bind(&[Key::Char('h')], Command::History, hint("h", "history")),
     bind(&[Key::Char('1'), Key::Char('2')], Command::Jump, None),
 ];
 
@@ -318,15 +322,15 @@ mod tests {
         let cases = [
             (
                 "a question with a preview",
-                "Enter select|↑/↓ move|n note|PgUp/PgDn scroll|Esc cancel",
+                "Enter select|↑/↓ move|n note|PgUp/PgDn scroll|Esc cancel|h history",
             ),
             (
                 "a multi-select question",
-                "Enter select|↑/↓ move|Space toggle|n note|Tab switch|Esc cancel",
+                "Enter select|↑/↓ move|Space toggle|n note|Tab switch|Esc cancel|h history",
             ),
             (
                 "the Submit tab",
-                "Enter select|↑/↓ move|n note|Tab switch|Esc cancel",
+                "Enter select|↑/↓ move|n note|Tab switch|Esc cancel|h history",
             ),
             (
                 "typing an answer",

@@ -90,6 +90,8 @@ pub enum Response {
     Render,
     /// Hide the popup; the request stays pending.
     Hide,
+    /// Show the list of the questionnaires asked before (the request stays pending).
+    History,
     /// The questionnaire is over.
     Finished(Outcome),
 }

@@ -1,5 +1,6 @@
 //! Frame rendering: turns dialog state into lines of styled text that fit the pane.
 pub mod frame;
+pub mod history_list;
 pub mod markdown;
 pub mod render;
 pub mod style;

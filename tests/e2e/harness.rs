@@ -914,6 +914,11 @@ impl Zellij {
         self.root.join("home")
     }
 
+    /// This world's `$XDG_CACHE_HOME` (Zellij's cache folder is `zellij` in it).
+    pub fn cache_home(&self) -> PathBuf {
+        self.root.join("cache")
+    }
+
     /// A directory of this world for a test's own files; removed with the world.
     pub fn scratch(&self) -> PathBuf {
         let dir = self.root.join("scratch");

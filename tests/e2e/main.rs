@@ -11,6 +11,7 @@ mod command;
 mod dialog;
 mod faults;
 mod harness;
+mod history;
 mod hosting;
 mod install;
 mod mcp;

@@ -1,0 +1,271 @@
+//! End to end: the record of every questionnaire, and asking without waiting. Requests that
+//! reach the popup through `ask-popup ask` and a bare `zellij pipe`, ending in different ways,
+//! are each listed once by `ask-popup history --json` with their ending and answers, also after
+//! the session is gone and with two clients attached; `ask --no-wait` then `answer --wait` gets
+//! the envelope a waiting `ask` would, and `answer` finds it in the record after the session.
+
+use crate::agents::{submitted, DB};
+use crate::command::command;
+use crate::harness::{Options, Zellij, FIRST};
+use crate::{ANSWER, AT_ONCE};
+use ask_popup::envelope::Answer;
+use serde_json::Value;
+use std::process::{Child, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// `ask-popup ARGS` run in the session's world (its HOME and XDG folders).
+fn run(zellij: &Zellij, args: &[&str]) -> Output {
+    zellij
+        .in_session(&command())
+        .args(args)
+        .output()
+        .expect("run ask-popup")
+}
+
+/// `ask-popup history --json ARGS`: its entries.
+fn history(zellij: &Zellij, args: &[&str]) -> Vec<Value> {
+    let out = run(
+        zellij,
+        &[&["history", "--json", "--limit", "0"], args].concat(),
+    );
+    assert!(out.status.success(), "history: {out:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON object a line"))
+        .collect()
+}
+
+/// The entry of request `id` among `entries`, which must hold exactly one.
+fn entry_of<'a>(entries: &'a [Value], id: &str) -> &'a Value {
+    let found: Vec<&Value> = entries.iter().filter(|e| e["requestId"] == id).collect();
+    assert_eq!(found.len(), 1, "{id} recorded once: {entries:#?}");
+    found[0]
+}
+
+/// `ask-popup ask --id ID --agent AGENT DB`, started.
+fn ask(zellij: &Zellij, id: &str, agent: &str) -> Child {
+    zellij
+        .in_session(&command())
+        .args(["ask", "--id", id, "--agent", agent, DB])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run ask-popup ask")
+}
+
+/// Waits for `agent`'s question on screen, until keys count.
+fn shown(zellij: &Zellij, agent: &str) {
+    let asks = format!("{agent} asks");
+    zellij.wait_for_screen(&asks, ANSWER, |s| {
+        s.contains(&asks) && s.contains("Which database?")
+    });
+    zellij.wait_until_keys_count();
+}
+
+/// Waits for `child` to end: what it printed.
+fn ended(zellij: &Zellij, mut child: Child, what: &str) -> String {
+    let until = zellij.until(ANSWER);
+    loop {
+        if child.try_wait().expect("status").is_some() {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "{what} never ended:\n{}",
+            zellij.screen()
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("output");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn every_request_is_recorded_once_with_its_ending_and_outlives_the_session() {
+    let zellij = Zellij::start();
+    // Answered, through the command.
+    let answered = ask(&zellij, "h-answered", "asker");
+    shown(&zellij, "asker");
+    zellij.send_keys(&["Down"]);
+    zellij.send_keys(&["Enter"]);
+    ended(&zellij, answered, "the answered ask");
+    // Declined, through a bare `zellij pipe`.
+    let declined = zellij.pipe(DB, &[("agent", "piper"), ("id", "h-declined")]);
+    shown(&zellij, "piper");
+    zellij.send_keys(&["Esc"]);
+    let out = declined.wait(ANSWER);
+    assert!(out.status.success(), "{out:?}");
+    // Rejected by the plugin before it was asked.
+    let rejected = zellij.pipe(
+        "{\"questions\": []}",
+        &[("agent", "piper"), ("id", "h-rejected")],
+    );
+    rejected.wait(AT_ONCE);
+    // Withdrawn: the command is stopped while it waits.
+    let stopped = ask(&zellij, "h-aborted", "stopper");
+    shown(&zellij, "stopper");
+    // SAFETY: a plain kill of the child we started.
+    unsafe { libc::kill(stopped.id() as libc::pid_t, libc::SIGTERM) };
+    ended(&zellij, stopped, "the stopped ask");
+
+    let until = zellij.until(AT_ONCE);
+    let entries = loop {
+        let entries = history(&zellij, &[]);
+        if entries.len() >= 4 || Instant::now() > until {
+            break entries;
+        }
+        thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(entries.len(), 4, "{entries:#?}");
+    let answered = entry_of(&entries, "h-answered");
+    assert_eq!(answered["ending"], "answered");
+    assert_eq!(answered["agent"], "asker");
+    assert_eq!(answered["details"]["answers"][0]["answer"], "SQLite");
+    assert_eq!(answered["session"], zellij.session());
+    assert_eq!(answered["questions"][0]["header"], "DB");
+    assert_eq!(answered["questions"][0]["options"][1]["label"], "SQLite");
+    assert_eq!(entry_of(&entries, "h-declined")["ending"], "declined");
+    assert_eq!(entry_of(&entries, "h-rejected")["ending"], "no_questions");
+    assert_eq!(entry_of(&entries, "h-aborted")["ending"], "aborted");
+    // The latest first.
+    let asked: Vec<u64> = entries
+        .iter()
+        .map(|e| e["askedMs"].as_u64().unwrap())
+        .collect();
+    assert!(asked.windows(2).all(|w| w[0] >= w[1]), "{asked:?}");
+    // Filters.
+    let piper = history(&zellij, &["--agent", "piper"]);
+    assert_eq!(piper.len(), 2, "{piper:#?}");
+    let sqlite = history(&zellij, &["--search", "sqlite"]);
+    assert!(sqlite.iter().any(|e| e["requestId"] == "h-answered"));
+    assert!(history(&zellij, &["--session", "no-such-session"]).is_empty());
+    // Read as a person reads it.
+    let text = run(&zellij, &["history", "--limit", "1", "--agent", "asker"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("asker · session"), "{text}");
+    assert!(text.contains("DB: Which database?\n    → SQLite"), "{text}");
+
+    // The record is the user's alone.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let files = record_files(&zellij);
+        assert_eq!(files.len(), 1, "{files:?}");
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode();
+        assert_eq!(mode(&files[0]) & 0o777, 0o600);
+        assert_eq!(mode(files[0].parent().unwrap()) & 0o777, 0o700);
+    }
+
+    // The session ends: the record stays, and the command reads it outside Zellij.
+    let out = zellij
+        .zellij()
+        .args(["kill-session", zellij.session()])
+        .output();
+    assert!(out.is_ok_and(|o| o.status.success()));
+    let outside = zellij
+        .in_session(&command())
+        .env_remove("ZELLIJ_SESSION_NAME")
+        .args(["history", "--json", "--limit", "0"])
+        .output()
+        .expect("history");
+    assert_eq!(String::from_utf8_lossy(&outside.stdout).lines().count(), 4);
+}
+
+/// The record files under the world's Zellij cache folder.
+fn record_files(zellij: &Zellij) -> Vec<std::path::PathBuf> {
+    ask_popup::caller::history::record_files(&zellij.cache_home().join("zellij"))
+}
+
+#[test]
+fn with_two_clients_attached_a_request_is_recorded_once() {
+    let zellij = Zellij::start_with(Options::default());
+    zellij.attach_second_client();
+    let asking = ask(&zellij, "h-two", "both");
+    shown(&zellij, "both");
+    // Typed in the first client (`send_keys` would reach both instances at once, as no
+    // person's typing does).
+    zellij.type_into(FIRST, &["Enter"]);
+    ended(&zellij, asking, "the ask");
+    let until = zellij.until(AT_ONCE);
+    loop {
+        let entries = history(&zellij, &[]);
+        if !entries.is_empty() {
+            assert_eq!(entry_of(&entries, "h-two")["ending"], "answered");
+            assert_eq!(entries.len(), 1, "{entries:#?}");
+            break;
+        }
+        assert!(Instant::now() < until, "never recorded");
+        thread::sleep(Duration::from_millis(200));
+    }
+    // A moment later still one: the other instance wrote none.
+    thread::sleep(Duration::from_millis(500));
+    assert_eq!(history(&zellij, &[]).len(), 1);
+}
+
+#[test]
+fn asked_without_waiting_the_answer_is_fetched_later_also_from_the_record() {
+    let zellij = Zellij::start();
+    let out = run(
+        &zellij,
+        &[
+            "ask",
+            "--no-wait",
+            "--id",
+            "later-1",
+            "--agent",
+            "later",
+            DB,
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"requestId\":\"later-1\"}\n"
+    );
+    shown(&zellij, "later");
+    // Still waiting: said so, with a status of its own.
+    let waiting = run(&zellij, &["answer", "later-1"]);
+    assert_eq!(waiting.status.code(), Some(6), "{waiting:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&waiting.stdout),
+        "{\"requestId\":\"later-1\",\"waiting\":true}\n"
+    );
+    // The user answers; `answer --wait` gets the envelope a waiting `ask` would have.
+    let fetching = zellij
+        .in_session(&command())
+        .args(["answer", "later-1", "--wait", "--timeout", "60"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("answer --wait");
+    zellij.send_keys(&["Down"]);
+    zellij.send_keys(&["Enter"]);
+    let envelope = ended(&zellij, fetching, "answer --wait");
+    let value: Value = serde_json::from_str(&envelope).expect("an envelope");
+    assert_eq!(value["details"]["answers"][0]["answer"], "SQLite");
+    assert_eq!(value["details"]["requestId"], "later-1");
+    assert_eq!(
+        envelope,
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some("later-1"))
+    );
+    // The session ends and the kept answer is gone: the record still has it.
+    zellij
+        .zellij()
+        .args(["kill-session", zellij.session()])
+        .output()
+        .ok();
+    let state = zellij.home().join(".local/state/ask-popup/answers");
+    for entry in std::fs::read_dir(&state)
+        .expect("the answers folder")
+        .flatten()
+    {
+        std::fs::remove_file(entry.path()).unwrap();
+    }
+    let again = run(&zellij, &["answer", "later-1"]);
+    assert_eq!(again.status.code(), Some(0), "{again:?}");
+    assert_eq!(String::from_utf8_lossy(&again.stdout), envelope);
+    // An id nobody asked: no reply.
+    assert_eq!(
+        run(&zellij, &["answer", "never-asked"]).status.code(),
+        Some(5)
+    );
+}
