@@ -9,9 +9,9 @@
 //! outlives its session and that every instance and session of the plugin shares. The command
 //! finds it there by its name (`FILE_NAME`).
 
-use crate::envelope::{Details, Envelope};
 use crate::request::Questionnaire;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::Value;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -26,23 +26,24 @@ pub const MAX_ENTRIES: usize = 1000;
 /// A preview is recorded up to this many lines.
 const PREVIEW_LINES: usize = 4;
 
-/// One questionnaire and how it ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One questionnaire and how it ended. Read back by hand from a `serde_json::Value` (see
+/// `from_line`), as the instances' messages are: serde's derive of the reading would cost the
+/// plugin tens of kilobytes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Entry {
     /// When it reached the popup and when it ended, in milliseconds since the Unix epoch.
     pub asked_ms: u64,
     pub ended_ms: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     /// Who asked, as the dialog named it.
     pub agent: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_id: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
     /// Empty for a request rejected before it was asked.
-    #[serde(default)]
     pub questions: Vec<RecordedQuestion>,
     /// `answered`, `declined`, `chat`, `timed_out`, or the error code it was answered with
     /// (`dismissed`, `aborted`, `superseded`, `busy`, a validation code…).
@@ -52,28 +53,52 @@ pub struct Entry {
 }
 
 /// A question as recorded.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordedQuestion {
     pub question: String,
     pub header: String,
-    #[serde(default)]
     pub multi_select: bool,
     pub options: Vec<RecordedOption>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordedOption {
     pub label: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// The first lines of its preview.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
 }
 
 impl RecordedQuestion {
+    fn from_value(value: &Value) -> Option<RecordedQuestion> {
+        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+        let options = value
+            .get("options")?
+            .as_array()?
+            .iter()
+            .map(|o| {
+                Some(RecordedOption {
+                    label: text(o, "label")?,
+                    description: text(o, "description").unwrap_or_default(),
+                    preview: text(o, "preview"),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(RecordedQuestion {
+            question: text(value, "question")?,
+            header: text(value, "header")?,
+            multi_select: value
+                .get("multiSelect")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            options,
+        })
+    }
+
     /// The questions of `questionnaire`, previews cut to `PREVIEW_LINES`.
     pub fn all_of(questionnaire: &Questionnaire) -> Vec<RecordedQuestion> {
         questionnaire
@@ -116,14 +141,37 @@ impl Entry {
     /// A line of the record read back; None for a line that is not one (torn, or another
     /// version's that lacks what this one needs).
     pub fn from_line(line: &str) -> Option<Entry> {
-        serde_json::from_str(line.trim()).ok()
+        let value: Value = serde_json::from_str(line.trim()).ok()?;
+        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+        let questions = match value.get("questions") {
+            Some(Value::Array(questions)) => questions
+                .iter()
+                .map(RecordedQuestion::from_value)
+                .collect::<Option<Vec<_>>>()?,
+            _ => Vec::new(),
+        };
+        Some(Entry {
+            asked_ms: value.get("askedMs")?.as_u64()?,
+            ended_ms: value.get("endedMs")?.as_u64()?,
+            session: text("session"),
+            agent: text("agent")?,
+            pane_id: value
+                .get("paneId")
+                .and_then(Value::as_u64)
+                .and_then(|p| u32::try_from(p).ok()),
+            request_id: text("requestId"),
+            questions,
+            ending: text("ending")?,
+            reply: text("reply")?,
+        })
     }
 
-    /// The envelope's details.
-    pub fn details(&self) -> Details<'static> {
-        Envelope::read(&self.reply)
-            .map(|e| e.details)
-            .unwrap_or_default()
+    /// The envelope's details (a JSON object; null when the reply is not an envelope).
+    pub fn details(&self) -> Value {
+        serde_json::from_str::<Value>(&self.reply)
+            .ok()
+            .and_then(|mut v| v.get_mut("details").map(Value::take))
+            .unwrap_or(Value::Null)
     }
 
     /// The entry as a person reads it, a line each: `when` (as the reader tells time), who
@@ -143,34 +191,45 @@ impl Entry {
         }
         let mut out = vec![head];
         let details = self.details();
+        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+        let list = |key: &str| match details.get(key) {
+            Some(Value::Array(items)) => items.clone(),
+            _ => Vec::new(),
+        };
+        let index = |v: &Value| v.get("questionIndex").and_then(Value::as_u64);
+        let (answers, unanswered) = (list("answers"), list("unansweredNotes"));
         for (i, q) in self.questions.iter().enumerate() {
             out.push(format!("  {}: {}", q.header, q.question));
             out.push(format!("    → {}", answer_of(&details, i)));
-            let notes = details
-                .answers
+            let of_this = |v: &&Value| index(v) == Some(i as u64);
+            let notes = answers
                 .iter()
-                .filter(|a| a.question_index == i)
-                .filter_map(|a| a.notes.as_deref())
+                .filter(of_this)
+                .filter_map(|a| text(a, "notes"))
                 .chain(
-                    details
-                        .unanswered_notes
+                    unanswered
                         .iter()
-                        .filter(|n| n.question_index == i)
-                        .map(|n| n.note.as_ref()),
+                        .filter(of_this)
+                        .filter_map(|n| text(n, "note")),
                 );
             for note in notes {
                 out.push(format!("    note: {note}"));
             }
         }
-        if let Some(note) = &details.global_note {
+        if let Some(note) = text(&details, "globalNote") {
             out.push(format!("  note: {note}"));
         }
         if self.questions.is_empty() {
             // Answered before it was asked: what it was told.
-            let text = Envelope::read(&self.reply)
-                .map(|e| e.text().to_owned())
+            let told = serde_json::from_str::<Value>(&self.reply)
+                .ok()
+                .and_then(|v| {
+                    v.pointer("/content/0/text")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                })
                 .unwrap_or_default();
-            out.push(format!("  {text}"));
+            out.push(format!("  {told}"));
         }
         out
     }
@@ -178,33 +237,50 @@ impl Entry {
     /// Whether `text` (lower case) is in its questions, headers, labels, answers or notes.
     pub fn mentions(&self, text: &str) -> bool {
         let found = |s: &str| s.to_lowercase().contains(text);
-        self.questions.iter().any(|q| {
+        let asked = self.questions.iter().any(|q| {
             found(&q.question) || found(&q.header) || q.options.iter().any(|o| found(&o.label))
-        }) || {
-            let details = self.details();
-            details.answers.iter().any(|a| {
-                a.answer.as_deref().is_some_and(found)
-                    || a.selected.iter().any(|s| found(s))
-                    || a.notes.as_deref().is_some_and(found)
-            }) || details.unanswered_notes.iter().any(|n| found(&n.note))
-                || details.global_note.as_deref().is_some_and(found)
-        }
+        });
+        // Answers, ticked labels, notes and the global note are the details' strings.
+        asked || strings_in(&self.details()).iter().any(|s| found(s))
     }
 }
 
 /// What question `index` got, as a line: the label, the labels ticked, the text typed, or why
-/// none.
-fn answer_of(details: &Details, index: usize) -> String {
-    if let Some(chat) = &details.chat_requested {
-        if chat.question_index == index {
-            return "(chat about this)".to_owned();
-        }
+/// none. `details`: the envelope's.
+fn answer_of(details: &Value, index: usize) -> String {
+    let index = index as u64;
+    let of_this = |v: &Value| v.get("questionIndex").and_then(Value::as_u64) == Some(index);
+    if details.get("chatRequested").is_some_and(of_this) {
+        return "(chat about this)".to_owned();
     }
-    let answer = details.answers.iter().find(|a| a.question_index == index);
-    match answer {
-        Some(a) if !a.selected.is_empty() => a.selected.join(", "),
-        Some(a) => a.answer.as_deref().unwrap_or("(no input)").to_owned(),
-        None => "(no answer)".to_owned(),
+    let answer = details
+        .get("answers")
+        .and_then(Value::as_array)
+        .and_then(|answers| answers.iter().find(|a| of_this(a)));
+    let Some(answer) = answer else {
+        return "(no answer)".to_owned();
+    };
+    match answer.get("selected").and_then(Value::as_array) {
+        Some(ticked) if !ticked.is_empty() => ticked
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => answer
+            .get("answer")
+            .and_then(Value::as_str)
+            .unwrap_or("(no input)")
+            .to_owned(),
+    }
+}
+
+/// Every string in `value` (the details' answers, labels and notes).
+fn strings_in(value: &Value) -> Vec<&str> {
+    match value {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(items) => items.iter().flat_map(strings_in).collect(),
+        Value::Object(map) => map.values().flat_map(strings_in).collect(),
+        _ => Vec::new(),
     }
 }
 

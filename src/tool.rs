@@ -18,6 +18,56 @@ pub const NAME: &str = "ask_user_question";
 /// What the model reads about the tool.
 pub const DESCRIPTION: &str = "Ask the user 1-4 structured questions in a dialog and wait for the answers. Use it when you need the user's decision before going on: choosing between approaches, confirming an assumption, settling a requirement you would otherwise guess.\n\nEach question has a short header (at most 16 characters) and 2-4 options, each with a label (1-5 words, at most 60 characters) and a description of what it means or costs. The dialog adds a free-text row (\"Type something.\") and a \"Chat about this\" row to every question itself, so never add an \"Other\" option. Set multiSelect when the choices are not exclusive. An option of a single-select question may carry a markdown preview (a mockup, a code sample, a diff) for the user to compare. Set timeout (milliseconds) only when an answer is useless after a while.\n\nThe result's text says what the user chose, with any notes they left. If it says the user picked \"Chat about this\", stop: ask in plain chat what they want to clarify, and wait for their reply before going on. If it says the user declined, do not ask the same questions again; go on without those answers or ask what they prefer. A timeout, a closed popup or an error is not a decline: the user may not have seen the questions, so ask them as plain chat text instead or retry.";
 
+/// The tool that asks without waiting (the MCP server's; `ask-popup ask --no-wait`).
+pub const LATER_NAME: &str = "ask_user_question_later";
+
+/// What the model reads about it, beside `DESCRIPTION`.
+pub const LATER_DESCRIPTION: &str = "Put 1-4 structured questions to the user in the same dialog as ask_user_question, but do not wait: the result is the request's id at once, and get_user_answer fetches the answers later. Use it instead of ask_user_question when you can go on with work that does not depend on the answers while the user thinks (the user may be away for a while); use ask_user_question when you cannot go on without them. The questions and options follow the same rules as ask_user_question's.";
+
+/// The tool that fetches what a question asked without waiting got.
+pub const ANSWER_NAME: &str = "get_user_answer";
+
+/// What the model reads about it.
+pub const ANSWER_DESCRIPTION: &str = "Get the user's answers to questions asked with ask_user_question_later, by the requestId it returned. If the user has answered, the result reads as ask_user_question's would (the same rules apply: \"Chat about this\" means stop and ask in chat; a decline is not to be asked again). If not yet, it says so: do other work and call it again later, or set waitSeconds to wait up to that long for the answer.";
+
+/// get_user_answer's parameters as JSON Schema.
+pub fn answer_parameters() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "requestId": {
+                "type": "string",
+                "description": "The id ask_user_question_later returned",
+            },
+            "waitSeconds": {
+                "type": "integer",
+                "description": "Wait up to this many seconds for the answer (default 0: say at once whether it is there)",
+                "minimum": 0,
+                "maximum": MAX_ANSWER_WAIT_S,
+            },
+        },
+        "required": ["requestId"],
+    })
+}
+
+/// The longest get_user_answer waits in one call.
+pub const MAX_ANSWER_WAIT_S: u64 = 600;
+
+/// What ask_user_question_later's result says: where the question is and how to get its answer.
+pub fn later_text(request_id: &str) -> String {
+    format!("The questions are in front of the user; their requestId is \"{request_id}\". Go on with work that does not depend on the answers, and call get_user_answer with this requestId when you need them.")
+}
+
+/// What get_user_answer's result says while the user has not answered.
+pub fn waiting_text(request_id: &str) -> String {
+    format!("The user has not answered the questions of requestId \"{request_id}\" yet. Do other work and call get_user_answer again later, or call it with waitSeconds to wait for the answer.")
+}
+
+/// What get_user_answer's result says of a request nobody knows.
+pub fn unknown_text(request_id: &str) -> String {
+    format!("No questions with requestId \"{request_id}\" are waiting or recorded: check the id, or ask again.")
+}
+
 /// The tool's parameters as JSON Schema: the seed schema with the validator's limits.
 pub fn parameters() -> Value {
     json!({

@@ -151,8 +151,7 @@ pub fn json_line(entry: &Entry) -> String {
     let mut value = serde_json::to_value(entry).unwrap_or_default();
     if let Some(object) = value.as_object_mut() {
         object.remove("reply");
-        let details = serde_json::to_value(entry.details()).unwrap_or_default();
-        object.insert("details".to_owned(), details);
+        object.insert("details".to_owned(), entry.details());
     }
     value.to_string()
 }

@@ -39,16 +39,32 @@ pub fn ask_without_waiting(
     caller: &Caller,
     plugin: &str,
 ) -> i32 {
+    match leave_question(payload, caller, plugin) {
+        Ok(id) => {
+            print(&later::asked_line(&id));
+            ask::EXIT_RESPONDED
+        }
+        Err(envelope) => printed(&envelope),
+    }
+}
+
+/// Checks the questionnaire and leaves it with a process of its own that waits for the answer
+/// and keeps it: the request's id, or the envelope of why it was not asked.
+pub fn leave_question(
+    payload: Result<Vec<u8>, ask_popup::request::RequestError>,
+    caller: &Caller,
+    plugin: &str,
+) -> Result<String, String> {
     let line = match payload.and_then(|payload| ask::prepare(&payload)) {
         Ok(line) => line,
-        Err(error) => return printed(&caller.rejection(&error)),
+        Err(error) => return Err(caller.rejection(&error)),
     };
     if let Err(code) = Zellij::find(plugin) {
-        return printed(&caller.failure(code));
+        return Err(caller.failure(code));
     }
     let Some(dir) = answers_dir() else {
-        eprintln!("ask-popup ask --no-wait: no folder to keep the answer in (set HOME)");
-        return printed(&caller.failure(ErrorCode::NoReply));
+        eprintln!("ask-popup: no folder to keep the answer in (set HOME)");
+        return Err(caller.failure(ErrorCode::NoReply));
     };
     forget_old_answers(&dir);
     let mut command = Command::new(exe());
@@ -77,8 +93,8 @@ pub fn ask_without_waiting(
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(e) => {
-            eprintln!("ask-popup ask --no-wait: cannot start the waiting process: {e}");
-            return printed(&caller.failure(ErrorCode::NoReply));
+            eprintln!("ask-popup: cannot start the process that waits for the answer: {e}");
+            return Err(caller.failure(ErrorCode::NoReply));
         }
     };
     let waiting = later::waiting_file(&dir, &caller.id);
@@ -90,8 +106,7 @@ pub fn ask_without_waiting(
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(format!("{line}\n").as_bytes());
     }
-    print(&later::asked_line(&caller.id));
-    ask::EXIT_RESPONDED
+    Ok(caller.id.clone())
 }
 
 /// `ask-popup ask --keep-answer`, the process `--no-wait` leaves: asks as `ask` does (the

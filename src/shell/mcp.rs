@@ -4,7 +4,9 @@
 //! e.g. when its tool timeout runs out), closes stdin, or stops the server (a signal, or its
 //! parent ending). What the result says is decided in `ask_popup::caller::mcp`.
 
+use super::later;
 use super::{answer, fresh_id, Interrupts, Stop};
+use ask_popup::caller::later::Standing;
 use ask_popup::caller::{ask::Caller, mcp};
 use ask_popup::tool;
 use rmcp::model::{
@@ -14,6 +16,7 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use serde_json::Value;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::thread;
@@ -108,17 +111,40 @@ struct Server {
     calls: TaskTracker,
 }
 
-/// The tool as clients list it: the library's name, description and schema, marked read-only
-/// (it changes nothing on the machine) so clients that honour the hint run it without asking.
-fn definition() -> Tool {
-    let schema = tool::parameters().as_object().cloned().unwrap_or_default();
-    Tool::new(tool::NAME, tool::DESCRIPTION, schema).with_annotations(
-        ToolAnnotations::with_title("Ask the user")
-            .read_only(true)
-            .destructive(false)
-            .idempotent(false)
-            .open_world(false),
-    )
+/// The tools as clients list them: the library's names, descriptions and schemas, marked
+/// read-only (they change nothing on the machine) so clients that honour the hint run them
+/// without asking.
+fn definitions() -> Vec<Tool> {
+    let tool = |name: &'static str, description: &'static str, schema: Value, title: &str| {
+        let schema = schema.as_object().cloned().unwrap_or_default();
+        Tool::new(name, description, schema).with_annotations(
+            ToolAnnotations::with_title(title)
+                .read_only(true)
+                .destructive(false)
+                .idempotent(false)
+                .open_world(false),
+        )
+    };
+    vec![
+        tool(
+            tool::NAME,
+            tool::DESCRIPTION,
+            tool::parameters(),
+            "Ask the user",
+        ),
+        tool(
+            tool::LATER_NAME,
+            tool::LATER_DESCRIPTION,
+            tool::parameters(),
+            "Ask the user, answer later",
+        ),
+        tool(
+            tool::ANSWER_NAME,
+            tool::ANSWER_DESCRIPTION,
+            tool::answer_parameters(),
+            "Get the user's answer",
+        ),
+    ]
 }
 
 impl ServerHandler for Server {
@@ -135,7 +161,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(vec![definition()]))
+        Ok(ListToolsResult::with_all_items(definitions()))
     }
 
     async fn call_tool(
@@ -143,28 +169,23 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if request.name != tool::NAME {
-            return Err(ErrorData::invalid_params(
-                format!("there is no tool named {:?}", request.name),
-                None,
-            ));
-        }
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
+        match request.name.as_ref() {
+            tool::NAME => {}
+            tool::LATER_NAME => return Ok(self.ask_later(&arguments, &context).into()),
+            tool::ANSWER_NAME => return Ok(get_answer(&arguments).await.into()),
+            name => {
+                return Err(ErrorData::invalid_params(
+                    format!("there is no tool named {name:?}"),
+                    None,
+                ))
+            }
+        }
         let payload = arguments.to_string().into_bytes();
         // The client says who it is when the session starts (`initialize`), or, in the
         // inline lifecycle (`server/discover`, protocol 2026-07-28, as Claude Code speaks it),
         // in each request's `_meta`.
-        let client = context
-            .peer
-            .peer_info()
-            .map(|info| info.client_info.name.clone())
-            .or_else(|| context.meta.client_info().map(|info| info.name));
-        let caller = Caller {
-            pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),
-            agent: Some(mcp::agent_of(client.as_deref())),
-            id: fresh_id(),
-            id_given: false,
-        };
+        let caller = caller_of(&context, false);
         let stop = Cancelled {
             call: context.ct.clone(),
             gone: self.gone.clone(),
@@ -182,16 +203,85 @@ impl ServerHandler for Server {
             progress.abort();
         }
         let envelope = envelope.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        let result = mcp::tool_result(&envelope).ok_or_else(|| {
-            ErrorData::internal_error("the popup's reply was not an envelope", None)
-        })?;
-        let content = vec![ContentBlock::text(result.text)];
-        let call = if result.is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
-        };
-        Ok(call.into())
+        Ok(envelope_result(&envelope).into())
+    }
+}
+
+/// Who asks through `context`'s client: the popup names it after the client (see
+/// `mcp::agent_of`); `id_given`, whether the id is echoed (it is what a later answer is
+/// fetched with).
+fn caller_of(context: &RequestContext<RoleServer>, id_given: bool) -> Caller {
+    // The client says who it is when the session starts (`initialize`), or, in the inline
+    // lifecycle (`server/discover`, protocol 2026-07-28, as Claude Code speaks it), in each
+    // request's `_meta`.
+    let client = context
+        .peer
+        .peer_info()
+        .map(|info| info.client_info.name.clone())
+        .or_else(|| context.meta.client_info().map(|info| info.name));
+    Caller {
+        pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),
+        agent: Some(mcp::agent_of(client.as_deref())),
+        id: fresh_id(),
+        id_given,
+    }
+}
+
+impl Server {
+    /// `ask_user_question_later`: the questions left in the popup with a process that waits
+    /// for the answer (as `ask-popup ask --no-wait` leaves them), the request's id at once.
+    fn ask_later(&self, arguments: &Value, context: &RequestContext<RoleServer>) -> CallToolResult {
+        let caller = caller_of(context, true);
+        let payload = Ok(arguments.to_string().into_bytes());
+        match later::leave_question(payload, &caller, &self.plugin) {
+            Ok(id) => CallToolResult::success(vec![ContentBlock::text(tool::later_text(&id))]),
+            Err(envelope) => envelope_result(&envelope),
+        }
+    }
+}
+
+/// `get_user_answer`: what the request of `requestId` got, or that it still waits (after up to
+/// `waitSeconds`).
+async fn get_answer(arguments: &Value) -> CallToolResult {
+    let id = arguments
+        .get("requestId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let wait = arguments
+        .get("waitSeconds")
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        .min(tool::MAX_ANSWER_WAIT_S);
+    let until = Instant::now() + Duration::from_secs(wait);
+    loop {
+        let looked = id.clone();
+        let standing = tokio::task::spawn_blocking(move || later::standing(&looked)).await;
+        match standing {
+            Ok(Standing::Ended(envelope)) => return envelope_result(&envelope),
+            Ok(Standing::Waiting) if Instant::now() < until => {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            Ok(Standing::Waiting) => {
+                return CallToolResult::success(vec![ContentBlock::text(tool::waiting_text(&id))])
+            }
+            Ok(Standing::Unknown) | Err(_) => {
+                return CallToolResult::error(vec![ContentBlock::text(tool::unknown_text(&id))])
+            }
+        }
+    }
+}
+
+/// The tool result of an envelope, as `ask_user_question` gives it.
+fn envelope_result(envelope: &str) -> CallToolResult {
+    match mcp::tool_result(envelope) {
+        Some(result) if result.is_error => {
+            CallToolResult::error(vec![ContentBlock::text(result.text)])
+        }
+        Some(result) => CallToolResult::success(vec![ContentBlock::text(result.text)]),
+        None => CallToolResult::error(vec![ContentBlock::text(
+            "the popup's reply was not an envelope",
+        )]),
     }
 }
 

@@ -437,13 +437,22 @@ fn an_mcp_python_client_lists_the_tool_as_the_library_declares_it() {
     };
     let listed = run(&["list"]);
     assert_eq!(listed["initialize"]["serverInfo"]["name"], "ask-popup");
-    assert_eq!(listed["tools"].as_array().map(Vec::len), Some(1));
+    assert_eq!(listed["tools"].as_array().map(Vec::len), Some(3));
     let declared = &listed["tools"][0];
     assert_eq!(declared["name"], tool::NAME);
     assert_eq!(declared["description"], tool::DESCRIPTION);
     assert_eq!(declared["inputSchema"], tool::parameters());
     assert_eq!(declared["annotations"]["readOnlyHint"], true);
     assert_eq!(declared["annotations"]["destructiveHint"], false);
+    // Asking without waiting, and fetching the answer later.
+    let later = &listed["tools"][1];
+    assert_eq!(later["name"], tool::LATER_NAME);
+    assert_eq!(later["description"], tool::LATER_DESCRIPTION);
+    assert_eq!(later["inputSchema"], tool::parameters());
+    let answer = &listed["tools"][2];
+    assert_eq!(answer["name"], tool::ANSWER_NAME);
+    assert_eq!(answer["description"], tool::ANSWER_DESCRIPTION);
+    assert_eq!(answer["inputSchema"], tool::answer_parameters());
 
     let called = run(&["call", &database().to_string()]);
     let result = &called["result"];
@@ -678,4 +687,45 @@ fn an_mcp_server_notifies_of_a_call_left_waiting_never_of_one_answered_first() {
     server.close(&zellij);
     let runs = std::fs::read_to_string(dir.join("runs")).expect("runs");
     assert_eq!(runs, "run\n", "one notification, for the call left waiting");
+}
+
+#[test]
+fn an_mcp_client_asks_without_waiting_and_gets_the_answer_later() {
+    let zellij = Zellij::start();
+    let client = PythonClient::start(&zellij, "later", &["later", &database().to_string()]);
+    // The question is in the popup, and the client already has its id and "not yet".
+    zellij.wait_for_screen("the question asked for later", ANSWER, |s| {
+        s.contains("Which database?")
+    });
+    let asked = client.out.with_extension("json.asked");
+    let until = zellij.until(ANSWER);
+    while !asked.exists() {
+        assert!(Instant::now() < until, "the client never had its id");
+        thread::sleep(Duration::from_millis(100));
+    }
+    let first: Value =
+        serde_json::from_str(&std::fs::read_to_string(&asked).expect("asked")).expect("JSON");
+    let text = first["asked"]["content"][0]["text"]
+        .as_str()
+        .expect("a text");
+    assert!(text.contains("requestId is \""), "{text}");
+    assert_ne!(first["asked"]["isError"], true);
+    let id = text
+        .split("requestId is \"")
+        .nth(1)
+        .and_then(|t| t.split('"').next())
+        .unwrap();
+    assert_eq!(
+        first["at_once"]["content"][0]["text"],
+        tool::waiting_text(id)
+    );
+    // The user answers: the client, waiting in get_user_answer, gets the envelope's text.
+    zellij.wait_until_keys_count();
+    zellij.send_keys(&["Down"]);
+    zellij.send_keys(&["Enter"]);
+    let report = client.report(&zellij);
+    let answer = &report["answer"];
+    assert_ne!(answer["isError"], true, "{report}");
+    let text = answer["content"][0]["text"].as_str().expect("a text");
+    assert!(text.contains("=\"SQLite\""), "{text}");
 }

@@ -6,6 +6,9 @@ with: the MCP Python SDK (PyPI `mcp`). It starts the server on stdio as any clie
                        writes the result and every progress notification
   cancel ARGS SECONDS  calls it, gives up after SECONDS (the SDK then sends
                        notifications/cancelled) and keeps the session open 8 s more
+  later ARGS           calls ask_user_question_later with ARGS, then get_user_answer with its
+                       requestId at once (writing OUT.asked with both results), then
+                       get_user_answer waiting up to 60 s
 
 Usage: mcp_client.py SERVER OUT MODE [ARGS [SECONDS]]; OUT gets one JSON document, written once
 everything is done, and OUT.progress each progress notification as it comes (a JSON line each),
@@ -63,6 +66,20 @@ async def main(server, out, mode, arguments=None, seconds=None):
                 # The server is told while the session is still open: the question must leave
                 # the popup because of the cancellation, not because stdin closed.
                 await anyio.sleep(8)
+            elif mode == "later":
+                asked = wire(await session.call_tool("ask_user_question_later", json.loads(arguments)))
+                text = asked["content"][0]["text"]
+                request_id = text.split('requestId is "', 1)[1].split('"', 1)[0]
+                at_once = wire(await session.call_tool("get_user_answer", {"requestId": request_id}))
+                report["asked"] = asked
+                report["at_once"] = at_once
+                with open(out + ".asked", "w") as f:
+                    json.dump({"asked": asked, "at_once": at_once}, f)
+                report["answer"] = wire(
+                    await session.call_tool(
+                        "get_user_answer", {"requestId": request_id, "waitSeconds": 60}
+                    )
+                )
             else:
                 raise SystemExit(f"unknown mode {mode!r}")
     with open(out + ".tmp", "w") as f:
