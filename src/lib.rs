@@ -29,3 +29,4 @@ pub mod tool;
 pub mod view;
 pub mod wire;
 pub mod zellij_event;
+mod zellij_proto;
