@@ -1,6 +1,7 @@
 //! Zellij's protobuf messages as the plugin reads them (zellij-utils 0.45.1
-//! `plugin_api/event.proto`, `key.proto`, `style.proto` and `action.proto`), decoded by prost,
-//! and the error of the reader built on them (`zellij_event`).
+//! `plugin_api/event.proto`, `key.proto`, `style.proto`, `action.proto` and
+//! `pipe_message.proto`), decoded by prost, and the one error of the two readers built on them
+//! (`zellij_event` for events, `wire` for pipe messages).
 //!
 //! Each message declares only the fields the plugin reads, with the numbers and types of the
 //! `.proto` files: prost skips every other field unread (a mode update's keybindings, most of a
@@ -11,7 +12,7 @@
 //! converts them.
 
 /// A message Zellij would not decode (a truncated field, an unknown key, a payload of the wrong
-/// kind).
+/// kind), or a pipe message cut off before its end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Malformed;
 
@@ -226,4 +227,32 @@ pub struct PaneId {
 pub struct PastedTextPayload {
     #[prost(string, tag = "1")]
     pub pasted_text: String,
+}
+
+/// `api.pipe_message.PipeMessage` without its payload (field 5), which `wire` reads as it
+/// streams in, and `is_private` (7), which the plugin does not read (every message to it is
+/// answered alike).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PipeMessage {
+    /// `PipeSource`: 0 CLI, 1 plugin, 2 keybinding.
+    #[prost(int32, tag = "1")]
+    pub source: i32,
+    #[prost(string, optional, tag = "2")]
+    pub cli_source_id: Option<String>,
+    /// A `uint32` in the `.proto`, read wider so that a value past it reads as no plugin's id
+    /// rather than as another plugin's (prost would keep its low 32 bits).
+    #[prost(uint64, optional, tag = "3")]
+    pub plugin_source_id: Option<u64>,
+    #[prost(string, tag = "4")]
+    pub name: String,
+    #[prost(message, repeated, tag = "6")]
+    pub args: Vec<Arg>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Arg {
+    #[prost(string, tag = "1")]
+    pub key: String,
+    #[prost(string, tag = "2")]
+    pub value: String,
 }
