@@ -31,3 +31,4 @@ pub mod tool;
 pub mod view;
 pub mod wire;
 pub mod zellij_event;
+mod zellij_proto;
