@@ -227,8 +227,11 @@ mod plugin {
                 },
                 ZellijEvent::Timer => self.broker.timer(),
                 ZellijEvent::BeforeClose => self.broker.before_close(),
-                ZellijEvent::ModeUpdate(colors) => {
-                    self.theme = Theme::from(&colors);
+                ZellijEvent::ModeUpdate(mode) => {
+                    self.theme = Theme::from(&mode.colors);
+                    if let Some(session) = &mode.session_name {
+                        self.broker.set_session(session);
+                    }
                     return true;
                 }
                 ZellijEvent::PaneUpdate(panes) => {

@@ -19,8 +19,8 @@ use prost::Message;
 /// An event the plugin handles, as far as it reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ZellijEvent {
-    /// `ModeUpdate`: the session theme's colours the popup takes.
-    ModeUpdate(ThemeColors),
+    /// `ModeUpdate`: the session theme's colours the popup takes, and the session's name.
+    ModeUpdate(Mode),
     /// `TabUpdate`: every tab.
     TabUpdate(Vec<TabState>),
     /// `PaneUpdate`: every pane of every tab.
@@ -111,6 +111,13 @@ pub enum ClosedPane {
     Plugin(u32),
 }
 
+/// What the plugin reads of a mode update.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mode {
+    pub colors: ThemeColors,
+    pub session_name: Option<String>,
+}
+
 /// The theme's colours the popup takes: two of its style declarations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ThemeColors {
@@ -158,7 +165,10 @@ pub fn read_event(bytes: &[u8]) -> Result<ZellijEvent, Malformed> {
     let event = proto::Event::decode(bytes)?;
     // Each kind with its own payload, as zellij-utils requires; `EventType`'s numbers.
     Ok(match (event.name, event.payload) {
-        (0, Some(Payload::ModeUpdate(mode))) => ZellijEvent::ModeUpdate(theme_colors(mode)?),
+        (0, Some(Payload::ModeUpdate(mode))) => ZellijEvent::ModeUpdate(Mode {
+            session_name: mode.session_name.clone(),
+            colors: theme_colors(mode)?,
+        }),
         (1, Some(Payload::TabUpdate(tabs))) => {
             ZellijEvent::TabUpdate(tabs.tab_info.into_iter().map(tab_state).collect())
         }

@@ -56,11 +56,14 @@ pub enum EventPayload {
     PastedText(PastedTextPayload),
 }
 
-/// Of a mode update, its style (the mode and its keybindings are not read).
+/// Of a mode update, its style and the session's name (the mode and its keybindings are not
+/// read).
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct ModeUpdatePayload {
     #[prost(message, optional, tag = "3")]
     pub style: Option<Style>,
+    #[prost(string, optional, tag = "5")]
+    pub session_name: Option<String>,
 }
 
 /// `api.style.Style`: of it, the styling.

@@ -12,8 +12,8 @@ use ask_popup::wire::{
     read_message, Malformed as WireMalformed, WireMessage, WirePayload, WireSource,
 };
 use ask_popup::zellij_event::{
-    read_event, ClosedPane, KeyName, KeyPress, Malformed, MouseEvent, PaneState, StyleDeclaration,
-    TabState, ThemeColors, ZellijEvent,
+    read_event, ClosedPane, KeyName, KeyPress, Malformed, Mode, MouseEvent, PaneState,
+    StyleDeclaration, TabState, ThemeColors, ZellijEvent,
 };
 use prost::Message;
 use std::collections::{BTreeMap, HashMap};
@@ -122,22 +122,25 @@ fn a_mode_update_gives_the_two_declarations_the_popup_takes() {
     assert!(sizes[0] > 2 * sizes[1], "{sizes:?}");
     assert_eq!(
         read(event),
-        ZellijEvent::ModeUpdate(ThemeColors {
-            text_unselected: StyleDeclaration {
-                base: Color::Rgb(1, 2, 3),
-                background: Color::Indexed(0),
-                emphasis_0: Color::Rgb(255, 0, 0),
-                emphasis_1: Color::Rgb(0, 255, 0),
-                emphasis_2: Color::Indexed(4),
-                emphasis_3: Color::Rgb(0, 0, 255),
-            },
-            ribbon_selected: StyleDeclaration {
-                base: Color::Indexed(10),
-                background: Color::Rgb(20, 21, 22),
-                emphasis_0: Color::Indexed(12),
-                emphasis_1: Color::Indexed(13),
-                emphasis_2: Color::Indexed(14),
-                emphasis_3: Color::Indexed(255),
+        ZellijEvent::ModeUpdate(Mode {
+            session_name: Some("agents".into()),
+            colors: ThemeColors {
+                text_unselected: StyleDeclaration {
+                    base: Color::Rgb(1, 2, 3),
+                    background: Color::Indexed(0),
+                    emphasis_0: Color::Rgb(255, 0, 0),
+                    emphasis_1: Color::Rgb(0, 255, 0),
+                    emphasis_2: Color::Indexed(4),
+                    emphasis_3: Color::Rgb(0, 0, 255),
+                },
+                ribbon_selected: StyleDeclaration {
+                    base: Color::Indexed(10),
+                    background: Color::Rgb(20, 21, 22),
+                    emphasis_0: Color::Indexed(12),
+                    emphasis_1: Color::Indexed(13),
+                    emphasis_2: Color::Indexed(14),
+                    emphasis_3: Color::Indexed(255),
+                },
             },
         })
     );

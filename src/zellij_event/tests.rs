@@ -99,7 +99,7 @@ fn mode_update(text: Vec<Msg>, ribbon: Vec<Msg>) -> Vec<u8> {
 #[test]
 fn each_colour_component_keeps_its_low_byte() {
     let six = |c: fn() -> Msg| vec![c(); 6];
-    let ZellijEvent::ModeUpdate(colors) = read(&mode_update(
+    let ZellijEvent::ModeUpdate(Mode { colors, .. }) = read(&mode_update(
         six(|| rgb(0x1ff, 0x100, 0x2ab)),
         six(|| indexed(0x10f)),
     )) else {
