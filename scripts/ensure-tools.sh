@@ -39,6 +39,16 @@ else
     echo "wasm-opt: installed $(wasm-opt --version)"
 fi
 
+# 3b. OpenSSL's headers and pkg-config: Zellij's build links them, and so do the host tests,
+# which encode real events and commands with zellij-utils.
+if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists openssl 2>/dev/null; then
+    echo "openssl: $(pkg-config --modversion openssl) (pkg-config)"
+else
+    as_root apt-get update >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y pkg-config libssl-dev >&2
+    echo "openssl: installed $(pkg-config --modversion openssl)"
+fi
+
 # 4. Zellij, exactly the version the plugin is built against, with its web server (the
 # `web_server_capability` feature, one of its defaults): a Zellij built without it says so
 # when asked for the server's status, and is built again.

@@ -11,6 +11,7 @@ use crate::agents::{
 };
 use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, path_with, Zellij};
+use crate::history::recorded;
 use crate::model::{anthropic, ModelServer};
 use crate::ANSWER;
 use serde_json::{json, Value};
@@ -203,6 +204,12 @@ fn claude_code_gets_a_single_pick_from_the_popup() {
         )
     );
     wait_for_title(&zellij, claude.pane, "claude-one");
+    // Asked through the hook, recorded once.
+    let entries = recorded(&zellij, 1);
+    assert_eq!(entries.len(), 1, "{entries:#?}");
+    assert_eq!(entries[0]["agent"], "claude");
+    assert_eq!(entries[0]["ending"], "answered");
+    assert_eq!(entries[0]["details"]["answers"][0]["answer"], "SQLite");
 }
 
 #[test]
@@ -385,6 +392,11 @@ fn claude_code_through_mcp_gets_the_envelopes_text() {
     // Byte for byte: the envelope's text, not the details' JSON.
     assert_eq!(text, expected);
     wait_for_title(&zellij, claude.pane, "claude-mcp");
+    // Asked through the MCP server, recorded once.
+    let entries = recorded(&zellij, 1);
+    assert_eq!(entries.len(), 1, "{entries:#?}");
+    assert_eq!(entries[0]["ending"], "answered");
+    assert_eq!(entries[0]["details"]["answers"][0]["answer"], "SQLite");
 }
 
 #[test]

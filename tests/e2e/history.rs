@@ -24,7 +24,7 @@ fn run(zellij: &Zellij, args: &[&str]) -> Output {
 }
 
 /// `ask-popup history --json ARGS`: its entries.
-fn history(zellij: &Zellij, args: &[&str]) -> Vec<Value> {
+pub(crate) fn history(zellij: &Zellij, args: &[&str]) -> Vec<Value> {
     let out = run(
         zellij,
         &[&["history", "--json", "--limit", "0"], args].concat(),
@@ -34,6 +34,18 @@ fn history(zellij: &Zellij, args: &[&str]) -> Vec<Value> {
         .lines()
         .map(|line| serde_json::from_str(line).expect("one JSON object a line"))
         .collect()
+}
+
+/// The record's entries once it holds `n` (or what it holds after a while).
+pub(crate) fn recorded(zellij: &Zellij, n: usize) -> Vec<Value> {
+    let until = zellij.until(AT_ONCE);
+    loop {
+        let entries = history(zellij, &[]);
+        if entries.len() >= n || Instant::now() > until {
+            return entries;
+        }
+        thread::sleep(Duration::from_millis(200));
+    }
 }
 
 /// The entry of request `id` among `entries`, which must hold exactly one.
@@ -108,14 +120,7 @@ fn every_request_is_recorded_once_with_its_ending_and_outlives_the_session() {
     unsafe { libc::kill(stopped.id() as libc::pid_t, libc::SIGTERM) };
     ended(&zellij, stopped, "the stopped ask");
 
-    let until = zellij.until(AT_ONCE);
-    let entries = loop {
-        let entries = history(&zellij, &[]);
-        if entries.len() >= 4 || Instant::now() > until {
-            break entries;
-        }
-        thread::sleep(Duration::from_millis(200));
-    };
+    let entries = recorded(&zellij, 4);
     assert_eq!(entries.len(), 4, "{entries:#?}");
     let answered = entry_of(&entries, "h-answered");
     assert_eq!(answered["ending"], "answered");
@@ -268,4 +273,32 @@ fn asked_without_waiting_the_answer_is_fetched_later_also_from_the_record() {
         run(&zellij, &["answer", "never-asked"]).status.code(),
         Some(5)
     );
+}
+
+#[test]
+fn with_no_question_waiting_the_bring_back_key_lists_the_answers_and_esc_closes_it() {
+    let zellij = Zellij::start();
+    let answered = ask(&zellij, "v-1", "viewer");
+    shown(&zellij, "viewer");
+    zellij.send_keys(&["Down"]);
+    zellij.send_keys(&["Enter"]);
+    ended(&zellij, answered, "the ask");
+    assert_eq!(recorded(&zellij, 1).len(), 1);
+    zellij.wait_for_screen("the popup gone", ANSWER, |s| !s.contains("Which database?"));
+    // `ask-popup show`, as the binding (Ctrl o, y) sends it.
+    let out = run(&zellij, &["show"]);
+    assert!(out.status.success(), "{out:?}");
+    zellij.wait_for_screen("the list of questionnaires", ANSWER, |s| {
+        s.contains("Asked before in this session")
+            && s.contains("viewer")
+            && s.contains("DB: Which database?")
+            && s.contains("→ SQLite")
+    });
+    // Read-only: Enter answers nothing; Esc closes it.
+    zellij.send_keys(&["Enter"]);
+    zellij.send_keys(&["Esc"]);
+    zellij.wait_for_screen("the list closed", ANSWER, |s| {
+        !s.contains("Asked before in this session")
+    });
+    assert_eq!(recorded(&zellij, 1).len(), 1);
 }
