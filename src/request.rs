@@ -66,7 +66,23 @@ pub struct QuestionOption {
     pub preview: Option<String>,
 }
 
+/// The mark the agents' own tools tell models to end a recommended option's label with.
+pub const RECOMMENDED_MARK: &str = "(Recommended)";
+
+impl QuestionOption {
+    /// Whether its label ends with `(Recommended)`, as Claude Code's and Codex's tools tell the
+    /// model to mark the option it recommends.
+    pub fn is_recommended(&self) -> bool {
+        self.label.trim_end().ends_with(RECOMMENDED_MARK)
+    }
+}
+
 impl Question {
+    /// The first option marked `(Recommended)`, if any.
+    pub fn recommended(&self) -> Option<usize> {
+        self.options.iter().position(QuestionOption::is_recommended)
+    }
+
     /// Whether any option carries a preview.
     pub fn has_preview(&self) -> bool {
         self.options.iter().any(|o| o.preview.is_some())

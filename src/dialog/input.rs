@@ -162,6 +162,7 @@ impl Dialog {
                 Response::Render
             }
             Command::History => Response::History,
+            Command::AcceptRecommended => self.accept_recommended(),
             Command::Scroll => match key {
                 Key::PageDown => self.scroll_preview(8),
                 _ => self.scroll_preview(-8),

@@ -50,6 +50,8 @@ pub(super) enum Command {
     Edit,
     /// `h`: the list of the questionnaires asked before.
     History,
+    /// `a` on the Submit tab: every question not answered yet gets its recommended option.
+    AcceptRecommended,
 }
 
 /// Keys bound to a command, and how the footer names them (`None`: it does not).
@@ -115,6 +117,11 @@ const SUBMIT: &[Binding] = &[
     bind(&[Key::Char('n')], Command::OpenNote, hint("n", "note")),
     bind(TAB_KEYS, Command::SwitchTab, hint("Tab", "switch")),
     bind(&[Key::Esc], Command::Escape, hint("Esc", "cancel")),
+    bind(
+        &[Key::Char('a')],
+        Command::AcceptRecommended,
+        hint("a", "accept recommended"),
+    ),
     bind(&[Key::Char('h')], Command::History, hint("h", "history")),
     bind(&[Key::Char('1'), Key::Char('2')], Command::Jump, None),
 ];
@@ -207,6 +214,9 @@ impl Dialog {
                 (question.is_some_and(|question| question.has_preview()) && !multi).then_some(hint)
             }
             Command::SwitchTab => (self.tab_count() > 1).then_some(hint),
+            Command::AcceptRecommended => {
+                (!self.unanswered_with_recommendation().is_empty()).then_some(hint)
+            }
             _ => Some(hint),
         }
     }

@@ -169,6 +169,8 @@ impl Dialog {
             .questions
             .iter()
             .map(|question| TabState {
+                // The option the agent recommends holds the focus when the question first shows.
+                focus: question.recommended().unwrap_or(0),
                 ticks: vec![false; question.options.len()],
                 ..TabState::default()
             })
@@ -289,6 +291,43 @@ impl Dialog {
 
     pub fn is_answered(&self, index: usize) -> bool {
         self.answer(index).is_some()
+    }
+
+    /// The questions not answered yet that have an option marked `(Recommended)`.
+    pub fn unanswered_with_recommendation(&self) -> Vec<usize> {
+        (0..self.question_count())
+            .filter(|i| !self.is_answered(*i))
+            .filter(|i| {
+                self.questionnaire
+                    .questions
+                    .get(*i)
+                    .is_some_and(|q| q.recommended().is_some())
+            })
+            .collect()
+    }
+
+    /// Answers every question not answered yet with its recommended option (a multi-select
+    /// question: every option marked so, ticked).
+    pub fn accept_recommended(&mut self) -> Response {
+        let questions = self.unanswered_with_recommendation();
+        if questions.is_empty() {
+            return Response::Unchanged;
+        }
+        for i in questions {
+            let (Some(question), Some(state)) =
+                (self.questionnaire.questions.get(i), self.tabs.get_mut(i))
+            else {
+                continue;
+            };
+            if question.multi_select {
+                for (tick, option) in state.ticks.iter_mut().zip(&question.options) {
+                    *tick |= option.is_recommended();
+                }
+            } else {
+                state.choice = question.recommended().map(Choice::Option);
+            }
+        }
+        Response::Render
     }
 
     /// Everything the user has left so far.

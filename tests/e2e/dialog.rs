@@ -910,3 +910,44 @@ fn a_pretty_printed_payload_of_several_hundred_kib_on_stdin_is_answered() {
     );
     wait_until_hidden(&zellij);
 }
+
+#[test]
+fn the_recommended_option_is_focused_marked_and_accepted_with_one_key() {
+    const DB_Q: &str = "Which database should the new service use?";
+    const LICENCE: &str = "Which licence?";
+    let payload = payload(&[
+        question(DB_Q, "Database", &["Postgres", "SQLite (Recommended)"]),
+        question(LICENCE, "Licence", &["MIT (Recommended)", "Apache-2.0"]),
+    ]);
+    let zellij = Zellij::start();
+    let call = ask(
+        &zellij,
+        &payload,
+        &[("agent", "claude"), ("id", "rec-1")],
+        |s| s.contains(DB_Q) && s.contains("❯ 2. SQLite (Recommended)"),
+    );
+    zellij.wait_until_keys_count();
+    // Straight to the Submit tab: one key takes every recommendation.
+    zellij.send_keys(&["Shift Tab"]);
+    wait_for(&zellij, "the Submit tab's accept key", |s| {
+        s.contains("Review your answers") && s.contains("a accept recommended")
+    });
+    zellij.write_chars("a");
+    wait_for(&zellij, "the recommendations taken", |s| {
+        s.contains("→ SQLite (Recommended)")
+            && s.contains("→ MIT (Recommended)")
+            && !s.contains("a accept recommended")
+    });
+    zellij.send_keys(&["Enter"]);
+    let out = call.wait(ANSWER);
+    // The labels as the agent wrote them.
+    let given = responses(
+        vec![Some(Answer::Option(1)), Some(Answer::Option(0))],
+        &[],
+        "",
+    );
+    assert_reply(
+        &out,
+        &reply(&payload, &Outcome::Submitted(given), Some("rec-1")),
+    );
+}

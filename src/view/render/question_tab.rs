@@ -5,7 +5,7 @@ use super::block::{beside, Block, Focus};
 use super::cache::{LaidOut, PayloadText, ViewCache};
 use super::editor::{editor_lines, note_lines};
 use crate::dialog::{row_number, Choice, Dialog, Mode, Row, TabState, Target};
-use crate::request::{Question, CHAT_LABEL, FREEFORM_LABEL, NEXT_LABEL};
+use crate::request::{Question, CHAT_LABEL, FREEFORM_LABEL, NEXT_LABEL, RECOMMENDED_MARK};
 use crate::view::frame::Hit;
 use crate::view::style::{Line, Role, Style};
 use crate::view::text::{self, sanitize_line, truncate_ellipsis};
@@ -304,13 +304,28 @@ fn option_row(
     } else {
         Style::new(Role::Text)
     };
+    let recommended = tab
+        .question
+        .options
+        .get(option_index)
+        .is_some_and(|o| o.is_recommended());
     for (label_index, (label_line, _)) in label.iter().enumerate() {
         let mut line = if label_index == 0 {
             head_line.clone()
         } else {
             Line::styled(" ".repeat(indent), Style::default())
         };
-        line.push(label_line.plain(), label_style);
+        let text = label_line.plain();
+        match text.rfind(RECOMMENDED_MARK).filter(|_| recommended) {
+            // The mark the agent put on its recommended option stands out (the label, which
+            // the envelope returns, is not changed).
+            Some(at) => {
+                let (before, mark) = text.split_at(at);
+                line.push(before, label_style);
+                line.push(mark, Style::new(Role::Success).bold());
+            }
+            None => line.push(text, label_style),
+        }
         if chosen && label_index + 1 == label.len() {
             line.push(" ✔", Role::Success);
         }
