@@ -309,3 +309,31 @@ fn ask_answers_as_soon_as_the_reply_comes_not_when_zellij_pipe_exits() {
     assert!(out.status.success(), "{out:?}");
     assert!(!waited, "it waited for `zellij pipe` to exit");
 }
+
+#[test]
+fn claude_codes_settings_keep_mcp_calls_in_the_foreground_and_give_back_what_was_there() {
+    use ask_popup::caller::setup::{merge_claude_mcp_env, remove_claude_mcp_env, CLAUDE_MCP_ENV};
+    let original = "{\n  \"env\": {\n    \"FOO\": \"1\"\n  },\n  \"model\": \"opus\"\n}\n";
+    let merged = merge_claude_mcp_env(original).unwrap().expect("a change");
+    let value: serde_json::Value = serde_json::from_str(&merged).unwrap();
+    assert_eq!(value["env"][CLAUDE_MCP_ENV.0], CLAUDE_MCP_ENV.1);
+    assert_eq!(value["env"]["FOO"], "1");
+    assert_eq!(value["model"], "opus");
+    // Once is enough.
+    assert_eq!(merge_claude_mcp_env(&merged).unwrap(), None);
+    // Taken out again, the rest stays; a file without it is left alone.
+    let removed = remove_claude_mcp_env(&merged).unwrap().expect("a change");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&removed).unwrap(),
+        serde_json::from_str::<serde_json::Value>(original).unwrap()
+    );
+    assert_eq!(remove_claude_mcp_env(original).unwrap(), None);
+    // From nothing, and back to no `env` at all.
+    let fresh = merge_claude_mcp_env("").unwrap().expect("a change");
+    let back = remove_claude_mcp_env(&fresh).unwrap().expect("a change");
+    assert_eq!(back, "{}\n");
+    // The user's own value is theirs.
+    let theirs = "{\"env\": {\"CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS\": \"600000\"}}";
+    assert_eq!(remove_claude_mcp_env(theirs).unwrap(), None);
+    assert!(merge_claude_mcp_env("[1]").is_err());
+}

@@ -318,6 +318,60 @@ pub fn remove_codex(existing: &str) -> Result<Option<String>, SetupError> {
     Ok(Some(doc.to_string()))
 }
 
+/// The variable of Claude Code's own environment, and its value, that keeps an MCP call in
+/// the foreground however long it runs. Claude Code 2.1.212 and later move an MCP tool call that
+/// runs past 2 minutes to the background (its model goes on without the answer, told the result
+/// may come later or be lost); 0 turns that off (Claude Code 2.1.328 reads it as the limit in
+/// milliseconds, 0 for none). A person may take longer than 2 minutes to answer.
+pub const CLAUDE_MCP_ENV: (&str, &str) = ("CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS", "0");
+
+/// Claude Code's `existing` settings with `CLAUDE_MCP_ENV` in their `env`; None when it is
+/// there already.
+pub fn merge_claude_mcp_env(existing: &str) -> Result<Option<String>, SetupError> {
+    let mut settings: Value = if existing.trim().is_empty() {
+        Value::Object(Map::new())
+    } else {
+        serde_json::from_str(existing).map_err(|e| SetupError::NotJson(e.to_string()))?
+    };
+    let env = settings
+        .as_object_mut()
+        .ok_or(SetupError::Unexpected("the file"))?
+        .entry("env")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or(SetupError::Unexpected("env"))?;
+    let (name, value) = CLAUDE_MCP_ENV;
+    if env.get(name).and_then(Value::as_str) == Some(value) {
+        return Ok(None);
+    }
+    env.insert(name.to_owned(), Value::from(value));
+    Ok(Some(format!("{}\n", pretty(&settings))))
+}
+
+/// Claude Code's `existing` settings without `CLAUDE_MCP_ENV` (as setup wrote it: another
+/// value is the user's, and stays); None when it is not there.
+pub fn remove_claude_mcp_env(existing: &str) -> Result<Option<String>, SetupError> {
+    if existing.trim().is_empty() {
+        return Ok(None);
+    }
+    let mut settings: Value =
+        serde_json::from_str(existing).map_err(|e| SetupError::NotJson(e.to_string()))?;
+    let (name, value) = CLAUDE_MCP_ENV;
+    let Some(env) = settings.get_mut("env").and_then(Value::as_object_mut) else {
+        return Ok(None);
+    };
+    if env.get(name).and_then(Value::as_str) != Some(value) {
+        return Ok(None);
+    }
+    env.remove(name);
+    if env.is_empty() {
+        if let Some(root) = settings.as_object_mut() {
+            root.remove("env");
+        }
+    }
+    Ok(Some(format!("{}\n", pretty(&settings))))
+}
+
 /// The command line that adds the MCP server to Claude Code for every project of the user.
 pub fn claude_mcp_line(exe: &str) -> String {
     format!(

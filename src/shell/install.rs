@@ -383,6 +383,39 @@ fn claude_file(write: bool, remove: bool) -> i32 {
     })
 }
 
+/// `ask-popup setup claude-mcp [--write] [--remove]`: the `claude mcp add` line to run, and,
+/// written, Claude Code's settings that keep the server's calls in the foreground.
+pub fn setup_claude_mcp(write: bool, remove: bool) -> i32 {
+    let (name, value) = setup::CLAUDE_MCP_ENV;
+    if !write && !remove {
+        super::print(&setup::claude_mcp_line(&super::exe()));
+        eprintln!(
+            "Claude Code moves an MCP call that runs past 2 minutes to the background, and its \
+             model goes on without the answer: `ask-popup setup claude-mcp --write` sets \
+             {name}={value} in ~/.claude/settings.json so that it waits for the user."
+        );
+        return 0;
+    }
+    let Some(home) = home() else {
+        eprintln!("ask-popup setup claude-mcp: HOME is not set");
+        return 1;
+    };
+    let path = home.join(".claude").join("settings.json");
+    let status = edit(&path, "claude-mcp", write, OWNER_ONLY, |text| {
+        if remove {
+            setup::remove_claude_mcp_env(text)
+        } else {
+            setup::merge_claude_mcp_env(text)
+        }
+        .map_err(|e| e.to_string())
+    });
+    if status == 0 && write && !remove {
+        println!("Now add the server to Claude Code:");
+        super::print(&setup::claude_mcp_line(&super::exe()));
+    }
+    status
+}
+
 /// `ask-popup setup codex [--write] [--remove]`.
 pub fn setup_codex(write: bool, remove: bool) -> i32 {
     let exe = super::exe();

@@ -14,7 +14,7 @@ mod programs;
 mod web;
 
 use ask_popup::caller::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
-use ask_popup::caller::{claude, setup};
+use ask_popup::caller::claude;
 use ask_popup::envelope::{Envelope, ErrorCode};
 use ask_popup::error_code::Next;
 use clap::{Parser, Subcommand};
@@ -203,8 +203,13 @@ enum SetupAgent {
         how: SetupHow,
     },
     /// Claude Code: the `claude mcp add` line for the MCP server (the hook, `setup claude`, is
-    /// the better fit for Claude Code).
-    ClaudeMcp,
+    /// the better fit for Claude Code); with --write, also keeps the server's calls in the
+    /// foreground however long the user takes (CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS=0 in the `env`
+    /// of ~/.claude/settings.json).
+    ClaudeMcp {
+        #[command(flatten)]
+        how: SetupHow,
+    },
 }
 
 /// What a setup does: print, write, or take out again.
@@ -288,10 +293,7 @@ pub fn main() -> i32 {
             Some(SetupAgent::Claude { how }) => install::setup_claude(how.write, how.remove),
             Some(SetupAgent::Codex { how }) => install::setup_codex(how.write, how.remove),
             Some(SetupAgent::Pi { how }) => install::setup_pi(how.write, how.remove),
-            Some(SetupAgent::ClaudeMcp) => {
-                print(&setup::claude_mcp_line(&exe()));
-                0
-            }
+            Some(SetupAgent::ClaudeMcp { how }) => install::setup_claude_mcp(how.write, how.remove),
         },
     }
 }

@@ -64,6 +64,17 @@ impl Claude {
         questions: Value,
         wiring: Wiring,
     ) -> Claude {
+        Claude::start_with_env(zellij, name, questions, wiring, "")
+    }
+
+    /// `start_wired`, Claude Code's environment with `env` (`NAME=value ` words) besides.
+    pub(crate) fn start_with_env(
+        zellij: &Zellij,
+        name: &str,
+        questions: Value,
+        wiring: Wiring,
+        env: &str,
+    ) -> Claude {
         let input = json!({ "questions": questions });
         let model = match wiring {
             Wiring::Hook | Wiring::Installed => {
@@ -104,7 +115,7 @@ impl Claude {
         };
         let line = format!(
             "cd {project} && exec env -u TMUX -u TMUX_PANE {path}HOME={home} \
-             ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY={API_KEY} {mcp_timeout}\
+             ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY={API_KEY} {mcp_timeout}{env}\
              CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 {claude} 'Ask me.'",
             project = shell_quote(&project.to_string_lossy()),
             path = zellij_on_path(),
@@ -139,16 +150,19 @@ impl Claude {
     }
 }
 
-/// Adds the MCP server as a user does: runs the line `ask-popup setup claude-mcp` prints, with
-/// the pinned Claude Code as its `claude`, and allows the tool in the user's settings.
+/// Adds the MCP server as a user does: `ask-popup setup claude-mcp --write` (Claude Code's
+/// settings keep the call in the foreground), then the line it prints, with the pinned Claude
+/// Code as its `claude`; and allows the tool in the user's settings.
 fn add_the_mcp_server(home: &Path) {
     let printed = Command::new(command())
-        .args(["setup", "claude-mcp"])
+        .args(["setup", "claude-mcp", "--write"])
+        .env("HOME", home)
         .output()
         .expect("run ask-popup setup claude-mcp");
     assert!(printed.status.success(), "setup claude-mcp: {printed:?}");
-    let line = String::from_utf8_lossy(&printed.stdout).trim().to_owned();
-    assert!(line.starts_with("claude mcp add "), "{line}");
+    let stdout = String::from_utf8_lossy(&printed.stdout);
+    let line = stdout.lines().last().unwrap_or_default().trim().to_owned();
+    assert!(line.starts_with("claude mcp add "), "{stdout}");
     let claude = agent_bin("claude-code");
     let path = path_with(claude.parent().expect("the agent's bin dir"));
     let added = Command::new("sh")
@@ -161,8 +175,9 @@ fn add_the_mcp_server(home: &Path) {
         .output()
         .expect("run the claude mcp add line");
     assert!(added.status.success(), "{line}: {added:?}");
-    let settings = json!({"permissions": {"allow": [MCP_TOOL]}});
-    std::fs::create_dir_all(home.join(".claude")).expect("~/.claude");
+    let mut settings = settings(home);
+    assert_eq!(settings["env"]["CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS"], "0");
+    settings["permissions"] = json!({"allow": [MCP_TOOL]});
     std::fs::write(home.join(".claude/settings.json"), settings.to_string())
         .expect("write settings.json");
 }
@@ -419,4 +434,31 @@ fn interrupting_claude_code_through_mcp_takes_its_question_out_of_the_popup() {
     press_esc_in(&zellij, claude.pane);
     wait_until_nothing_pending(&zellij);
     wait_for_title(&zellij, claude.pane, "claude-mcp-esc");
+}
+
+#[test]
+fn claude_code_through_mcp_gets_the_answer_given_after_its_background_limit() {
+    // Claude Code moves an MCP call that outlives its limit (2 minutes; 2 s here) to the
+    // background. `setup claude-mcp --write` keeps the popup's calls in the foreground: the
+    // model gets the answer however long the user took.
+    let zellij = Zellij::start();
+    let claude = Claude::start_with_env(
+        &zellij,
+        "claude-late",
+        json!([database()]),
+        Wiring::Mcp,
+        "CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS=2000 ",
+    );
+    claude.asked(&zellij, DATABASE);
+    std::thread::sleep(Duration::from_secs(5));
+    pick_the_second_option(&zellij);
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "User has answered your questions: \"{DATABASE}\"=\"SQLite\". You can now continue \
+             with the user's answers in mind."
+        )
+    );
 }
