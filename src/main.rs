@@ -389,7 +389,8 @@ mod plugin {
             redraw.frame
         }
 
-        /// Executes one effect; what it leaves to do once every effect ran.
+        /// Executes one effect; what it leaves to do once every effect ran. (Long because it is
+        /// one arm per effect, each a host call or two: a table, read by its arms.)
         fn execute(&mut self, effect: Effect) -> Redraw {
             let done = Redraw::default();
             match effect {
