@@ -956,6 +956,13 @@ COMMAND_BUDGET = 1.10
 COLD_BUDGET = {1: 1.25, 2: 1.5}
 
 
+def table_head(out, first, second, third, fourth, ratio):
+    """A table's head line and its rule, in the columns every table of the report uses."""
+    head = f"{first:8} {second:24} {third:>25} {fourth:>25} {ratio:>10}  budget"
+    out.append(head)
+    out.append("-" * len(head))
+
+
 def report(meta, results, command, many, cold=None):
     out = []
     out.append(
@@ -969,9 +976,7 @@ def report(meta, results, command, many, cold=None):
         + ", ".join(f"{kind} {n}" for kind, n in meta["reply_bytes"].items())
     )
     out.append("")
-    head = f"{'payload':8} {'timing':24} {'ask-popup':>25} {'floor':>25} {'ours/floor':>10}  budget"
-    out.append(head)
-    out.append("-" * len(head))
+    table_head(out, "payload", "timing", "ask-popup", "floor", "ours/floor")
     for kind in results[OURS]:
         if not results[OURS][kind]["a"]:
             continue
@@ -990,9 +995,7 @@ def report(meta, results, command, many, cold=None):
             "The command's own cost: `ask-popup ask` against a bare `zellij pipe`, same payload, "
             "same keys"
         )
-        head = f"{'payload':8} {'timing':24} {'ask-popup ask':>25} {'zellij pipe':>25} {'ratio':>10}  budget"
-        out.append(head)
-        out.append("-" * len(head))
+        table_head(out, "payload", "timing", "ask-popup ask", "zellij pipe", "ratio")
         for kind, cells in command.items():
             for key, name in (("total", "call → reply"), ("enter", "Enter → reply")):
                 cmd = summary(cells["command"][key])
@@ -1030,9 +1033,7 @@ def report(meta, results, command, many, cold=None):
             "Cold start: the first question of a fresh session (the plugin loaded by it, its "
             "permissions granted beforehand), `zellij pipe` → the question on screen"
         )
-        head = f"{'clients':8} {'':24} {'ask-popup':>25} {'floor':>25} {'ours/floor':>10}  budget"
-        out.append(head)
-        out.append("-" * len(head))
+        table_head(out, "clients", "", "ask-popup", "floor", "ours/floor")
         for clients, cells in cold.items():
             ours = summary(cells[OURS])
             floor = summary(cells[FLOOR])

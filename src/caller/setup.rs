@@ -42,11 +42,7 @@ pub fn claude_snippet(command: &str) -> String {
 /// (a command that runs `claude-hook`) is replaced, any other left as it is. Returns the new text,
 /// or `None` when the hook is already there as it should be.
 pub fn merge_claude(existing: &str, command: &str) -> Result<Option<String>, SetupError> {
-    let mut settings: Value = if existing.trim().is_empty() {
-        Value::Object(Map::new())
-    } else {
-        serde_json::from_str(existing).map_err(|e| SetupError::NotJson(e.to_string()))?
-    };
+    let mut settings = settings_or_new(existing)?;
     let root = settings
         .as_object_mut()
         .ok_or(SetupError::Unexpected("the file"))?;
@@ -71,11 +67,9 @@ pub fn merge_claude(existing: &str, command: &str) -> Result<Option<String>, Set
 
 /// `existing` Claude Code settings without this command's hook; None when it has none.
 pub fn remove_claude(existing: &str) -> Result<Option<String>, SetupError> {
-    if existing.trim().is_empty() {
+    let Some(mut settings) = settings_if_any(existing)? else {
         return Ok(None);
-    }
-    let mut settings: Value =
-        serde_json::from_str(existing).map_err(|e| SetupError::NotJson(e.to_string()))?;
+    };
     let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
         return Ok(None);
     };
@@ -328,11 +322,7 @@ pub const CLAUDE_MCP_ENV: (&str, &str) = ("CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS", 
 /// Claude Code's `existing` settings with `CLAUDE_MCP_ENV` in their `env`; None when it is
 /// there already.
 pub fn merge_claude_mcp_env(existing: &str) -> Result<Option<String>, SetupError> {
-    let mut settings: Value = if existing.trim().is_empty() {
-        Value::Object(Map::new())
-    } else {
-        serde_json::from_str(existing).map_err(|e| SetupError::NotJson(e.to_string()))?
-    };
+    let mut settings = settings_or_new(existing)?;
     let env = settings
         .as_object_mut()
         .ok_or(SetupError::Unexpected("the file"))?
@@ -351,11 +341,9 @@ pub fn merge_claude_mcp_env(existing: &str) -> Result<Option<String>, SetupError
 /// Claude Code's `existing` settings without `CLAUDE_MCP_ENV` (as setup wrote it: another
 /// value is the user's, and stays); None when it is not there.
 pub fn remove_claude_mcp_env(existing: &str) -> Result<Option<String>, SetupError> {
-    if existing.trim().is_empty() {
+    let Some(mut settings) = settings_if_any(existing)? else {
         return Ok(None);
-    }
-    let mut settings: Value =
-        serde_json::from_str(existing).map_err(|e| SetupError::NotJson(e.to_string()))?;
+    };
     let (name, value) = CLAUDE_MCP_ENV;
     let Some(env) = settings.get_mut("env").and_then(Value::as_object_mut) else {
         return Ok(None);
@@ -378,6 +366,21 @@ pub fn claude_mcp_line(exe: &str) -> String {
         "claude mcp add --scope user ask-popup -- {} mcp\n",
         shell_word(exe)
     )
+}
+
+/// Claude Code's settings, read from `existing` (empty: none yet, an empty object).
+fn settings_or_new(existing: &str) -> Result<Value, SetupError> {
+    Ok(settings_if_any(existing)?.unwrap_or_else(|| Value::Object(Map::new())))
+}
+
+/// Claude Code's settings, read from `existing`; None when it is empty.
+fn settings_if_any(existing: &str) -> Result<Option<Value>, SetupError> {
+    if existing.trim().is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str(existing)
+        .map(Some)
+        .map_err(|e| SetupError::NotJson(e.to_string()))
 }
 
 fn pretty(value: &Value) -> String {
