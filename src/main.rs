@@ -88,21 +88,14 @@ mod plugin {
     use ask_popup::config::Settings;
     use ask_popup::dialog::Input;
     use ask_popup::log_line;
-    use ask_popup::popup::{popup_rect, PopupSize};
+    use ask_popup::popup::{popup_rect, Placement, PopupSize};
     use ask_popup::request::RequestError;
     use ask_popup::view::Theme;
     use ask_popup::wire::{WireMessage, WirePayload, WireSource};
+    use ask_popup::zellij_command::{self, Command, PluginMessage, PERMISSIONS, SUBSCRIPTIONS};
     use ask_popup::zellij_event::{ClosedPane, MouseEvent, TabState, ZellijEvent};
     use std::collections::BTreeMap;
-    use zellij_tile::prelude::*;
-
-    /// What the plugin asks Zellij for (the README says why each).
-    const PERMISSIONS: [PermissionType; 4] = [
-        PermissionType::ReadCliPipes,
-        PermissionType::ChangeApplicationState,
-        PermissionType::MessageAndLaunchOtherPlugins,
-        PermissionType::ReadApplicationState,
-    ];
+    use zellij_tile::prelude::{bytes_from_stdin, PluginIds, ZellijPlugin};
 
     #[derive(Default)]
     pub struct State {
@@ -162,26 +155,9 @@ mod plugin {
             // answers the permission request, which it draws in this pane: a pane that a pipe
             // opens hidden. Show it, so the user sees the request; it hides again once answered
             // if nothing is waiting.
-            send(PluginCommand::ShowSelf(true));
-            send(PluginCommand::RequestPluginPermissions(
-                PERMISSIONS.to_vec(),
-            ));
-            send(PluginCommand::Subscribe(
-                [
-                    EventType::PermissionRequestResult,
-                    EventType::BeforeClose,
-                    EventType::Key,
-                    EventType::Mouse,
-                    EventType::PastedText,
-                    EventType::Timer,
-                    EventType::ModeUpdate,
-                    EventType::PaneUpdate,
-                    EventType::TabUpdate,
-                    EventType::PaneClosed,
-                ]
-                .into_iter()
-                .collect(),
-            ));
+            send(Command::ShowSelf);
+            send(Command::RequestPermissions(PERMISSIONS.to_vec()));
+            send(Command::Subscribe(SUBSCRIPTIONS.to_vec()));
         }
 
         fn render(&mut self, rows: usize, cols: usize) {
@@ -394,34 +370,40 @@ mod plugin {
             let done = Redraw::default();
             match effect {
                 Effect::Block(pipe) => {
-                    send(PluginCommand::BlockCliPipeInput(pipe));
+                    send(Command::BlockCliPipe(pipe));
                 }
                 Effect::Reply { pipe, output } => {
                     if !output.is_empty() {
-                        send(PluginCommand::CliPipeOutput(pipe.clone(), output));
+                        send(Command::CliPipeOutput {
+                            pipe: pipe.clone(),
+                            output,
+                        });
                     }
-                    send(PluginCommand::UnblockCliPipeInput(pipe));
+                    send(Command::UnblockCliPipe(pipe));
                 }
                 Effect::Broadcast { name, payload } => {
-                    send(PluginCommand::MessageToPlugin(
-                        MessageToPlugin::new(name).with_payload(payload),
-                    ));
+                    send(Command::MessageToPlugin(PluginMessage {
+                        name,
+                        payload: Some(payload),
+                        ..PluginMessage::default()
+                    }));
                 }
                 Effect::Peer(payload) => {
                     if let Some(id) = self.plugin_id {
-                        send(PluginCommand::MessageToPlugin(
-                            MessageToPlugin::new(PEER_PIPE)
-                                .with_destination_plugin_id(id)
-                                .with_payload(payload),
-                        ));
+                        send(Command::MessageToPlugin(PluginMessage {
+                            name: PEER_PIPE.to_string(),
+                            payload: Some(payload),
+                            destination: Some(id),
+                            ..PluginMessage::default()
+                        }));
                     }
                 }
                 Effect::RenamePane { pane, title } => {
-                    send(PluginCommand::RenameTerminalPane(pane, title));
+                    send(Command::RenameTerminalPane { pane, title });
                 }
                 Effect::SetOwnTitle(title) => self.set_own_title(title),
                 Effect::Show => {
-                    send(PluginCommand::ShowSelf(true));
+                    send(Command::ShowSelf);
                     return Redraw {
                         frame: true,
                         fit_anew: true,
@@ -429,22 +411,20 @@ mod plugin {
                     };
                 }
                 Effect::ShowAsPlaced => {
-                    send(PluginCommand::ShowSelf(true));
+                    send(Command::ShowSelf);
                     return Redraw {
                         frame: true,
                         ..done
                     };
                 }
                 Effect::Hide => {
-                    send(PluginCommand::HideSelf);
+                    send(Command::HideSelf);
                 }
                 Effect::RequestPermission => {
-                    send(PluginCommand::RequestPluginPermissions(
-                        PERMISSIONS.to_vec(),
-                    ));
+                    send(Command::RequestPermissions(PERMISSIONS.to_vec()));
                 }
                 Effect::SetTimer(seconds) => {
-                    send(PluginCommand::SetTimeout(seconds));
+                    send(Command::SetTimeout(seconds));
                 }
                 Effect::Render => {
                     return Redraw {
@@ -493,15 +473,8 @@ mod plugin {
         /// large the screen is, just the configured size.
         fn resize(&mut self) {
             let Some(screen) = self.screen else {
-                if let Some(coordinates) = FloatingPaneCoordinates::new(
-                    self.popup.width.centring_offset(),
-                    self.popup.height.centring_offset(),
-                    Some(self.popup.width.to_coordinate()),
-                    Some(self.popup.height.to_coordinate()),
-                    None,
-                    None,
-                ) {
-                    self.place(coordinates);
+                if let Some(placement) = self.popup.unmeasured_placement() {
+                    self.place(placement);
                 }
                 return;
             };
@@ -516,21 +489,13 @@ mod plugin {
                 return;
             }
             self.fitted_height = Some(rect.height);
-            let coordinates = FloatingPaneCoordinates::default()
-                .with_x_fixed(rect.x)
-                .with_y_fixed(rect.y)
-                .with_width_fixed(rect.width)
-                .with_height_fixed(rect.height);
-            self.place(coordinates);
+            self.place(Placement::from(rect));
         }
 
         /// Moves and sizes the popup's pane.
-        fn place(&self, coordinates: FloatingPaneCoordinates) {
-            if let Some(id) = self.plugin_id {
-                send(PluginCommand::ChangeFloatingPanesCoordinates(vec![(
-                    PaneId::Plugin(id),
-                    coordinates,
-                )]));
+        fn place(&self, placement: Placement) {
+            if let Some(plugin) = self.plugin_id {
+                send(Command::PlacePluginPane { plugin, placement });
             }
         }
 
@@ -541,7 +506,10 @@ mod plugin {
                 return;
             }
             if let Some(id) = self.plugin_id {
-                send(PluginCommand::RenamePluginPane(id, title.clone()));
+                send(Command::RenamePluginPane {
+                    plugin: id,
+                    title: title.clone(),
+                });
                 self.own_title = Some(title);
             }
         }
@@ -581,20 +549,16 @@ mod plugin {
     }
 
     /// Sends a command to Zellij the way zellij-tile's shim does (its protobuf encoding, written
-    /// to stdout as a JSON list of byte values), but writes the list from a table instead of
-    /// through serde_json, and never panics: the shim's helpers unwrap the encoding and write
-    /// with `println!`, which panics on a failed write, and a panicking plugin strands every
-    /// agent waiting on it. Every host call goes through here. A reply carries the whole
+    /// to stdout as a JSON list of byte values), but encodes it with `zellij_command` (the
+    /// shim's conversion knows every command Zellij has), writes the list from a table instead
+    /// of through serde_json, and never panics: the shim's helpers unwrap the encoding and
+    /// write with `println!`, which panics on a failed write, and a panicking plugin strands
+    /// every agent waiting on it. Every host call goes through here. A reply carries the whole
     /// envelope, previews included, and in Zellij's interpreter the generic serialiser was
     /// most of the time an answer took. Whether the command went out.
-    fn send(command: PluginCommand) -> bool {
+    fn send(command: Command) -> bool {
         use std::io::Write;
-        use zellij_tile::shim::plugin_api::plugin_command::ProtobufPluginCommand;
-        use zellij_tile::shim::prost::Message;
-        let Ok(command) = ProtobufPluginCommand::try_from(command) else {
-            return false;
-        };
-        let bytes = command.encode_to_vec();
+        let bytes = zellij_command::encode(command);
         let mut line = Vec::with_capacity(bytes.len() * 4 + 3);
         line.push(b'[');
         for (i, &b) in bytes.iter().enumerate() {
@@ -622,11 +586,11 @@ mod plugin {
     /// This plugin's ids (its own, its client's, the Zellij server's), asked as zellij-tile's
     /// `get_plugin_ids` asks, whose every step unwraps; None when the answer cannot be read.
     fn plugin_ids() -> Option<PluginIds> {
-        use zellij_tile::shim::plugin_api::plugin_ids::ProtobufPluginIds;
-        use zellij_tile::shim::prost::Message;
-        if !send(PluginCommand::GetPluginIds) {
+        if !send(Command::GetPluginIds) {
             return None;
         }
+        use zellij_tile::shim::plugin_api::plugin_ids::ProtobufPluginIds;
+        use zellij_tile::shim::prost::Message;
         let bytes = bytes_from_stdin().ok()?;
         let ids = ProtobufPluginIds::decode(bytes.as_slice()).ok()?;
         PluginIds::try_from(ids).ok()
@@ -648,7 +612,7 @@ mod plugin {
             .downcast_ref::<&str>()
             .unwrap_or(&"<NO PAYLOAD>");
         let text = format!("{payload}\n\r{info:#?}").replace('\n', "\r\n");
-        send(PluginCommand::ReportPanic(text));
+        send(Command::ReportPanic(text));
     }
 
     /// What one instance keeps for the next when the popup closes (`Effect::KeepAcrossReload`):
