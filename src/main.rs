@@ -25,13 +25,8 @@ mod exports {
     // is no list of bytes is an error, read as no bytes.
     #[no_mangle]
     fn load() {
-        use zellij_tile::shim::plugin_api::action::ProtobufPluginConfiguration;
-        use zellij_tile::shim::prost::Message;
         let bytes: Vec<u8> = object_from_stdin().unwrap_or_default();
-        let configuration = ProtobufPluginConfiguration::decode(bytes.as_slice())
-            .ok()
-            .and_then(|c| std::collections::BTreeMap::try_from(&c).ok())
-            .unwrap_or_default();
+        let configuration = ask_popup::zellij_command::read_configuration(&bytes);
         STATE.with(|state| state.borrow_mut().load(configuration));
     }
 
@@ -92,10 +87,12 @@ mod plugin {
     use ask_popup::request::RequestError;
     use ask_popup::view::Theme;
     use ask_popup::wire::{WireMessage, WirePayload, WireSource};
-    use ask_popup::zellij_command::{self, Command, PluginMessage, PERMISSIONS, SUBSCRIPTIONS};
+    use ask_popup::zellij_command::{
+        self, Command, PluginIds, PluginMessage, PERMISSIONS, SUBSCRIPTIONS,
+    };
     use ask_popup::zellij_event::{ClosedPane, MouseEvent, TabState, ZellijEvent};
     use std::collections::BTreeMap;
-    use zellij_tile::prelude::{bytes_from_stdin, PluginIds, ZellijPlugin};
+    use zellij_tile::prelude::{bytes_from_stdin, ZellijPlugin};
 
     #[derive(Default)]
     pub struct State {
@@ -589,11 +586,8 @@ mod plugin {
         if !send(Command::GetPluginIds) {
             return None;
         }
-        use zellij_tile::shim::plugin_api::plugin_ids::ProtobufPluginIds;
-        use zellij_tile::shim::prost::Message;
         let bytes = bytes_from_stdin().ok()?;
-        let ids = ProtobufPluginIds::decode(bytes.as_slice()).ok()?;
-        PluginIds::try_from(ids).ok()
+        zellij_command::read_plugin_ids(&bytes)
     }
 
     /// Writes what the pane shows (or the version Zellij asked for) to stdout, where Zellij

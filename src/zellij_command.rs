@@ -1,6 +1,7 @@
 //! The commands the plugin sends Zellij, as data, and their encoding: the bytes Zellij reads
 //! (zellij-utils 0.45.1 `plugin_api/plugin_command.proto`, through the messages of
-//! `zellij_proto`).
+//! `zellij_proto`); and Zellij's answers the plugin reads back as it loads (its options and its
+//! ids).
 //!
 //! Not through zellij-tile, whose one conversion into Zellij's commands knows every one of
 //! them, two hundred, and so brings each into the plugin. Each command here is encoded as
@@ -39,7 +40,7 @@ pub enum Command {
     SetTimeout(f64),
     /// Move and size a plugin's floating pane.
     PlacePluginPane { plugin: u32, placement: Placement },
-    /// Tell this plugin its ids.
+    /// Tell this plugin its ids (read with `read_plugin_ids`).
     GetPluginIds,
     /// Say the plugin panicked, with this text.
     ReportPanic(String),
@@ -206,4 +207,45 @@ fn coordinate(size: Size) -> proto::FixedOrPercentValue {
         Size::Percent(p) => (1, p as u32),
     };
     proto::FixedOrPercentValue { r#type, value }
+}
+
+/// This plugin's ids in the session, as Zellij answers `GetPluginIds`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PluginIds {
+    /// The plugin's own id (its pane's).
+    pub plugin_id: u32,
+    /// The client this instance draws for.
+    pub client_id: u16,
+    /// The Zellij server's process id.
+    pub zellij_pid: u32,
+}
+
+/// Zellij's answer to `GetPluginIds` (an `api.plugin_ids.PluginIds`); None when it cannot be
+/// read. Each id keeps the bits zellij-utils keeps.
+// Inline, as `zellij_event::read_event` is and for the same reason: prost's decoding is then
+// built once, in the plugin's crate (with both readers inline the plugin is 2 KB smaller).
+#[inline]
+pub fn read_plugin_ids(bytes: &[u8]) -> Option<PluginIds> {
+    let ids = proto::PluginIds::decode(bytes).ok()?;
+    Some(PluginIds {
+        plugin_id: ids.plugin_id as u32,
+        client_id: ids.client_id as u16,
+        zellij_pid: ids.zellij_pid as u32,
+    })
+}
+
+/// The plugin's options as Zellij hands them to `load` (an `api.action.PluginConfiguration`);
+/// none when they cannot be read. A name given twice keeps its last value, as in zellij-utils.
+// Inline: see `read_plugin_ids`.
+#[inline]
+pub fn read_configuration(bytes: &[u8]) -> BTreeMap<String, String> {
+    let mut options = BTreeMap::new();
+    // One at a time rather than collected: collecting sorts them first, with a sort the plugin
+    // has no other use for.
+    if let Ok(configuration) = proto::PluginConfiguration::decode(bytes) {
+        for pair in configuration.name_and_value {
+            options.insert(pair.name, pair.value);
+        }
+    }
+    options
 }

@@ -1,6 +1,6 @@
 //! Zellij's protobuf messages as the plugin reads and writes them (zellij-utils 0.45.1
-//! `plugin_api/event.proto`, `key.proto`, `style.proto`, `action.proto`, `pipe_message.proto`
-//! and `plugin_command.proto`), decoded and encoded by prost, and the one error of the two
+//! `plugin_api/event.proto`, `key.proto`, `style.proto`, `action.proto`, `pipe_message.proto`,
+//! `plugin_ids.proto` and `plugin_command.proto`), decoded and encoded by prost, and the one error of the two
 //! readers built on them (`zellij_event` for events, `wire` for pipe messages);
 //! `zellij_command` writes the commands.
 //!
@@ -261,6 +261,33 @@ pub struct Arg {
     pub key: String,
     #[prost(string, tag = "2")]
     pub value: String,
+}
+
+/// `api.action.PluginConfiguration`: the plugin's options, as Zellij hands them to `load`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PluginConfiguration {
+    #[prost(message, repeated, tag = "1")]
+    pub name_and_value: Vec<NameAndValue>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct NameAndValue {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(string, tag = "2")]
+    pub value: String,
+}
+
+/// `api.plugin_ids.PluginIds`, Zellij's answer to `GetPluginIds`, without the folder it started
+/// in (3), which the plugin does not read.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PluginIds {
+    #[prost(int32, tag = "1")]
+    pub plugin_id: i32,
+    #[prost(int32, tag = "2")]
+    pub zellij_pid: i32,
+    #[prost(uint32, tag = "4")]
+    pub client_id: u32,
 }
 
 /// `api.plugin_command.PluginCommand`: the command's name (`CommandName`), and its payload.

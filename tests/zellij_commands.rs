@@ -1,19 +1,24 @@
 //! The plugin's commands against Zellij's own encoding: every kind of command the plugin sends,
 //! encoded by `zellij_command::encode`, must be byte for byte what zellij-utils 0.45.1 encodes
 //! for the same command (its `TryFrom<PluginCommand>` conversion, then prost), and zellij-utils
-//! must read it back as that command.
+//! must read it back as that command. And what Zellij hands the plugin as it loads (its options,
+//! its ids), encoded by zellij-utils, is read as zellij-utils reads it.
 
 use ask_popup::popup::{Placement, PopupSize, Rect, Size};
 use ask_popup::zellij_command::{
-    encode, Command, EventKind, Permission, PluginMessage, PERMISSIONS, SUBSCRIPTIONS,
+    encode, read_configuration, read_plugin_ids, Command, EventKind, Permission, PluginIds,
+    PluginMessage, PERMISSIONS, SUBSCRIPTIONS,
 };
 use prost::Message;
 use std::collections::{BTreeMap, HashSet};
 use zellij_utils::data::{
     EventType, FloatingPaneCoordinates, MessageToPlugin, PaneId, PermissionType,
-    PluginCommand as ZellijCommand,
+    PluginCommand as ZellijCommand, PluginIds as ZellijPluginIds,
 };
+use zellij_utils::input::layout::PluginUserConfiguration;
+use zellij_utils::plugin_api::action::{ProtobufNameAndValue, ProtobufPluginConfiguration};
 use zellij_utils::plugin_api::plugin_command::ProtobufPluginCommand;
+use zellij_utils::plugin_api::plugin_ids::ProtobufPluginIds;
 
 /// `command` as a plugin built on zellij-tile sends it.
 fn zellij_encodes(command: ZellijCommand) -> Vec<u8> {
@@ -315,4 +320,89 @@ fn before_the_screen_is_known_the_popup_is_placed_as_zellij_parses_the_configure
             }
         }
     }
+}
+
+#[test]
+fn the_plugins_ids_are_read_as_zellij_utils_reads_them() {
+    let cases = [
+        (1, 123_456, 1),
+        (0, 0, 0),
+        (u32::MAX, u32::MAX, u16::MAX),
+        (7, 1 << 31, 300),
+    ];
+    for (plugin_id, zellij_pid, client_id) in cases {
+        let ids = ZellijPluginIds {
+            plugin_id,
+            zellij_pid,
+            initial_cwd: "/home/user/project".into(),
+            client_id,
+        };
+        let bytes = ProtobufPluginIds::try_from(ids)
+            .expect("zellij-utils encodes the ids")
+            .encode_to_vec();
+        let theirs = ZellijPluginIds::try_from(
+            ProtobufPluginIds::decode(bytes.as_slice()).expect("zellij-utils decodes them"),
+        )
+        .expect("and reads them");
+        assert_eq!(
+            read_plugin_ids(&bytes),
+            Some(PluginIds {
+                plugin_id: theirs.plugin_id,
+                client_id: theirs.client_id,
+                zellij_pid: theirs.zellij_pid,
+            })
+        );
+        assert_eq!(
+            (theirs.plugin_id, theirs.zellij_pid, theirs.client_id),
+            (plugin_id, zellij_pid, client_id)
+        );
+    }
+    // A client id past 16 bits keeps its low ones, as in zellij-utils.
+    let wide = ProtobufPluginIds {
+        plugin_id: 4,
+        zellij_pid: 5,
+        initial_cwd: String::new(),
+        client_id: 0x1_0002,
+    };
+    let read = read_plugin_ids(&wide.encode_to_vec()).map(|ids| ids.client_id);
+    let theirs = ZellijPluginIds::try_from(wide).map(|ids| ids.client_id);
+    assert_eq!(read, theirs.ok());
+    assert_eq!(read_plugin_ids(&[0x0a, 0x05, 0x61]), None, "cut short");
+}
+
+#[test]
+fn the_configuration_is_read_as_zellij_utils_reads_it() {
+    let options: BTreeMap<String, String> = [
+        ("popup_width", "60%"),
+        ("hide_key", "Ctrl ]"),
+        ("trace", "true"),
+        ("empty", ""),
+        ("é", "⏳"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let configuration =
+        ProtobufPluginConfiguration::try_from(PluginUserConfiguration::new(options.clone()))
+            .expect("zellij-utils encodes the configuration");
+    let bytes = configuration.encode_to_vec();
+    assert_eq!(read_configuration(&bytes), options);
+    assert_eq!(
+        read_configuration(&bytes),
+        BTreeMap::try_from(&configuration).expect("zellij-utils reads it")
+    );
+    // A name given twice keeps its last value.
+    let pair = |name: &str, value: &str| ProtobufNameAndValue {
+        name: name.into(),
+        value: value.into(),
+    };
+    let twice = ProtobufPluginConfiguration {
+        name_and_value: vec![pair("a", "1"), pair("b", "2"), pair("a", "3")],
+    };
+    assert_eq!(
+        read_configuration(&twice.encode_to_vec()),
+        BTreeMap::try_from(&twice).expect("zellij-utils reads it")
+    );
+    assert_eq!(read_configuration(&[]), BTreeMap::new());
+    assert_eq!(read_configuration(&[0x0a, 0x09, 0x0a]), BTreeMap::new());
 }
