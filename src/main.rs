@@ -6,33 +6,31 @@
 //! Decisions live in the library's `Broker`, which turns each host event into effects; this file
 //! translates Zellij's types into the core's and executes the effects.
 
-/// The plugin's exports, as zellij-tile's `register_plugin!` writes them, except `pipe` and
-/// `update`: `pipe` reads its message with `ask_popup::wire`, in memory bounded by the payload
-/// limit rather than by whatever a caller sends, and `update` its event with
-/// `ask_popup::zellij_event`, which reads only the events and fields the plugin uses (see
-/// each why that matters).
+/// The plugin's exports, as zellij-tile's `register_plugin!` writes them, except that what
+/// Zellij writes to the plugin's stdin is read with `ask_popup::wire` rather than zellij-tile's
+/// serde_json and anyhow: `pipe` its message, in memory bounded by the payload limit rather than
+/// by whatever a caller sends, `update` its event, which `ask_popup::zellij_event` reads (only
+/// the events and fields the plugin uses), and `load` its options (see each why that matters).
 #[cfg(target_family = "wasm")]
 mod exports {
     use super::plugin::State;
     use std::cell::RefCell;
-    use zellij_tile::prelude::*;
+    use zellij_tile::prelude::{ZellijPlugin, VERSION};
 
     thread_local! {
         static STATE: RefCell<State> = RefCell::new(State::default());
     }
 
-    // `object_from_stdin` (here and in `update`) cannot panic: a line that cannot be read or
-    // is no list of bytes is an error, read as no bytes.
     #[no_mangle]
     fn load() {
-        let bytes: Vec<u8> = object_from_stdin().unwrap_or_default();
+        let bytes = ask_popup::wire::read_bytes(std::io::stdin().lock());
         let configuration = ask_popup::zellij_command::read_configuration(&bytes);
         STATE.with(|state| state.borrow_mut().load(configuration));
     }
 
     #[no_mangle]
     pub fn update() -> bool {
-        let bytes: Vec<u8> = object_from_stdin().unwrap_or_default();
+        let bytes = ask_popup::wire::read_bytes(std::io::stdin().lock());
         match ask_popup::zellij_event::read_event(&bytes) {
             Ok(event) => STATE.with(|state| state.borrow_mut().event(event)),
             Err(_) => false,
@@ -92,7 +90,7 @@ mod plugin {
     };
     use ask_popup::zellij_event::{ClosedPane, MouseEvent, TabState, ZellijEvent};
     use std::collections::BTreeMap;
-    use zellij_tile::prelude::{bytes_from_stdin, ZellijPlugin};
+    use zellij_tile::prelude::ZellijPlugin;
 
     #[derive(Default)]
     pub struct State {
@@ -586,7 +584,7 @@ mod plugin {
         if !send(Command::GetPluginIds) {
             return None;
         }
-        let bytes = bytes_from_stdin().ok()?;
+        let bytes = ask_popup::wire::read_bytes(std::io::stdin().lock());
         zellij_command::read_plugin_ids(&bytes)
     }
 

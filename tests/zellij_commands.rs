@@ -5,6 +5,7 @@
 //! its ids), encoded by zellij-utils, is read as zellij-utils reads it.
 
 use ask_popup::popup::{Placement, PopupSize, Rect, Size};
+use ask_popup::wire::read_bytes;
 use ask_popup::zellij_command::{
     encode, read_configuration, read_plugin_ids, Command, EventKind, Permission, PluginIds,
     PluginMessage, PERMISSIONS, SUBSCRIPTIONS,
@@ -344,6 +345,12 @@ fn the_plugins_ids_are_read_as_zellij_utils_reads_them() {
             ProtobufPluginIds::decode(bytes.as_slice()).expect("zellij-utils decodes them"),
         )
         .expect("and reads them");
+        // As the plugin reads its stdin after asking.
+        let line = format!(
+            "{}\r\n",
+            serde_json::to_string(&bytes).expect("a byte list")
+        );
+        assert_eq!(read_bytes(line.as_bytes()), bytes);
         assert_eq!(
             read_plugin_ids(&bytes),
             Some(PluginIds {
@@ -386,6 +393,12 @@ fn the_configuration_is_read_as_zellij_utils_reads_it() {
         ProtobufPluginConfiguration::try_from(PluginUserConfiguration::new(options.clone()))
             .expect("zellij-utils encodes the configuration");
     let bytes = configuration.encode_to_vec();
+    // As the plugin's `load` export reads its stdin.
+    let line = format!(
+        "{}\r\n",
+        serde_json::to_string(&bytes).expect("a byte list")
+    );
+    assert_eq!(read_bytes(line.as_bytes()), bytes);
     assert_eq!(read_configuration(&bytes), options);
     assert_eq!(
         read_configuration(&bytes),
