@@ -30,5 +30,6 @@ pub mod request;
 pub mod tool;
 pub mod view;
 pub mod wire;
+pub mod zellij_command;
 pub mod zellij_event;
 mod zellij_proto;

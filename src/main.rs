@@ -6,38 +6,31 @@
 //! Decisions live in the library's `Broker`, which turns each host event into effects; this file
 //! translates Zellij's types into the core's and executes the effects.
 
-/// The plugin's exports, as zellij-tile's `register_plugin!` writes them, except `pipe` and
-/// `update`: `pipe` reads its message with `ask_popup::wire`, in memory bounded by the payload
-/// limit rather than by whatever a caller sends, and `update` its event with
-/// `ask_popup::zellij_event`, which reads only the events and fields the plugin uses (see
-/// each why that matters).
+/// The plugin's exports, as zellij-tile's `register_plugin!` writes them, except that what
+/// Zellij writes to the plugin's stdin is read with `ask_popup::wire` rather than zellij-tile's
+/// serde_json and anyhow: `pipe` its message, in memory bounded by the payload limit rather than
+/// by whatever a caller sends, `update` its event, which `ask_popup::zellij_event` reads (only
+/// the events and fields the plugin uses), and `load` its options (see each why that matters).
 #[cfg(target_family = "wasm")]
 mod exports {
     use super::plugin::State;
     use std::cell::RefCell;
-    use zellij_tile::prelude::*;
+    use zellij_tile::prelude::{ZellijPlugin, VERSION};
 
     thread_local! {
         static STATE: RefCell<State> = RefCell::new(State::default());
     }
 
-    // `object_from_stdin` (here and in `update`) cannot panic: a line that cannot be read or
-    // is no list of bytes is an error, read as no bytes.
     #[no_mangle]
     fn load() {
-        use zellij_tile::shim::plugin_api::action::ProtobufPluginConfiguration;
-        use zellij_tile::shim::prost::Message;
-        let bytes: Vec<u8> = object_from_stdin().unwrap_or_default();
-        let configuration = ProtobufPluginConfiguration::decode(bytes.as_slice())
-            .ok()
-            .and_then(|c| std::collections::BTreeMap::try_from(&c).ok())
-            .unwrap_or_default();
+        let bytes = ask_popup::wire::read_bytes(std::io::stdin().lock());
+        let configuration = ask_popup::zellij_command::read_configuration(&bytes);
         STATE.with(|state| state.borrow_mut().load(configuration));
     }
 
     #[no_mangle]
     pub fn update() -> bool {
-        let bytes: Vec<u8> = object_from_stdin().unwrap_or_default();
+        let bytes = ask_popup::wire::read_bytes(std::io::stdin().lock());
         match ask_popup::zellij_event::read_event(&bytes) {
             Ok(event) => STATE.with(|state| state.borrow_mut().event(event)),
             Err(_) => false,
@@ -88,21 +81,16 @@ mod plugin {
     use ask_popup::config::Settings;
     use ask_popup::dialog::Input;
     use ask_popup::log_line;
-    use ask_popup::popup::{popup_rect, PopupSize};
+    use ask_popup::popup::{popup_rect, Placement, PopupSize};
     use ask_popup::request::RequestError;
     use ask_popup::view::Theme;
     use ask_popup::wire::{WireMessage, WirePayload, WireSource};
+    use ask_popup::zellij_command::{
+        self, Command, PluginIds, PluginMessage, PERMISSIONS, SUBSCRIPTIONS,
+    };
     use ask_popup::zellij_event::{ClosedPane, MouseEvent, TabState, ZellijEvent};
     use std::collections::BTreeMap;
-    use zellij_tile::prelude::*;
-
-    /// What the plugin asks Zellij for (the README says why each).
-    const PERMISSIONS: [PermissionType; 4] = [
-        PermissionType::ReadCliPipes,
-        PermissionType::ChangeApplicationState,
-        PermissionType::MessageAndLaunchOtherPlugins,
-        PermissionType::ReadApplicationState,
-    ];
+    use zellij_tile::prelude::ZellijPlugin;
 
     #[derive(Default)]
     pub struct State {
@@ -162,26 +150,9 @@ mod plugin {
             // answers the permission request, which it draws in this pane: a pane that a pipe
             // opens hidden. Show it, so the user sees the request; it hides again once answered
             // if nothing is waiting.
-            send(PluginCommand::ShowSelf(true));
-            send(PluginCommand::RequestPluginPermissions(
-                PERMISSIONS.to_vec(),
-            ));
-            send(PluginCommand::Subscribe(
-                [
-                    EventType::PermissionRequestResult,
-                    EventType::BeforeClose,
-                    EventType::Key,
-                    EventType::Mouse,
-                    EventType::PastedText,
-                    EventType::Timer,
-                    EventType::ModeUpdate,
-                    EventType::PaneUpdate,
-                    EventType::TabUpdate,
-                    EventType::PaneClosed,
-                ]
-                .into_iter()
-                .collect(),
-            ));
+            send(Command::ShowSelf);
+            send(Command::RequestPermissions(PERMISSIONS.to_vec()));
+            send(Command::Subscribe(SUBSCRIPTIONS.to_vec()));
         }
 
         fn render(&mut self, rows: usize, cols: usize) {
@@ -395,34 +366,40 @@ mod plugin {
             let done = Redraw::default();
             match effect {
                 Effect::Block(pipe) => {
-                    send(PluginCommand::BlockCliPipeInput(pipe));
+                    send(Command::BlockCliPipe(pipe));
                 }
                 Effect::Reply { pipe, output } => {
                     if !output.is_empty() {
-                        send(PluginCommand::CliPipeOutput(pipe.clone(), output));
+                        send(Command::CliPipeOutput {
+                            pipe: pipe.clone(),
+                            output,
+                        });
                     }
-                    send(PluginCommand::UnblockCliPipeInput(pipe));
+                    send(Command::UnblockCliPipe(pipe));
                 }
                 Effect::Broadcast { name, payload } => {
-                    send(PluginCommand::MessageToPlugin(
-                        MessageToPlugin::new(name).with_payload(payload),
-                    ));
+                    send(Command::MessageToPlugin(PluginMessage {
+                        name,
+                        payload: Some(payload),
+                        ..PluginMessage::default()
+                    }));
                 }
                 Effect::Peer(payload) => {
                     if let Some(id) = self.plugin_id {
-                        send(PluginCommand::MessageToPlugin(
-                            MessageToPlugin::new(PEER_PIPE)
-                                .with_destination_plugin_id(id)
-                                .with_payload(payload),
-                        ));
+                        send(Command::MessageToPlugin(PluginMessage {
+                            name: PEER_PIPE.to_string(),
+                            payload: Some(payload),
+                            destination: Some(id),
+                            ..PluginMessage::default()
+                        }));
                     }
                 }
                 Effect::RenamePane { pane, title } => {
-                    send(PluginCommand::RenameTerminalPane(pane, title));
+                    send(Command::RenameTerminalPane { pane, title });
                 }
                 Effect::SetOwnTitle(title) => self.set_own_title(title),
                 Effect::Show => {
-                    send(PluginCommand::ShowSelf(true));
+                    send(Command::ShowSelf);
                     return Redraw {
                         frame: true,
                         fit_anew: true,
@@ -430,22 +407,20 @@ mod plugin {
                     };
                 }
                 Effect::ShowAsPlaced => {
-                    send(PluginCommand::ShowSelf(true));
+                    send(Command::ShowSelf);
                     return Redraw {
                         frame: true,
                         ..done
                     };
                 }
                 Effect::Hide => {
-                    send(PluginCommand::HideSelf);
+                    send(Command::HideSelf);
                 }
                 Effect::RequestPermission => {
-                    send(PluginCommand::RequestPluginPermissions(
-                        PERMISSIONS.to_vec(),
-                    ));
+                    send(Command::RequestPermissions(PERMISSIONS.to_vec()));
                 }
                 Effect::SetTimer(seconds) => {
-                    send(PluginCommand::SetTimeout(seconds));
+                    send(Command::SetTimeout(seconds));
                 }
                 Effect::Render => {
                     return Redraw {
@@ -494,15 +469,8 @@ mod plugin {
         /// large the screen is, just the configured size.
         fn resize(&mut self) {
             let Some(screen) = self.screen else {
-                if let Some(coordinates) = FloatingPaneCoordinates::new(
-                    self.popup.width.centring_offset(),
-                    self.popup.height.centring_offset(),
-                    Some(self.popup.width.to_coordinate()),
-                    Some(self.popup.height.to_coordinate()),
-                    None,
-                    None,
-                ) {
-                    self.place(coordinates);
+                if let Some(placement) = self.popup.unmeasured_placement() {
+                    self.place(placement);
                 }
                 return;
             };
@@ -517,21 +485,13 @@ mod plugin {
                 return;
             }
             self.fitted_height = Some(rect.height);
-            let coordinates = FloatingPaneCoordinates::default()
-                .with_x_fixed(rect.x)
-                .with_y_fixed(rect.y)
-                .with_width_fixed(rect.width)
-                .with_height_fixed(rect.height);
-            self.place(coordinates);
+            self.place(Placement::from(rect));
         }
 
         /// Moves and sizes the popup's pane.
-        fn place(&self, coordinates: FloatingPaneCoordinates) {
-            if let Some(id) = self.plugin_id {
-                send(PluginCommand::ChangeFloatingPanesCoordinates(vec![(
-                    PaneId::Plugin(id),
-                    coordinates,
-                )]));
+        fn place(&self, placement: Placement) {
+            if let Some(plugin) = self.plugin_id {
+                send(Command::PlacePluginPane { plugin, placement });
             }
         }
 
@@ -542,7 +502,10 @@ mod plugin {
                 return;
             }
             if let Some(id) = self.plugin_id {
-                send(PluginCommand::RenamePluginPane(id, title.clone()));
+                send(Command::RenamePluginPane {
+                    plugin: id,
+                    title: title.clone(),
+                });
                 self.own_title = Some(title);
             }
         }
@@ -582,20 +545,16 @@ mod plugin {
     }
 
     /// Sends a command to Zellij the way zellij-tile's shim does (its protobuf encoding, written
-    /// to stdout as a JSON list of byte values), but writes the list from a table instead of
-    /// through serde_json, and never panics: the shim's helpers unwrap the encoding and write
-    /// with `println!`, which panics on a failed write, and a panicking plugin strands every
-    /// agent waiting on it. Every host call goes through here. A reply carries the whole
+    /// to stdout as a JSON list of byte values), but encodes it with `zellij_command` (the
+    /// shim's conversion knows every command Zellij has), writes the list from a table instead
+    /// of through serde_json, and never panics: the shim's helpers unwrap the encoding and
+    /// write with `println!`, which panics on a failed write, and a panicking plugin strands
+    /// every agent waiting on it. Every host call goes through here. A reply carries the whole
     /// envelope, previews included, and in Zellij's interpreter the generic serialiser was
     /// most of the time an answer took. Whether the command went out.
-    fn send(command: PluginCommand) -> bool {
+    fn send(command: Command) -> bool {
         use std::io::Write;
-        use zellij_tile::shim::plugin_api::plugin_command::ProtobufPluginCommand;
-        use zellij_tile::shim::prost::Message;
-        let Ok(command) = ProtobufPluginCommand::try_from(command) else {
-            return false;
-        };
-        let bytes = command.encode_to_vec();
+        let bytes = zellij_command::encode(command);
         let mut line = Vec::with_capacity(bytes.len() * 4 + 3);
         line.push(b'[');
         for (i, &b) in bytes.iter().enumerate() {
@@ -623,14 +582,11 @@ mod plugin {
     /// This plugin's ids (its own, its client's, the Zellij server's), asked as zellij-tile's
     /// `get_plugin_ids` asks, whose every step unwraps; None when the answer cannot be read.
     fn plugin_ids() -> Option<PluginIds> {
-        use zellij_tile::shim::plugin_api::plugin_ids::ProtobufPluginIds;
-        use zellij_tile::shim::prost::Message;
-        if !send(PluginCommand::GetPluginIds) {
+        if !send(Command::GetPluginIds) {
             return None;
         }
-        let bytes = bytes_from_stdin().ok()?;
-        let ids = ProtobufPluginIds::decode(bytes.as_slice()).ok()?;
-        PluginIds::try_from(ids).ok()
+        let bytes = ask_popup::wire::read_bytes(std::io::stdin().lock());
+        zellij_command::read_plugin_ids(&bytes)
     }
 
     /// Writes what the pane shows (or the version Zellij asked for) to stdout, where Zellij
@@ -649,7 +605,7 @@ mod plugin {
             .downcast_ref::<&str>()
             .unwrap_or(&"<NO PAYLOAD>");
         let text = format!("{payload}\n\r{info:#?}").replace('\n', "\r\n");
-        send(PluginCommand::ReportPanic(text));
+        send(Command::ReportPanic(text));
     }
 
     /// What one instance keeps for the next when the popup closes (`Effect::KeepAcrossReload`):

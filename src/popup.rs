@@ -38,20 +38,22 @@ impl Size {
         cells.clamp(1, total.max(1))
     }
 
-    /// As Zellij's floating pane coordinates take it (`80%` or `30`).
-    pub fn to_coordinate(self) -> String {
+    /// The offset that centres a share of the screen (`10%` for `80%`); None for cells, which
+    /// cannot be centred without knowing the screen.
+    fn centring_offset(self) -> Option<Size> {
         match self {
-            Size::Percent(p) => format!("{p}%"),
-            Size::Cells(n) => n.to_string(),
+            Size::Percent(p) => Some(Size::Percent((100 - p.min(100)) / 2)),
+            Size::Cells(_) => None,
         }
     }
 
-    /// The offset that centres a share of the screen (`10%` for `80%`); None for cells, which
-    /// cannot be centred without knowing the screen.
-    pub fn centring_offset(self) -> Option<String> {
+    /// As a pane's width or height: none for no cells or more than the whole screen, which
+    /// Zellij would not take either.
+    fn as_extent(self) -> Option<Size> {
         match self {
-            Size::Percent(p) => Some(format!("{}%", (100 - p.min(100)) / 2)),
-            Size::Cells(_) => None,
+            Size::Percent(0) | Size::Cells(0) => None,
+            Size::Percent(p) if p > 100 => None,
+            size => Some(size),
         }
     }
 }
@@ -61,6 +63,42 @@ impl Size {
 pub struct PopupSize {
     pub width: Size,
     pub height: Size,
+}
+
+impl PopupSize {
+    /// Where the popup goes before Zellij has said how large the screen is: the configured
+    /// size, centred when it is a share of the screen. None when that says nothing (a size of
+    /// no cells, which cannot be centred).
+    pub fn unmeasured_placement(self) -> Option<Placement> {
+        let placement = Placement {
+            x: self.width.centring_offset(),
+            y: self.height.centring_offset(),
+            width: self.width.as_extent(),
+            height: self.height.as_extent(),
+        };
+        (placement != Placement::default()).then_some(placement)
+    }
+}
+
+/// Where a floating pane goes, as Zellij's floating pane coordinates take it: each of its
+/// position and size a share of the screen or cells, or None to leave it as it is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Placement {
+    pub x: Option<Size>,
+    pub y: Option<Size>,
+    pub width: Option<Size>,
+    pub height: Option<Size>,
+}
+
+impl From<Rect> for Placement {
+    fn from(rect: Rect) -> Placement {
+        Placement {
+            x: Some(Size::Cells(rect.x)),
+            y: Some(Size::Cells(rect.y)),
+            width: Some(Size::Cells(rect.width)),
+            height: Some(Size::Cells(rect.height)),
+        }
+    }
 }
 
 /// Where the popup goes, in screen cells (its frame included).
@@ -115,8 +153,41 @@ mod tests {
         assert_eq!(Size::Percent(80).cells(100), 80);
         assert_eq!(Size::Cells(300).cells(100), 100);
         assert_eq!(Size::Percent(0).cells(100), 1);
-        assert_eq!(Size::Percent(80).centring_offset().as_deref(), Some("10%"));
-        assert_eq!(Size::Cells(30).centring_offset(), None);
+    }
+
+    #[test]
+    fn before_the_screen_is_known_the_popup_takes_the_configured_size_centred_if_it_can() {
+        let size = |width, height| PopupSize { width, height };
+        assert_eq!(
+            PopupSize::default().unmeasured_placement(),
+            Some(Placement {
+                x: Some(Size::Percent(10)),
+                y: Some(Size::Percent(10)),
+                width: Some(Size::Percent(80)),
+                height: Some(Size::Percent(80)),
+            })
+        );
+        assert_eq!(
+            size(Size::Cells(60), Size::Percent(100)).unmeasured_placement(),
+            Some(Placement {
+                x: None,
+                y: Some(Size::Percent(0)),
+                width: Some(Size::Cells(60)),
+                height: Some(Size::Percent(100)),
+            })
+        );
+        // No cells is no size, as Zellij has it: the offset alone is left.
+        assert_eq!(
+            size(Size::Percent(0), Size::Cells(0)).unmeasured_placement(),
+            Some(Placement {
+                x: Some(Size::Percent(50)),
+                ..Placement::default()
+            })
+        );
+        assert_eq!(
+            size(Size::Cells(0), Size::Cells(0)).unmeasured_placement(),
+            None
+        );
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! Reads a pipe message the way Zellij hands it to a plugin, in bounded memory.
+//! Reads what Zellij writes to the plugin's stdin: a pipe message in bounded memory
+//! (`read_message`), and any other message whole (`read_bytes`: an event, the plugin's options,
+//! its ids).
 //!
 //! Zellij writes each pipe message to the plugin's stdin as its protobuf encoding spelled out as
 //! a JSON list of byte values (`[10,3,…]`), about four characters per byte. zellij-tile reads
@@ -87,6 +89,21 @@ pub fn read_message(input: impl Read, max_payload: usize) -> Result<WireMessage,
         payload,
         args,
     })
+}
+
+/// The bytes of one message other than a pipe message (an event, the plugin's options, its
+/// ids), read from its line, through its line break; what a line that is no list of bytes holds
+/// is read as best it can be, and left to the message's decoding to refuse.
+///
+/// Rather than zellij-tile's `object_from_stdin`, which parses the line with serde_json and
+/// wraps its errors in anyhow's, whose capture and printing of backtraces (std's symbol
+/// demangling with it) were about 49 KB of the plugin.
+pub fn read_bytes(input: impl Read) -> Vec<u8> {
+    let mut list = ByteList::new(input);
+    let mut bytes = Vec::new();
+    list.read_rest(&mut bytes);
+    list.finish();
+    bytes
 }
 
 /// The payload's key: field 5, length-delimited.
@@ -317,6 +334,41 @@ mod tests {
             assert_eq!(read.is_ok(), first.starts_with("[8"), "{first}");
             input.0.push(b"[8,0,34,3,102,111,111]\r\n");
             assert_eq!(read_message(&mut input, 1024).unwrap().name, "foo");
+        }
+    }
+
+    #[test]
+    fn a_messages_bytes_are_read_whole_in_any_pieces() {
+        // Every byte value, and more than the reader's buffer holds.
+        let bytes: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 256) as u8).collect();
+        let line = wire_line(&bytes).replace('\n', "\r\n");
+        assert_eq!(read_bytes(line.as_bytes()), bytes);
+        let trickle = Trickle {
+            text: line.as_bytes(),
+            step: 0,
+        };
+        assert_eq!(read_bytes(trickle), bytes);
+        assert_eq!(read_bytes("[]\r\n".as_bytes()), b"");
+    }
+
+    #[test]
+    fn after_a_messages_bytes_the_next_message_starts_after_the_line_break() {
+        let mut input = Pieces(vec![b"[8,3]", b"\r\n"]);
+        assert_eq!(read_bytes(&mut input), [8, 3]);
+        input.0.push(b"[1,2]\r\n");
+        assert_eq!(read_bytes(&mut input), [1, 2]);
+    }
+
+    #[test]
+    fn a_line_that_is_no_byte_list_is_read_as_best_it_can_be() {
+        // Left to the message's decoding to refuse; nothing panics.
+        for (line, bytes) in [
+            ("garbage\n", &[][..]),
+            ("", &[]),
+            ("[1,2", &[1, 2]),
+            ("[1,300,3]\n", &[1, 44, 3]),
+        ] {
+            assert_eq!(read_bytes(line.as_bytes()), bytes, "{line:?}");
         }
     }
 

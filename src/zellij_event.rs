@@ -156,9 +156,9 @@ impl From<&ThemeColors> for Theme {
 
 /// Reads one event (`api.event.Event`).
 // Inline, so that prost's decoding of events is built in the plugin's crate, which builds
-// prost's decoding of its configuration (`load`) and of pipe messages (`wire::read_message`,
-// generic over its input) already: one copy of the decoding code they share rather than two
-// (about 3 KB of the plugin).
+// prost's decoding of its options and ids (`zellij_command`'s readers, inline too) and of pipe
+// messages (`wire::read_message`, generic over its input) already: one copy of the decoding
+// code they share rather than two (about 3 KB of the plugin).
 #[inline]
 pub fn read_event(bytes: &[u8]) -> Result<ZellijEvent, Malformed> {
     use proto::EventPayload as Payload;

@@ -1,15 +1,18 @@
-//! Zellij's protobuf messages as the plugin reads them (zellij-utils 0.45.1
-//! `plugin_api/event.proto`, `key.proto`, `style.proto`, `action.proto` and
-//! `pipe_message.proto`), decoded by prost, and the one error of the two readers built on them
-//! (`zellij_event` for events, `wire` for pipe messages).
+//! Zellij's protobuf messages as the plugin reads and writes them (zellij-utils 0.45.1
+//! `plugin_api/event.proto`, `key.proto`, `style.proto`, `action.proto`, `pipe_message.proto`,
+//! `plugin_ids.proto` and `plugin_command.proto`), decoded and encoded by prost, and the one error of the two
+//! readers built on them (`zellij_event` for events, `wire` for pipe messages);
+//! `zellij_command` writes the commands.
 //!
-//! Each message declares only the fields the plugin reads, with the numbers and types of the
-//! `.proto` files: prost skips every other field unread (a mode update's keybindings, most of a
-//! pane's or a tab's fields). Decoding them through zellij-tile instead would turn every mode
-//! update's keybindings into actions, which parse plugin URLs (the `url` crate, IDNA and their
-//! Unicode tables): about 410 KB of the plugin. Enumerations are read as their `int32` (as prost
-//! stores them), and turned into the plugin's own types by the readers, the way zellij-utils
-//! converts them.
+//! Each message declares only the fields the plugin reads or writes, with the numbers and types
+//! of the `.proto` files: prost skips every other field unread (a mode update's keybindings,
+//! most of a pane's or a tab's fields), and a field left out is one the plugin never sets, which
+//! protobuf would not write anyway. Decoding events through zellij-tile instead would turn every
+//! mode update's keybindings into actions, which parse plugin URLs (the `url` crate, IDNA and
+//! their Unicode tables): about 410 KB of the plugin; encoding commands through it goes through
+//! one conversion that knows each of Zellij's two hundred commands. Enumerations are read and
+//! written as their `int32` (as prost stores them), and turned into or from the plugin's own
+//! types by the readers and `zellij_command`, the way zellij-utils converts them.
 
 /// A message Zellij would not decode (a truncated field, an unknown key, a payload of the wrong
 /// kind), or a pipe message cut off before its end.
@@ -258,4 +261,182 @@ pub struct Arg {
     pub key: String,
     #[prost(string, tag = "2")]
     pub value: String,
+}
+
+/// `api.action.PluginConfiguration`: the plugin's options, as Zellij hands them to `load`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PluginConfiguration {
+    #[prost(message, repeated, tag = "1")]
+    pub name_and_value: Vec<NameAndValue>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct NameAndValue {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(string, tag = "2")]
+    pub value: String,
+}
+
+/// `api.plugin_ids.PluginIds`, Zellij's answer to `GetPluginIds`, without the folder it started
+/// in (3), which the plugin does not read.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PluginIds {
+    #[prost(int32, tag = "1")]
+    pub plugin_id: i32,
+    #[prost(int32, tag = "2")]
+    pub zellij_pid: i32,
+    #[prost(uint32, tag = "4")]
+    pub client_id: u32,
+}
+
+/// `api.plugin_command.PluginCommand`: the command's name (`CommandName`), and its payload.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PluginCommand {
+    #[prost(int32, tag = "1")]
+    pub name: i32,
+    #[prost(
+        oneof = "CommandPayload",
+        tags = "2, 12, 16, 34, 35, 37, 38, 47, 48, 49, 50, 92"
+    )]
+    pub payload: Option<CommandPayload>,
+}
+
+/// The payloads of the commands the plugin sends (`HideSelf` and `GetPluginIds` have none).
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum CommandPayload {
+    #[prost(message, tag = "2")]
+    Subscribe(SubscribePayload),
+    #[prost(message, tag = "12")]
+    SetTimeout(SetTimeoutPayload),
+    /// Whether to float the pane if it is hidden.
+    #[prost(bool, tag = "16")]
+    ShowSelf(bool),
+    #[prost(message, tag = "34")]
+    RenameTerminalPane(IdAndNewName),
+    #[prost(message, tag = "35")]
+    RenamePluginPane(IdAndNewName),
+    /// The panic's text.
+    #[prost(string, tag = "37")]
+    ReportCrash(String),
+    #[prost(message, tag = "38")]
+    RequestPluginPermission(RequestPluginPermissionPayload),
+    /// The pipe's name.
+    #[prost(string, tag = "47")]
+    UnblockCliPipeInput(String),
+    /// The pipe's name.
+    #[prost(string, tag = "48")]
+    BlockCliPipeInput(String),
+    #[prost(message, tag = "49")]
+    CliPipeOutput(CliPipeOutputPayload),
+    #[prost(message, tag = "50")]
+    MessageToPlugin(MessageToPluginPayload),
+    #[prost(message, tag = "92")]
+    ChangeFloatingPanesCoordinates(ChangeFloatingPanesCoordinatesPayload),
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SubscribePayload {
+    #[prost(message, optional, tag = "1")]
+    pub subscriptions: Option<EventNameList>,
+}
+
+/// `api.event.EventNameList`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct EventNameList {
+    /// `EventType`s (packed, as proto3 writes a repeated enumeration).
+    #[prost(int32, repeated, tag = "1")]
+    pub event_types: Vec<i32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SetTimeoutPayload {
+    #[prost(double, tag = "1")]
+    pub seconds: f64,
+}
+
+/// A pane's id and its new name.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct IdAndNewName {
+    #[prost(uint32, tag = "1")]
+    pub id: u32,
+    #[prost(string, tag = "2")]
+    pub new_name: String,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct RequestPluginPermissionPayload {
+    /// `api.plugin_permission.PermissionType`s (packed).
+    #[prost(int32, repeated, tag = "1")]
+    pub permissions: Vec<i32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct CliPipeOutputPayload {
+    #[prost(string, tag = "1")]
+    pub pipe_name: String,
+    #[prost(string, tag = "2")]
+    pub output: String,
+}
+
+/// Of a message to plugins, what the plugin sets: not which plugin to load, its configuration,
+/// how to launch it (1, 2, 6) or where to place it (8), since the messages go to plugins
+/// already running (every one, or this plugin's instances).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct MessageToPluginPayload {
+    #[prost(string, tag = "3")]
+    pub message_name: String,
+    #[prost(string, optional, tag = "4")]
+    pub message_payload: Option<String>,
+    #[prost(message, repeated, tag = "5")]
+    pub message_args: Vec<ContextItem>,
+    #[prost(uint32, optional, tag = "7")]
+    pub destination_plugin_id: Option<u32>,
+}
+
+/// `api.plugin_command.ContextItem`: a name and its value.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ContextItem {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(string, tag = "2")]
+    pub value: String,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ChangeFloatingPanesCoordinatesPayload {
+    #[prost(message, repeated, tag = "1")]
+    pub pane_ids_and_floating_panes_coordinates: Vec<PaneIdAndFloatingPaneCoordinates>,
+}
+
+/// A pane (`api.plugin_command.PaneId`, laid out as the event's `PaneId`) and where it goes.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PaneIdAndFloatingPaneCoordinates {
+    #[prost(message, optional, tag = "1")]
+    pub pane_id: Option<PaneId>,
+    #[prost(message, optional, tag = "2")]
+    pub floating_pane_coordinates: Option<FloatingPaneCoordinates>,
+}
+
+/// Where a floating pane goes, without whether it is pinned or borderless (5, 6), which the
+/// plugin leaves as they are.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FloatingPaneCoordinates {
+    #[prost(message, optional, tag = "1")]
+    pub x: Option<FixedOrPercentValue>,
+    #[prost(message, optional, tag = "2")]
+    pub y: Option<FixedOrPercentValue>,
+    #[prost(message, optional, tag = "3")]
+    pub width: Option<FixedOrPercentValue>,
+    #[prost(message, optional, tag = "4")]
+    pub height: Option<FixedOrPercentValue>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FixedOrPercentValue {
+    /// `FixedOrPercent`: 0 cells, 1 percent.
+    #[prost(int32, tag = "1")]
+    pub r#type: i32,
+    #[prost(uint32, tag = "2")]
+    pub value: u32,
 }

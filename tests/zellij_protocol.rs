@@ -1,15 +1,15 @@
 //! The plugin's readers of Zellij's protocol against Zellij's own encoding: events and pipe
 //! messages built as zellij-utils 0.45.1 types, encoded exactly as Zellij encodes them (its
 //! `TryFrom` conversions into the protobuf types, then prost), and read the way the plugin
-//! reads them: `zellij_event::read_event` on an event's bytes, `wire::read_message` on a pipe
-//! message's line as Zellij writes it to the plugin's stdin. What the plugin reads is checked
-//! against what zellij-utils itself reads from the same bytes, and what zellij-utils refuses the
-//! plugin refuses too.
+//! reads them from the lines Zellij writes to its stdin: `wire::read_bytes` then
+//! `zellij_event::read_event` for an event, `wire::read_message` for a pipe message. What the
+//! plugin reads is checked against what zellij-utils itself reads from the same bytes, and what
+//! zellij-utils refuses the plugin refuses too.
 
 use ask_popup::request::MAX_PAYLOAD_BYTES;
 use ask_popup::view::Color;
 use ask_popup::wire::{
-    read_message, Malformed as WireMalformed, WireMessage, WirePayload, WireSource,
+    read_bytes, read_message, Malformed as WireMalformed, WireMessage, WirePayload, WireSource,
 };
 use ask_popup::zellij_event::{
     read_event, ClosedPane, KeyName, KeyPress, Malformed, Mode, MouseEvent, PaneState,
@@ -56,6 +56,8 @@ fn read(event: Event) -> ZellijEvent {
         Ok(event),
         "zellij-utils reads it back"
     );
+    // As the plugin's `update` export reads its stdin.
+    assert_eq!(read_bytes(stdin_line(&bytes).as_bytes()), bytes);
     read_event(&bytes).unwrap_or_else(|Malformed| panic!("the plugin could not read {bytes:?}"))
 }
 
@@ -621,14 +623,18 @@ fn what_zellij_utils_refuses_the_plugin_refuses_too() {
     }
 }
 
-/// `message` as Zellij writes it to a plugin's stdin: its protobuf encoding as a JSON list of
-/// bytes, on a line ended by `\r\n` (zellij-server's `wasi_write_object`).
-fn line(message: &ProtobufPipeMessage) -> String {
-    let bytes = message.encode_to_vec();
+/// A message's encoding as Zellij writes it to a plugin's stdin: a JSON list of bytes, on a
+/// line ended by `\r\n` (zellij-server's `wasi_write_object`).
+fn stdin_line(bytes: &[u8]) -> String {
     format!(
         "{}\r\n",
-        serde_json::to_string(&bytes).expect("a list of bytes")
+        serde_json::to_string(bytes).expect("a list of bytes")
     )
+}
+
+/// A pipe message as Zellij writes it to a plugin's stdin.
+fn line(message: &ProtobufPipeMessage) -> String {
+    stdin_line(&message.encode_to_vec())
 }
 
 /// A pipe message as Zellij encodes it.

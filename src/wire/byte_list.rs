@@ -65,6 +65,18 @@ impl<R: Read> ByteList<R> {
         self.take(len, Some(out))
     }
 
+    /// Reads the rest of the list onto the end of `out`.
+    pub(super) fn read_rest(&mut self, out: &mut Vec<u8>) {
+        let mut batch = [0u8; BATCH];
+        loop {
+            let got = self.decode(&mut batch);
+            out.extend_from_slice(batch.get(..got).unwrap_or_default());
+            if got < batch.len() {
+                return;
+            }
+        }
+    }
+
     /// Reads `len` bytes and drops them.
     pub(super) fn skip(&mut self, len: usize) -> Result<(), Malformed> {
         self.take(len, None)
