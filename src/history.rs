@@ -23,8 +23,13 @@ pub const MAX_BYTES: u64 = 2 * 1024 * 1024;
 const KEEP_BYTES: usize = 1024 * 1024;
 /// The most entries kept when the record is cut back.
 pub const MAX_ENTRIES: usize = 1000;
-/// A preview is recorded up to this many lines.
+/// A preview is recorded up to this many lines, of this many characters.
 const PREVIEW_LINES: usize = 4;
+const PREVIEW_LINE_CHARS: usize = 200;
+/// A question's text and an option's description are recorded up to this many characters.
+const TEXT_CHARS: usize = 2000;
+/// The largest reply an entry keeps (see `kept_reply`).
+pub const MAX_REPLY_BYTES: usize = 256 * 1024;
 
 /// One questionnaire and how it ended. Read back by hand from a `serde_json::Value` (see
 /// `from_line`), as the instances' messages are: serde's derive of the reading would cost the
@@ -105,7 +110,7 @@ impl RecordedQuestion {
             .questions
             .iter()
             .map(|q| RecordedQuestion {
-                question: q.question.clone(),
+                question: cut(&q.question, TEXT_CHARS),
                 header: q.header.clone(),
                 multi_select: q.multi_select,
                 options: q
@@ -113,7 +118,7 @@ impl RecordedQuestion {
                     .iter()
                     .map(|o| RecordedOption {
                         label: o.label.clone(),
-                        description: o.description.clone(),
+                        description: cut(&o.description, TEXT_CHARS),
                         preview: o.preview.as_deref().map(cut_preview),
                     })
                     .collect(),
@@ -122,14 +127,40 @@ impl RecordedQuestion {
     }
 }
 
-/// A preview's first `PREVIEW_LINES` lines, `…` when there were more.
+/// A preview's first `PREVIEW_LINES` lines, each at most `PREVIEW_LINE_CHARS` characters, `…`
+/// where something was cut (a preview may be a megabyte on one line).
 fn cut_preview(preview: &str) -> String {
     let mut lines = preview.lines();
-    let mut cut: Vec<&str> = lines.by_ref().take(PREVIEW_LINES).collect();
+    let mut cut: Vec<String> = lines
+        .by_ref()
+        .take(PREVIEW_LINES)
+        .map(|line| cut(line, PREVIEW_LINE_CHARS))
+        .collect();
     if lines.next().is_some() {
-        cut.push("…");
+        cut.push("…".to_owned());
     }
     cut.join("\n")
+}
+
+/// `text`, at most `max` characters of it, `…` where it was cut.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", text.get(..at).unwrap_or_default()),
+        None => text.to_owned(),
+    }
+}
+
+/// The reply as the record keeps it: whole up to `MAX_REPLY_BYTES`; a larger one (a preview of
+/// the option picked comes back in it, twice) is left out, and only the answers the record
+/// keeps beside it say how it ended. The plugin writes the entry with the payloads it holds in
+/// memory: a copy of a megabyte could exhaust its 16 MiB.
+pub fn kept_reply(reply: &str) -> String {
+    let reply = reply.trim_end();
+    if reply.len() <= MAX_REPLY_BYTES {
+        reply.to_owned()
+    } else {
+        String::new()
+    }
 }
 
 impl Entry {

@@ -349,3 +349,36 @@ fn with_history_off_the_bring_back_binding_lists_nothing() {
     let fx = b.pipe(named("s", "show", Some("x"), &[]));
     assert!(!fx.contains(&Effect::OpenHistory), "{fx:?}");
 }
+
+#[test]
+fn a_huge_question_is_recorded_small() {
+    // A megabyte preview on one line, a long question: the entry keeps their beginnings.
+    let mut b = alone();
+    let payload = json!({"questions": [{
+        "question": format!("{}?", "q".repeat(50_000)),
+        "header": "Big",
+        "options": [
+            {"label": "A", "description": "d".repeat(20_000), "preview": "p".repeat(800 * 1024)},
+            "B"
+        ]
+    }]})
+    .to_string();
+    b.pipe(cli("p1", Some(&payload), &[("id", "big")]));
+    settle(&mut b);
+    // Picked with its preview: the reply carries the preview twice and is not kept.
+    let fx = b.input(Input::Key(Key::Enter));
+    let line = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Record(line) => Some(line.clone()),
+            _ => None,
+        })
+        .expect("recorded");
+    assert!(line.len() < 8 * 1024, "{} bytes", line.len());
+    let entry = Entry::from_line(&line).unwrap();
+    assert_eq!(entry.ending, "answered");
+    assert!(entry.reply.is_empty());
+    let preview = entry.questions[0].options[0].preview.as_deref().unwrap();
+    assert_eq!(preview.chars().count(), 201);
+    assert!(entry.questions[0].question.ends_with('…'));
+}

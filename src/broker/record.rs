@@ -35,7 +35,7 @@ impl Broker {
             request_id: request.request_id.clone(),
             questions: RecordedQuestion::all_of(request.dialog.questionnaire()),
             ending: ending.to_owned(),
-            reply: reply.trim_end().to_owned(),
+            reply: crate::history::kept_reply(reply),
         };
         self.record(&entry, effects);
     }
@@ -65,7 +65,7 @@ impl Broker {
                 .map(RecordedQuestion::all_of)
                 .unwrap_or_default(),
             ending: ending.to_owned(),
-            reply: reply.trim_end().to_owned(),
+            reply: crate::history::kept_reply(reply),
         };
         self.record(&entry, effects);
     }
