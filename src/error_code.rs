@@ -57,8 +57,8 @@ impl ErrorCode {
 }
 
 /// What an `error` tells the agent that asked, decided once here: the `ask-popup` command's
-/// exit status, Claude Code's hook and the Pi extension (through its generated shared data)
-/// all read it.
+/// exit status, Claude Code's hook, the Pi extension and the opencode plugin (through their
+/// generated shared data) all read it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Next {
     /// The request broke a rule and nobody was asked: the agent fixes it and asks again.

@@ -194,7 +194,6 @@ export async function server({ client }, _options, env = process.env) {
           end(properties.requestID);
           break;
         case "session.idle":
-        case "session.error":
           if (typeof properties.sessionID === "string") endSession(properties.sessionID);
           break;
         case "session.status":

@@ -344,3 +344,18 @@ fn with_the_popup_closed_opencodes_own_dialog_asks() {
         text_of(&in_the_popup(&database()), &picked(1))
     );
 }
+
+#[test]
+fn esc_in_opencodes_dialog_takes_the_question_out_of_the_popup() {
+    let zellij = Zellij::start();
+    let opencode = Opencode::start(&zellij, "opencode-esc", database(), Where::InZellij);
+    asked(&zellij, DATABASE);
+    opencodes_dialog(&zellij, DATABASE);
+    wait_for_title(&zellij, opencode.pane, &marked("opencode-esc"));
+    // Dismissed in opencode's pane: opencode's own ending, and the popup's question withdrawn.
+    opencode.keys(&zellij, &["Esc"]);
+    let message = opencode.tool_message(&zellij);
+    assert!(message.contains("dismissed this question"), "{message}");
+    wait_until_nothing_pending(&zellij);
+    wait_for_title(&zellij, opencode.pane, "opencode-esc");
+}
