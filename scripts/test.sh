@@ -6,11 +6,13 @@ cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 bash scripts/ensure-tools.sh
-# The real agents and MCP clients the integration tests run (Claude Code, Pi, Codex, the MCP
-# Python SDK), at pinned versions.
+# The real agents and MCP clients the integration tests run (Claude Code, Pi, Codex, opencode,
+# the MCP Python SDK), at pinned versions.
 bash scripts/ensure-agents.sh
 # The Pi extension's unit tests (Node's test runner, through Pi's own TypeScript loader).
 bash scripts/test-pi-extension.sh
+# The opencode plugin's unit tests (Node's test runner).
+bash scripts/test-opencode-plugin.sh
 # The plugin the e2e tests load: built and shrunk as it ships.
 bash scripts/build-plugin.sh
 # Lints, for the command and the tests on the host and for the plugin as it ships.

@@ -57,8 +57,8 @@ impl ErrorCode {
 }
 
 /// What an `error` tells the agent that asked, decided once here: the `ask-popup` command's
-/// exit status, Claude Code's hook and the Pi extension (through its generated shared data)
-/// all read it.
+/// exit status, Claude Code's hook, the Pi extension and the opencode plugin (through their
+/// generated shared data) all read it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Next {
     /// The request broke a rule and nobody was asked: the agent fixes it and asks again.
@@ -132,6 +132,12 @@ impl Fallback {
     pub const PI: Fallback = Fallback {
         on_refused_request: false,
     };
+    /// opencode's `question` tool takes questions the popup refuses (headers up to 30
+    /// characters, any number of options), and opencode's own dialog is open already while the
+    /// popup asks: it asks then.
+    pub const OPENCODE: Fallback = Fallback {
+        on_refused_request: true,
+    };
 
     /// Whether the agent's own dialog asks after `code`.
     pub const fn after(self, code: ErrorCode) -> bool {
@@ -156,7 +162,7 @@ mod tests {
     }
 
     /// Each code's meaning, pinned: what the agent does next, its exit status, and whether
-    /// Claude Code's and Pi's own dialogs ask instead.
+    /// Claude Code's and Pi's own dialogs ask instead (opencode's as Claude Code's).
     #[test]
     fn every_code_has_one_meaning_for_every_agent() {
         use ErrorCode::*;
@@ -190,6 +196,7 @@ mod tests {
             assert_eq!(code.exit_status(), exit, "{code:?}");
             assert_eq!(Fallback::CLAUDE_CODE.after(code), claude, "{code:?}");
             assert_eq!(Fallback::PI.after(code), pi, "{code:?}");
+            assert_eq!(Fallback::OPENCODE.after(code), claude, "{code:?}");
         }
     }
 }

@@ -247,22 +247,53 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
     std::fs::write(&config, text).unwrap();
 
     // Claude Code installed without the hook, Codex without its table, Pi without the
-    // extension: each its ✗ and fix; after `setup --write`, only ✓.
+    // extension, opencode without its server and plugin: each its ✗ and fix; after
+    // `setup --write`, only ✓.
     home.install("claude", "2.1.0 (Claude Code)");
     home.install("codex", "codex-cli 0.1");
     home.install("pi", "0.1");
+    home.install("opencode", "1.18.33");
     let (code, report) = home.doctor();
     assert_eq!(code, 1);
     fails_with_fix(&report, "Claude Code", "ask-popup setup claude --write");
     fails_with_fix(&report, "Codex", "ask-popup setup codex --write");
     fails_with_fix(&report, "Pi", "ask-popup setup pi --write");
+    fails_with_fix(&report, "opencode", "ask-popup setup opencode --write");
+    fails_with_fix(
+        &report,
+        "opencode plugin",
+        "ask-popup setup opencode --write",
+    );
     let out = home.run(&["setup", "--write"]);
     assert!(out.status.success(), "{out:?}");
     let (code, report) = home.doctor();
     assert_eq!(code, 0, "{report}");
-    for check in ["Claude Code", "Codex", "Pi"] {
+    for check in ["Claude Code", "Codex", "Pi", "opencode", "opencode plugin"] {
         assert!(line(&report, check).starts_with('✓'), "{report}");
     }
+    // An older plugin, and the server moved: each a ✗ that says so.
+    let plugin = home.home().join(".config/opencode/plugin/ask-popup.js");
+    std::fs::write(&plugin, "// an older plugin\n").unwrap();
+    let config = home.home().join(".config/opencode/opencode.json");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace(env!("CARGO_BIN_EXE_ask-popup"), "/old/ask-popup"),
+    )
+    .unwrap();
+    let (code, report) = home.doctor();
+    assert_eq!(code, 1);
+    assert!(
+        line(&report, "opencode plugin").contains("another version"),
+        "{report}"
+    );
+    assert!(
+        line(&report, "opencode").contains("runs another command"),
+        "{report}"
+    );
+    assert!(home.run(&["setup", "opencode", "--write"]).status.success());
+    let (code, report) = home.doctor();
+    assert_eq!(code, 0, "{report}");
 
     // --json, for scripts.
     let out = home.run(&["doctor", "--json"]);
@@ -285,6 +316,8 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
         "Claude Code",
         "Codex",
         "Pi",
+        "opencode",
+        "opencode plugin",
     ] {
         assert!(line(&report, check).starts_with('✗'), "{check}: {report}");
     }
@@ -618,4 +651,153 @@ fn setup_web_remove_leaves_a_server_it_did_not_start_and_tokens_it_did_not_make(
         !calls.contains("--stop") && !calls.contains("--revoke"),
         "{calls}"
     );
+}
+
+/// An opencode config as a user keeps it: comments, a trailing comma, a provider of their own.
+const USER_OPENCODE: &str = "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  // My model.\n  \"model\": \"anthropic/claude-sonnet-4-5\",\n  \"provider\": {\n    \"anthropic\": { \"options\": { \"timeout\": 600000 } }, // slow days\n  },\n}\n";
+
+#[test]
+fn setup_opencode_adds_the_server_and_the_plugin_and_remove_gives_the_config_back_byte_for_byte() {
+    let home = Home::new("setup-opencode");
+    home.install("opencode", "1.18.33");
+    let dir = home.home().join(".config/opencode");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("opencode.jsonc");
+    std::fs::write(&config, USER_OPENCODE).unwrap();
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let plugin = dir.join("plugin");
+
+    // Without --write: the entry printed, and nothing done.
+    let out = home.run(&["setup", "opencode"]);
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("\"ask-popup\": {"), "{said}");
+    assert!(
+        said.contains(&format!("Would change {}", config.display())),
+        "{said}"
+    );
+    assert!(said.contains("Would write the plugin"), "{said}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), USER_OPENCODE);
+    assert!(!plugin.exists());
+
+    let out = home.run(&["setup", "opencode", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    let written = std::fs::read_to_string(&config).unwrap();
+    // Only additions: every line of the user's file is still there, in order.
+    let mut lines = written.lines();
+    assert!(
+        USER_OPENCODE
+            .lines()
+            .all(|l| lines.any(|w| w.starts_with(l.trim_end_matches(',')))),
+        "{written}"
+    );
+    assert!(
+        written.contains("// My model.") && written.contains("// slow days"),
+        "{written}"
+    );
+    assert!(
+        written.contains(&format!("\"{}\"", env!("CARGO_BIN_EXE_ask-popup"))),
+        "{written}"
+    );
+    assert_eq!(mode(&config), 0o640);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("opencode.jsonc.bak")).unwrap(),
+        USER_OPENCODE
+    );
+    for (file, text) in ask_popup::caller::opencode::PLUGIN {
+        assert_eq!(
+            std::fs::read_to_string(plugin.join(file)).unwrap(),
+            text,
+            "{file}"
+        );
+    }
+    assert_eq!(names(&plugin), ["ask-popup", "ask-popup.js"]);
+
+    // A second run changes nothing.
+    let out = home.run(&["setup", "opencode", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("nothing to change"), "{said}");
+    assert!(said.contains("the plugin is there already"), "{said}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), written);
+
+    // --remove without --write says what it would take out, and takes nothing.
+    let out = home.run(&["setup", "opencode", "--remove"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Would delete the ask-popup plugin"),
+        "{out:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), written);
+
+    // --remove --write: the config byte for byte, the plugin and its folders gone.
+    let out = home.run(&["setup", "opencode", "--remove", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), USER_OPENCODE);
+    assert_eq!(mode(&config), 0o640);
+    assert!(!plugin.exists());
+}
+
+#[test]
+fn setup_opencode_on_a_machine_without_a_config_writes_one_and_remove_leaves_nothing() {
+    let home = Home::new("setup-opencode-fresh");
+    // $XDG_CONFIG_HOME is where opencode looks, and so does setup.
+    let xdg = home.root.join("xdg");
+    let mut command = home.command(env!("CARGO_BIN_EXE_ask-popup"));
+    let out = command
+        .env("XDG_CONFIG_HOME", &xdg)
+        .args(["setup", "opencode", "--write"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let config = xdg.join("opencode/opencode.json");
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert_eq!(
+        written,
+        ask_popup::caller::opencode::snippet(env!("CARGO_BIN_EXE_ask-popup"))
+    );
+    // It may come to hold the providers' keys: its owner's only.
+    assert_eq!(mode(&config), 0o600);
+    assert!(xdg.join("opencode/plugin/ask-popup.js").is_file());
+    assert!(!home.home().join(".config/opencode").exists());
+    let mut command = home.command(env!("CARGO_BIN_EXE_ask-popup"));
+    let out = command
+        .env("XDG_CONFIG_HOME", &xdg)
+        .args(["setup", "opencode", "--remove", "--write"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(names(&xdg.join("opencode")), Vec::<String>::new());
+
+    // $OPENCODE_CONFIG_DIR, opencode's own override, wins.
+    let own = home.root.join("own");
+    let mut command = home.command(env!("CARGO_BIN_EXE_ask-popup"));
+    let out = command
+        .env("XDG_CONFIG_HOME", &xdg)
+        .env("OPENCODE_CONFIG_DIR", &own)
+        .args(["setup", "opencode", "--write"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(own.join("opencode.json").is_file());
+    assert!(own.join("plugin/ask-popup/shared.json").is_file());
+}
+
+#[test]
+fn setup_opencode_leaves_a_config_it_cannot_read_alone() {
+    let home = Home::new("setup-opencode-broken");
+    let dir = home.home().join(".config/opencode");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("opencode.json");
+    for text in ["{ \"model\": ", "{\n  \"mcp\": []\n}\n"] {
+        std::fs::write(&config, text).unwrap();
+        let out = home.run(&["setup", "opencode", "--write"]);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("left"),
+            "{out:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), text);
+        assert!(!dir.join("opencode.json.bak").exists());
+    }
 }

@@ -18,6 +18,12 @@ pub enum SetupError {
     Unexpected(&'static str),
     #[error("it is not valid TOML ({0}); fix or move it, then run this again")]
     NotToml(String),
+    #[error("it is not valid JSON with comments ({0}); fix or move it, then run this again")]
+    NotJsonc(String),
+    #[error(
+        "the entry cannot go into it so that `--remove` gives the file back byte for byte (an empty `mcp` or root object would go with it); add it by hand:\n{0}"
+    )]
+    NotReversible(String),
 }
 
 /// The `hooks.PreToolUse` entry that sends Claude Code's `AskUserQuestion` to the popup.

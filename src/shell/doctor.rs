@@ -3,10 +3,11 @@
 //! command), run and reported. What each check means is `ask_popup::caller::zellij` and
 //! `ask_popup::caller::web`.
 
-use super::install::{config_dir, pi_extension_current};
+use super::install::{config_dir, opencode_plugin_current, pi_extension_current};
 use super::programs::{find_on_path, ZellijCli};
 use super::Zellij;
 use ask_popup::broker::VERSION;
+use ask_popup::caller::opencode::{self, Entry};
 use ask_popup::caller::setup;
 use ask_popup::caller::zellij::{self, Check, PLUGIN_FILE};
 use ask_popup::envelope::ErrorCode;
@@ -215,5 +216,50 @@ fn agent_checks() -> Vec<Check> {
     } else {
         checks.push(Check::skip("Pi", "not installed"));
     }
+    checks.extend(opencode_checks());
     checks
+}
+
+/// opencode, when installed: the MCP server in its config, and the plugin in its plugin dir.
+fn opencode_checks() -> Vec<Check> {
+    const FIX: &str = "ask-popup setup opencode --write";
+    if find_on_path("opencode").is_none() {
+        return vec![Check::skip("opencode", "not installed")];
+    }
+    let Some(dir) = opencode::config_dir(|name| std::env::var(name).ok()) else {
+        return vec![Check::fail("opencode", "HOME is not set", "set HOME")];
+    };
+    let path = opencode::config_file(&dir, Path::exists);
+    let config = std::fs::read_to_string(&path).unwrap_or_default();
+    let shown = path.display();
+    let server = match opencode::entry_in(&config, &super::exe()) {
+        Entry::Current => Check::pass("opencode", format!("{shown} runs ask-popup mcp")),
+        Entry::Other => Check::fail(
+            "opencode",
+            format!("the ask-popup server in {shown} runs another command"),
+            FIX,
+        ),
+        Entry::Missing => Check::fail("opencode", format!("no ask-popup server in {shown}"), FIX),
+    };
+    let plugins = dir.join(opencode::PLUGIN_DIR);
+    let main = plugins.join(opencode::PLUGIN[0].0);
+    let plugin = if opencode_plugin_current(&plugins) {
+        Check::pass(
+            "opencode plugin",
+            format!("{} is this command's plugin", main.display()),
+        )
+    } else if main.exists() {
+        Check::fail(
+            "opencode plugin",
+            format!("{} is another version of the plugin", main.display()),
+            FIX,
+        )
+    } else {
+        Check::fail(
+            "opencode plugin",
+            format!("no ask-popup plugin in {}", plugins.display()),
+            FIX,
+        )
+    };
+    vec![server, plugin]
 }

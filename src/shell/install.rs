@@ -4,6 +4,7 @@
 
 use super::programs::{find_on_path, ZellijCli};
 use ask_popup::atomic_file::{self, OWNER_ONLY, READABLE};
+use ask_popup::caller::opencode;
 use ask_popup::caller::setup;
 use ask_popup::caller::zellij::{self, PLUGIN, PLUGIN_FILE};
 use std::path::{Path, PathBuf};
@@ -511,16 +512,171 @@ pub(super) fn pi_extension_current(dir: &Path) -> bool {
         .all(|(file, text)| std::fs::read_to_string(dir.join(file)).is_ok_and(|t| t == *text))
 }
 
+/// `ask-popup setup opencode [--write] [--remove]`: the MCP server's entry in opencode's
+/// config (printed without --write), and the plugin that answers opencode's own `question`
+/// tool in the popup, in opencode's plugin dir.
+pub fn setup_opencode(write: bool, remove: bool) -> i32 {
+    if !write && !remove {
+        super::print(&opencode::snippet(&super::exe()));
+    }
+    opencode_files(write, remove)
+}
+
+/// opencode's config with the entry merged in (or taken out), and the plugin written (or
+/// deleted).
+fn opencode_files(write: bool, remove: bool) -> i32 {
+    let exe = super::exe();
+    let Some(dir) = opencode::config_dir(|name| std::env::var(name).ok()) else {
+        eprintln!("ask-popup setup opencode: HOME is not set");
+        return 1;
+    };
+    let path = opencode::config_file(&dir, Path::exists);
+    let config = if remove {
+        remove_opencode_entry(&path, write)
+    } else {
+        // opencode's config can carry the providers' keys.
+        edit(&path, "opencode", write, OWNER_ONLY, |text| {
+            opencode::merge(text, &exe).map_err(|e| e.to_string())
+        })
+    };
+    let plugin = opencode_plugin(&dir.join(opencode::PLUGIN_DIR), write, remove);
+    config.max(plugin)
+}
+
+/// Takes the entry out of opencode's config; a config that setup wrote (nothing else in it)
+/// goes with it.
+fn remove_opencode_entry(path: &Path, write: bool) -> i32 {
+    let removed = match read_text(path).map(|text| text.map(|t| opencode::remove(&t))) {
+        Ok(Some(Ok(Some(text)))) => text,
+        Ok(Some(Err(e))) => {
+            eprintln!(
+                "ask-popup setup opencode: left {} alone: {e}",
+                path.display()
+            );
+            return 1;
+        }
+        Err(e) => {
+            eprintln!("ask-popup setup opencode: {e}");
+            return 1;
+        }
+        Ok(None) | Ok(Some(Ok(None))) => {
+            println!("{}: nothing to change", path.display());
+            return 0;
+        }
+    };
+    if removed != opencode::skeleton() {
+        return edit(path, "opencode", write, OWNER_ONLY, |_| Ok(Some(removed)));
+    }
+    if !write {
+        println!("Would delete {}: setup wrote it", path.display());
+        return 0;
+    }
+    match std::fs::remove_file(path) {
+        Ok(()) => {
+            println!("Deleted {}: it held only what setup wrote", path.display());
+            0
+        }
+        Err(e) => {
+            eprintln!("ask-popup setup opencode: {e}");
+            1
+        }
+    }
+}
+
+/// The plugin's files in opencode's plugin dir `dir`: written, or deleted with `remove`.
+fn opencode_plugin(dir: &Path, write: bool, remove: bool) -> i32 {
+    let main = dir.join(opencode::PLUGIN[0].0);
+    if remove {
+        let there: Vec<PathBuf> = opencode::PLUGIN
+            .iter()
+            .map(|(file, _)| dir.join(file))
+            .filter(|p| p.exists())
+            .collect();
+        if there.is_empty() {
+            println!("{}: no ask-popup plugin to remove", dir.display());
+            return 0;
+        }
+        if !write {
+            println!("Would delete the ask-popup plugin from {}", dir.display());
+            return 0;
+        }
+        let deleted = (|| -> std::io::Result<()> {
+            for file in &there {
+                std::fs::remove_file(file)?;
+            }
+            // The plugin's data folder, then the plugin dir, when nothing else is in them.
+            for (file, _) in opencode::PLUGIN.iter().rev() {
+                if let Some(parent) = dir.join(file).parent() {
+                    let _ = std::fs::remove_dir(parent);
+                }
+            }
+            Ok(())
+        })();
+        return match deleted {
+            Ok(()) => {
+                println!("Deleted the ask-popup plugin from {}", dir.display());
+                0
+            }
+            Err(e) => {
+                eprintln!("ask-popup setup opencode: {e}");
+                1
+            }
+        };
+    }
+    if opencode_plugin_current(dir) {
+        println!("{}: the plugin is there already", main.display());
+        return 0;
+    }
+    if !write {
+        println!(
+            "Would write the plugin that answers opencode's question tool in the popup to {}",
+            main.display()
+        );
+        return 0;
+    }
+    let written = (|| -> std::io::Result<()> {
+        for (file, text) in opencode::PLUGIN {
+            let path = dir.join(file);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            atomic_file::write(&path, text.as_bytes(), READABLE)?;
+        }
+        Ok(())
+    })();
+    match written {
+        Ok(()) => {
+            println!(
+                "Wrote the plugin that answers opencode's question tool in the popup to {}",
+                main.display()
+            );
+            0
+        }
+        Err(e) => {
+            eprintln!("ask-popup setup opencode: {e}");
+            1
+        }
+    }
+}
+
+/// Whether opencode's plugin dir `dir` holds the plugin this command carries, file for file.
+pub(super) fn opencode_plugin_current(dir: &Path) -> bool {
+    opencode::PLUGIN
+        .iter()
+        .all(|(file, text)| std::fs::read_to_string(dir.join(file)).is_ok_and(|t| t == *text))
+}
+
 /// `ask-popup setup [--write] [--remove]`: Zellij, and each agent found on PATH.
 pub fn setup_all(write: bool, remove: bool) -> i32 {
     let mut status = 0;
     println!("Zellij:");
     status = status.max(setup_zellij(write, remove, None));
     type Setup = fn(bool, bool) -> i32;
-    let agents: [(&str, &str, Setup); 3] = [
+    let agents: [(&str, &str, Setup); 4] = [
         ("claude", "Claude Code", claude_file),
         ("codex", "Codex", codex_file),
         ("pi", "Pi", setup_pi),
+        ("opencode", "opencode", opencode_files),
     ];
     for (program, name, run) in agents {
         if find_on_path(program).is_none() {

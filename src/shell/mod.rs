@@ -202,6 +202,14 @@ enum SetupAgent {
         #[command(flatten)]
         how: SetupHow,
     },
+    /// opencode: the `ask-popup` MCP server in its config (~/.config/opencode/opencode.json or
+    /// opencode.jsonc; $XDG_CONFIG_HOME, $OPENCODE_CONFIG_DIR), printed, or merged in with
+    /// --write, and the plugin that answers opencode's own question tool in the popup, written
+    /// into its plugin dir.
+    Opencode {
+        #[command(flatten)]
+        how: SetupHow,
+    },
     /// Claude Code: the `claude mcp add` line for the MCP server (the hook, `setup claude`, is
     /// the better fit for Claude Code); with --write, also keeps the server's calls in the
     /// foreground however long the user takes (CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS=0 in the `env`
@@ -293,6 +301,7 @@ pub fn main() -> i32 {
             Some(SetupAgent::Claude { how }) => install::setup_claude(how.write, how.remove),
             Some(SetupAgent::Codex { how }) => install::setup_codex(how.write, how.remove),
             Some(SetupAgent::Pi { how }) => install::setup_pi(how.write, how.remove),
+            Some(SetupAgent::Opencode { how }) => install::setup_opencode(how.write, how.remove),
             Some(SetupAgent::ClaudeMcp { how }) => install::setup_claude_mcp(how.write, how.remove),
         },
     }

@@ -16,6 +16,7 @@ mod hosting;
 mod install;
 mod mcp;
 mod model;
+mod opencode;
 mod pi;
 mod soak;
 mod web;

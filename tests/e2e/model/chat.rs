@@ -27,6 +27,35 @@ pub fn calling(tool: &'static str, arguments: Value) -> impl Fn(&Recorded) -> Re
     }
 }
 
+/// A script that makes the model call `tool` with `arguments` for every user message of a turn
+/// that offers `tool`, and answers any other request (opencode's title for the session) with a
+/// short text.
+pub fn calling_when_offered(
+    tool: &'static str,
+    arguments: Value,
+) -> impl Fn(&Recorded) -> Response {
+    let calls = AtomicUsize::new(0);
+    move |request| {
+        if request.method != "POST" || !request.path.ends_with("/chat/completions") {
+            return Response::Status(404);
+        }
+        let offered = request.body["tools"]
+            .as_array()
+            .is_some_and(|tools| tools.iter().any(|t| t["function"]["name"] == tool));
+        let last_role = request.body["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .and_then(|m| m["role"].as_str())
+            .unwrap_or("");
+        if offered && last_role == "user" {
+            let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
+            tool_call(&format!("call_scripted_{n}"), tool, &arguments)
+        } else {
+            text("Done.")
+        }
+    }
+}
+
 /// The first `role: "tool"` message the agent sent back: its content as one string.
 pub fn tool_message(requests: &[Recorded]) -> Option<String> {
     requests.iter().find_map(|r| {

@@ -1,0 +1,214 @@
+// ask-popup for opencode: opencode's own `question` tool answered in the ask-popup Zellij popup.
+//
+// When opencode's model calls `question`, opencode opens its own dialog and announces the
+// question (`question.asked`). This plugin puts the same questions to the popup through
+// `ask-popup ask --agent opencode` (which marks opencode's pane, `$ZELLIJ_PANE_ID`, while it
+// waits) and answers opencode with what the user chose there; the model then reads the popup's
+// own text (notes, "Chat about this", a decline) in place of opencode's. Whichever dialog is
+// answered first wins: an answer in opencode's dialog takes the question back out of the popup.
+// When the popup cannot reach the user (not inside Zellij, no `ask-popup` command, the popup
+// closed, too many questions waiting, a question it refuses) the plugin leaves the question to
+// opencode's dialog, which is open already.
+//
+// What comes from the Rust library, never typed here: the agent's name and the endings after
+// which opencode's dialog asks (./ask-popup/shared.json, written by `ask-popup`'s tests).
+//
+// Plain JavaScript, one file: opencode loads every `*.js` and `*.ts` of its plugin folder as a
+// plugin, and Node's test runner loads this file as it is.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+/** `{ agent, fallback }`: see ./ask-popup/shared.json. */
+export const shared = JSON.parse(readFileSync(new URL("./ask-popup/shared.json", import.meta.url), "utf8"));
+
+/** opencode's tool whose questions the popup answers. */
+export const QUESTION_TOOL = "question";
+
+/** How long an `ask-popup ask` that is told to stop gets to withdraw its question. */
+const WITHDRAW_GRACE_MS = 5000;
+
+/** opencode's questions as the popup's questionnaire (its `custom` answers are the popup's
+ * `Type something.` row, which every question has). */
+export function questionnaireOf(questions) {
+  return {
+    questions: questions.map((q) => ({
+      question: q.question,
+      header: q.header,
+      options: (q.options ?? []).map((o) => ({ label: o.label, description: o.description ?? "" })),
+      multiSelect: q.multiple === true,
+    })),
+  };
+}
+
+/** The envelope in what `ask-popup ask` printed: its last line that is a JSON object with a
+ * `content` list and a `details` object. */
+export function envelopeIn(stdout) {
+  const lines = stdout.split("\n").filter((line) => line.trim() !== "");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    let value;
+    try {
+      value = JSON.parse(lines[i]);
+    } catch {
+      continue;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+    if (!Array.isArray(value.content) || value.content.length === 0) continue;
+    if (typeof value.details !== "object" || value.details === null) continue;
+    return value;
+  }
+  return undefined;
+}
+
+/** The envelope's text, as the model of every other agent reads it. */
+export function textOf(envelope) {
+  return envelope.content.map((part) => (typeof part.text === "string" ? part.text : "")).join("\n");
+}
+
+/** What opencode is told for each question: the labels picked, or the text typed (opencode's
+ * answers are lists of labels, a typed answer one of them); nothing for a question left
+ * unanswered. */
+export function answersOf(envelope, count) {
+  const answers = Array.from({ length: count }, () => []);
+  for (const given of envelope.details.answers ?? []) {
+    const slot = answers[given.questionIndex];
+    if (slot === undefined) continue;
+    if (Array.isArray(given.selected)) slot.push(...given.selected.filter((s) => typeof s === "string"));
+    else if (typeof given.answer === "string") slot.push(given.answer);
+  }
+  return answers;
+}
+
+/**
+ * What to do with what `ask-popup ask` printed: `{ reply: { answers, text } }` to answer opencode
+ * (and give its model `text`), or `{ leave: reason }` to leave the question to opencode's dialog.
+ */
+export function decide(stdout, count) {
+  const envelope = envelopeIn(stdout);
+  if (envelope === undefined) return { leave: "ask-popup printed no envelope" };
+  const error = envelope.details.error;
+  if (typeof error === "string" && shared.fallback.includes(error)) return { leave: error };
+  return { reply: { answers: answersOf(envelope, count), text: textOf(envelope) } };
+}
+
+/** The `ask-popup` command: `$ASK_POPUP_COMMAND`, else the one on PATH. */
+export function commandOf(env = process.env) {
+  const command = env.ASK_POPUP_COMMAND;
+  return command !== undefined && command.trim() !== "" ? command : "ask-popup";
+}
+
+/** Runs `command ask --agent opencode --id <id>` with `payload` on its stdin: resolves with its
+ * stdout ("" when it could not run). `stop()` withdraws the question (SIGTERM, then SIGKILL). */
+export function askThroughCommand(command, id, payload) {
+  let child;
+  const done = new Promise((resolve) => {
+    try {
+      child = spawn(command, ["ask", "--agent", shared.agent, "--id", id], { stdio: ["pipe", "pipe", "ignore"] });
+    } catch {
+      resolve("");
+      return;
+    }
+    const out = [];
+    child.stdout?.on("data", (chunk) => out.push(chunk));
+    child.stdin?.on("error", () => {}); // EPIPE when the command exits before reading it all
+    child.on("error", () => resolve(""));
+    child.on("close", () => resolve(Buffer.concat(out).toString("utf8")));
+    child.stdin?.end(payload);
+  });
+  const stop = () => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    setTimeout(() => child.kill("SIGKILL"), WITHDRAW_GRACE_MS).unref?.();
+  };
+  return { done, stop };
+}
+
+/** Answers the pending question `requestID` through opencode's own client (the server's
+ * `POST /question/{requestID}/reply`, which opencode's SDK of this version offers no method
+ * for): true when opencode took the answers. */
+export async function replyToOpencode(client, requestID, answers) {
+  const http = client?._client;
+  if (typeof http?.post !== "function") return false;
+  try {
+    const result = await http.post({
+      url: "/question/{requestID}/reply",
+      path: { requestID },
+      body: { answers },
+      headers: { "Content-Type": "application/json" },
+    });
+    return result?.error === undefined && (result?.response?.ok ?? true);
+  } catch {
+    return false;
+  }
+}
+
+/** The plugin: opencode calls it once per project it opens. */
+export async function server({ client }, _options, env = process.env) {
+  /** Questions put to the popup, by opencode's request id: `{ sessionID, stop, over }`. */
+  const asking = new Map();
+  /** The popup's text for a question tool call answered from it, by opencode's call id. */
+  const texts = new Map();
+  const stopAll = () => {
+    for (const question of asking.values()) question.stop();
+  };
+  process.once("exit", stopAll);
+
+  async function ask(request) {
+    const questions = Array.isArray(request.questions) ? request.questions : [];
+    if (questions.length === 0 || asking.has(request.id)) return;
+    const asked = askThroughCommand(commandOf(env), request.id, JSON.stringify(questionnaireOf(questions)));
+    const question = { sessionID: request.sessionID, stop: asked.stop, over: false };
+    asking.set(request.id, question);
+    const stdout = await asked.done;
+    asking.delete(request.id);
+    // Answered in opencode's dialog meanwhile, or the session stopped: nothing to say.
+    if (question.over) return;
+    const next = decide(stdout, questions.length);
+    if (!("reply" in next)) return; // opencode's dialog, open all along, asks
+    const callID = request.tool?.callID;
+    if (callID !== undefined) texts.set(callID, next.reply.text);
+    if (!(await replyToOpencode(client, request.id, next.reply.answers)) && callID !== undefined) {
+      texts.delete(callID);
+    }
+  }
+
+  function end(requestID) {
+    const question = asking.get(requestID);
+    if (question === undefined) return;
+    question.over = true;
+    question.stop();
+  }
+
+  function endSession(sessionID) {
+    for (const [requestID, question] of asking) if (question.sessionID === sessionID) end(requestID);
+  }
+
+  return {
+    event: async ({ event }) => {
+      const properties = event?.properties ?? {};
+      switch (event?.type) {
+        case "question.asked":
+          void ask(properties);
+          break;
+        case "question.replied":
+        case "question.rejected":
+          end(properties.requestID);
+          break;
+        case "session.idle":
+          if (typeof properties.sessionID === "string") endSession(properties.sessionID);
+          break;
+        case "session.status":
+          if (properties.status?.type === "idle") endSession(properties.sessionID);
+          break;
+      }
+    },
+    "tool.execute.after": async (input, output) => {
+      if (input?.tool !== QUESTION_TOOL) return;
+      const text = texts.get(input.callID);
+      if (text === undefined) return;
+      texts.delete(input.callID);
+      output.output = text;
+    },
+  };
+}
+
+export default { id: "ask-popup", server };
