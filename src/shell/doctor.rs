@@ -66,6 +66,8 @@ pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
 }
 
 /// Whether the record of questionnaires is private (each record's folder its user's alone).
+/// The folder is what keeps it so: the plugin cannot set the mode of a file it writes (WASI has
+/// none), so a record it started is its user's by the folder alone.
 fn record_check() -> Check {
     use std::os::unix::fs::PermissionsExt;
     let files = super::later::zellij_cache_dir()
@@ -75,8 +77,7 @@ fn record_check() -> Check {
         .iter()
         .filter(|file| {
             let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o077);
-            let dir_open = file.parent().is_some_and(|d| mode(d).is_ok_and(|m| m != 0));
-            dir_open || mode(file).is_ok_and(|m| m != 0)
+            file.parent().is_some_and(|d| mode(d).is_ok_and(|m| m != 0))
         })
         .collect();
     match (files.first(), open.first()) {
