@@ -17,19 +17,7 @@ use std::time::Duration;
 /// `ask-popup doctor [--json]`.
 pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
     let mut checks = Vec::new();
-    checks.push(match zellij_version() {
-        Some(version) if version.trim() == "zellij 0.45.1" => Check::pass("zellij", version.trim()),
-        Some(version) => Check::fail(
-            "zellij",
-            format!("{} on PATH; ask-popup is built for 0.45.1", version.trim()),
-            "cargo install --locked zellij --version 0.45.1",
-        ),
-        None => Check::fail(
-            "zellij",
-            "not on PATH",
-            "cargo install --locked zellij --version 0.45.1",
-        ),
-    });
+    checks.push(zellij::zellij_check(zellij_version().as_deref()));
     match config_dir(dir) {
         None => checks.push(Check::fail(
             "config dir",
@@ -121,7 +109,10 @@ fn plugin_answers(plugin: &str) -> Check {
             return Check::fail(
                 CHECK,
                 "cannot run zellij pipe: zellij is not on PATH",
-                "cargo install --locked zellij --version 0.45.1",
+                format!(
+                    "cargo install --locked zellij --version {}",
+                    zellij::ZELLIJ_TESTED
+                ),
             )
         }
     };
