@@ -380,6 +380,51 @@ fn the_doctor_warns_of_another_zellij_line_without_failing() {
 }
 
 #[test]
+fn pi_with_the_extension_installed_as_a_package_needs_no_setup() {
+    let home = Home::new("pi-package");
+    home.install("zellij", "zellij 0.45.1");
+    home.install("pi", "0.73.1");
+    assert!(home.run(&["setup", "zellij", "--write"]).status.success());
+    let agent = home.home().join(".pi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let source = "npm:pi-ask-popup@file:/releases/pi-ask-popup-0.1.0.tgz";
+    std::fs::write(
+        agent.join("settings.json"),
+        format!(r#"{{"packages": ["{source}"]}}"#),
+    )
+    .unwrap();
+    let (code, report) = home.doctor();
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        line(&report, "Pi").starts_with(&format!("✓ Pi: Pi loads the package {source}")),
+        "{report}"
+    );
+    // setup pi writes no second copy.
+    let out = home.run(&["setup", "pi", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("nothing to write"),
+        "{out:?}"
+    );
+    assert!(!agent.join("extensions").exists());
+    // Both: the tool twice.
+    std::fs::create_dir_all(agent.join("extensions/ask-popup")).unwrap();
+    let (code, report) = home.doctor();
+    assert_eq!(code, 1, "{report}");
+    fails_with_fix(&report, "Pi", "ask-popup setup pi --remove --write");
+    std::fs::remove_dir_all(agent.join("extensions")).unwrap();
+    // Pinned to another release: a warning.
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"packages": ["npm:pi-ask-popup@0.0.1"]}"#,
+    )
+    .unwrap();
+    let (code, report) = home.doctor();
+    assert_eq!(code, 0, "{report}");
+    assert!(line(&report, "Pi").starts_with('⚠'), "{report}");
+}
+
+#[test]
 fn setup_without_write_changes_nothing_and_says_what_it_would() {
     let home = Home::new("setup-dry");
     home.install("zellij", "zellij 0.45.1");

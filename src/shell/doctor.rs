@@ -3,7 +3,7 @@
 //! command), run and reported. What each check means is `ask_popup::caller::zellij` and
 //! `ask_popup::caller::web`.
 
-use super::install::{config_dir, pi_extension_current};
+use super::install::{config_dir, pi_extension_current, pi_package};
 use super::programs::{find_on_path, ZellijCli};
 use super::Zellij;
 use ask_popup::broker::VERSION;
@@ -182,30 +182,49 @@ fn agent_checks() -> Vec<Check> {
         checks.push(Check::skip("Codex", "not installed"));
     }
     if find_on_path("pi").is_some() {
-        let dir = setup::pi_agent_dir(|name| std::env::var(name).ok())
-            .unwrap_or_default()
-            .join("extensions")
-            .join(setup::PI_EXTENSION_DIR);
-        checks.push(if pi_extension_current(&dir) {
-            Check::pass(
-                "Pi",
-                format!("{} holds this command's extension", dir.display()),
-            )
-        } else if dir.exists() {
-            Check::fail(
-                "Pi",
-                format!("{} holds another version of the extension", dir.display()),
-                "ask-popup setup pi --write",
-            )
-        } else {
-            Check::fail(
-                "Pi",
-                format!("no ask_user_question extension in {}", dir.display()),
-                "ask-popup setup pi --write",
-            )
-        });
+        let agent = setup::pi_agent_dir(|name| std::env::var(name).ok()).unwrap_or_default();
+        let dir = agent.join("extensions").join(setup::PI_EXTENSION_DIR);
+        checks.push(pi_check(&dir, pi_package(&agent)));
     } else {
         checks.push(Check::skip("Pi", "not installed"));
     }
     checks
+}
+
+/// Pi's extension: the files `setup pi` writes into `dir`, or the package `pi install` added
+/// (`package`, its source), and not both.
+fn pi_check(dir: &Path, package: Option<String>) -> Check {
+    let current = pi_extension_current(dir);
+    match package {
+        Some(source) if dir.exists() => Check::fail(
+            "Pi",
+            format!(
+                "Pi loads the extension twice: the package {source} and {}",
+                dir.display()
+            ),
+            "ask-popup setup pi --remove --write",
+        ),
+        Some(source) => match setup::pinned_version(&source) {
+            Some(version) if version != VERSION => Check::warn(
+                "Pi",
+                format!("Pi loads the package {source}, not this command's version {VERSION}"),
+                format!("pi install npm:{}@{VERSION}", setup::PI_PACKAGE),
+            ),
+            _ => Check::pass("Pi", format!("Pi loads the package {source}")),
+        },
+        None if current => Check::pass(
+            "Pi",
+            format!("{} holds this command's extension", dir.display()),
+        ),
+        None if dir.exists() => Check::fail(
+            "Pi",
+            format!("{} holds another version of the extension", dir.display()),
+            "ask-popup setup pi --write",
+        ),
+        None => Check::fail(
+            "Pi",
+            format!("no ask_user_question extension in {}", dir.display()),
+            "ask-popup setup pi --write",
+        ),
+    }
 }

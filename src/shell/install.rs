@@ -561,6 +561,13 @@ pub fn setup_pi(write: bool, remove: bool) -> i32 {
         println!("{}: the extension is there already", dir.display());
         return 0;
     }
+    if let Some(source) = pi_package(&agent) {
+        // Two copies would give Pi's model the tool twice.
+        println!(
+            "Pi loads the extension as a package already ({source}, from `pi install`): nothing to write"
+        );
+        return 0;
+    }
     if !write {
         println!(
             "Would write the ask_user_question extension to {}",
@@ -588,6 +595,13 @@ pub fn setup_pi(write: bool, remove: bool) -> i32 {
             1
         }
     }
+}
+
+/// The package source in Pi's settings (under Pi's agent dir `agent`) that loads the extension,
+/// as `pi install` put it there.
+pub(super) fn pi_package(agent: &Path) -> Option<String> {
+    let settings = std::fs::read_to_string(agent.join("settings.json")).ok()?;
+    setup::pi_package_source(&settings)
 }
 
 /// Whether `dir` holds the extension this command carries, file for file.
