@@ -1,6 +1,7 @@
 //! The release is one version: the crate's is the command's (`ask-popup --version`), the
 //! plugin's (its `version` pipe answers `VERSION`), the Pi package's and the CHANGELOG's latest
-//! entry; the release's URLs come from the manifest's `repository` alone; and the packaged
+//! entry; the release's URLs come from the manifest's `repository` alone (and the READMEs name
+//! this release's); and the packaged
 //! crate holds what the command is built from (the Pi extension it carries included), nothing
 //! of the tests.
 
@@ -163,4 +164,28 @@ fn the_packaged_crate_holds_what_the_command_is_built_from_and_no_tests() {
         manifest.contains("\"/assets/ask-popup.wasm\""),
         "{manifest}"
     );
+}
+
+#[test]
+fn the_readmes_name_this_releases_downloads() {
+    for readme in ["README.md", "integrations/pi/README.md"] {
+        let text = read(readme);
+        let mut found = 0;
+        for (at, _) in text.match_indices("/releases/download/") {
+            found += 1;
+            let before = &text[..at];
+            let after = &text[at + "/releases/download/".len()..];
+            assert!(
+                before.ends_with(REPOSITORY),
+                "{readme}: a release URL not under {REPOSITORY}: …{}",
+                &before[before.len().saturating_sub(60)..]
+            );
+            assert!(
+                after.starts_with(&format!("v{VERSION}/")),
+                "{readme}: a release URL not of v{VERSION}: {}",
+                after.chars().take(60).collect::<String>()
+            );
+        }
+        assert!(found > 0, "{readme} names no release download");
+    }
 }
