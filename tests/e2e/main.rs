@@ -13,10 +13,12 @@ mod faults;
 mod harness;
 mod history;
 mod hosting;
+mod http;
 mod install;
 mod mcp;
 mod model;
 mod pi;
+mod release;
 mod soak;
 mod web;
 
