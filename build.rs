@@ -1,8 +1,11 @@
 //! The `ask-popup` command carries the plugin it was built with, so that
 //! `ask-popup setup zellij` can write it out and `ask-popup doctor` can tell an installed
 //! plugin of another version: the plugin file is `$ASK_POPUP_PLUGIN_WASM` when set (what
-//! `scripts/install.sh` builds), else the build's own `wasm32-wasip1/release/ask-popup.wasm`
-//! under the target dir (`$CARGO_TARGET_DIR`, or this checkout's `target/`).
+//! `scripts/install.sh` and `scripts/release.sh` build), else `assets/ask-popup.wasm` when there
+//! (the released plugin, which `scripts/release.sh` puts into the packaged crate, so that `cargo
+//! install ask-popup` needs no wasm target; a clone has none), else the build's own
+//! `wasm32-wasip1/release/ask-popup.wasm` under the target dir (`$CARGO_TARGET_DIR`, or this
+//! checkout's `target/`).
 //!
 //! A release build without the plugin fails, saying how to build it: a command that cannot
 //! write out its plugin is not one to install. (`ASK_POPUP_PLUGIN_WASM=""` builds one that
@@ -10,6 +13,9 @@
 //! (the tests) carries whatever is there, or nothing.
 
 use std::path::PathBuf;
+
+/// The released plugin, in the packaged crate.
+const RELEASED: &str = "assets/ask-popup.wasm";
 
 fn main() {
     println!("cargo:rerun-if-env-changed=ASK_POPUP_PLUGIN_WASM");
@@ -29,6 +35,7 @@ fn main() {
             return;
         }
         Some(path) => (PathBuf::from(path), true),
+        None if manifest.join(RELEASED).is_file() => (manifest.join(RELEASED), true),
         None => {
             let target_dir = std::env::var_os("CARGO_TARGET_DIR")
                 .map(|dir| manifest.join(dir))

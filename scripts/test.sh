@@ -22,6 +22,12 @@ cargo clippy --release --target wasm32-wasip1 -- -D warnings
 # The command as a user installs it (into target/installed, not ~/.cargo): the e2e test of a
 # fresh machine's path sets everything up with it.
 bash scripts/install.sh --root target/installed
+# The release's files as scripts/release.sh builds them into target/release-assets (offline:
+# everything they need is fetched by now), and the command installed from the packaged crate
+# alone, as `cargo install ask-popup` installs it: the e2e tests of a release
+# (tests/e2e/release.rs, and Pi installing the packed package in tests/e2e/pi.rs) use them.
+CARGO_NET_OFFLINE=true bash scripts/release.sh
+bash scripts/install-crate.sh
 # The listener plugin the e2e tests load beside ask-popup to hear its broadcasts; its own
 # workspace and target dir (tests/listener/target).
 cargo build --release --target wasm32-wasip1 --manifest-path tests/listener/Cargo.toml

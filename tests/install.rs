@@ -324,6 +324,140 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
 }
 
 #[test]
+fn setup_zellij_with_a_url_writes_no_file_and_the_doctor_needs_none() {
+    let home = Home::new("setup-url");
+    home.install("zellij", "zellij 0.45.1");
+    let config = home.zellij_dir().join("config.kdl");
+    std::fs::create_dir_all(home.zellij_dir()).unwrap();
+    std::fs::write(&config, USER_CONFIG).unwrap();
+    let url = "http://127.0.0.1:9/v/ask-popup.wasm";
+
+    let out = home.run(&["setup", "zellij", "--url", url]);
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(&format!("download the plugin from {url}")),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), USER_CONFIG);
+
+    let out = home.run(&["setup", "zellij", "--url", url, "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        written.contains(&format!("ask-popup location=\"{url}\"")),
+        "{written}"
+    );
+    assert!(!home.zellij_dir().join("plugins").exists());
+    let (code, report) = home.doctor();
+    assert_eq!(code, 0, "{report}");
+    assert!(line(&report, "plugin file").starts_with('–'), "{report}");
+    assert!(line(&report, "alias").contains(url), "{report}");
+
+    // Without a value: this version's release, in place of the URL before.
+    let out = home.run(&["setup", "zellij", "--url", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    let release = format!(
+        "{}/releases/download/v{}/ask-popup.wasm",
+        env!("CARGO_PKG_REPOSITORY"),
+        env!("CARGO_PKG_VERSION")
+    );
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        written.contains(&format!("ask-popup location=\"{release}\"")) && !written.contains(url),
+        "{written}"
+    );
+    let (code, report) = home.doctor();
+    assert_eq!(code, 0, "{report}");
+
+    // Not a URL Zellij downloads.
+    let out = home.run(&[
+        "setup",
+        "zellij",
+        "--url",
+        "ftp://x/ask-popup.wasm",
+        "--write",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("http://"),
+        "{out:?}"
+    );
+
+    // The file setup afterwards leaves the URL alias alone; --remove takes it out.
+    let out = home.run(&["setup", "zellij", "--remove", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), USER_CONFIG);
+}
+
+#[test]
+fn the_doctor_warns_of_another_zellij_line_without_failing() {
+    let home = Home::new("doctor-line");
+    home.install("zellij", "zellij 0.46.2");
+    assert!(home.run(&["setup", "zellij", "--write"]).status.success());
+    let (code, report) = home.doctor();
+    assert_eq!(code, 0, "{report}");
+    let zellij = line(&report, "zellij");
+    assert!(
+        zellij.starts_with("⚠ zellij: zellij 0.46.2 on PATH")
+            && zellij.contains("built and tested for Zellij 0.45.x"),
+        "{report}"
+    );
+    home.install("zellij", "zellij 0.45.3");
+    let (code, report) = home.doctor();
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        line(&report, "zellij").starts_with("✓ zellij: zellij 0.45.3"),
+        "{report}"
+    );
+}
+
+#[test]
+fn pi_with_the_extension_installed_as_a_package_needs_no_setup() {
+    let home = Home::new("pi-package");
+    home.install("zellij", "zellij 0.45.1");
+    home.install("pi", "0.73.1");
+    assert!(home.run(&["setup", "zellij", "--write"]).status.success());
+    let agent = home.home().join(".pi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let source = "npm:pi-ask-popup@file:/releases/pi-ask-popup-0.1.0.tgz";
+    std::fs::write(
+        agent.join("settings.json"),
+        format!(r#"{{"packages": ["{source}"]}}"#),
+    )
+    .unwrap();
+    let (code, report) = home.doctor();
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        line(&report, "Pi").starts_with(&format!("✓ Pi: Pi loads the package {source}")),
+        "{report}"
+    );
+    // setup pi writes no second copy.
+    let out = home.run(&["setup", "pi", "--write"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("nothing to write"),
+        "{out:?}"
+    );
+    assert!(!agent.join("extensions").exists());
+    // Both: the tool twice.
+    std::fs::create_dir_all(agent.join("extensions/ask-popup")).unwrap();
+    let (code, report) = home.doctor();
+    assert_eq!(code, 1, "{report}");
+    fails_with_fix(&report, "Pi", "ask-popup setup pi --remove --write");
+    std::fs::remove_dir_all(agent.join("extensions")).unwrap();
+    // Pinned to another release: a warning.
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"packages": ["npm:pi-ask-popup@0.0.1"]}"#,
+    )
+    .unwrap();
+    let (code, report) = home.doctor();
+    assert_eq!(code, 0, "{report}");
+    assert!(line(&report, "Pi").starts_with('⚠'), "{report}");
+}
+
+#[test]
 fn setup_without_write_changes_nothing_and_says_what_it_would() {
     let home = Home::new("setup-dry");
     home.install("zellij", "zellij 0.45.1");

@@ -150,6 +150,42 @@ pub const PI_EXTENSION: [(&str, &str); 12] = [
 /// The extension's directory under Pi's `extensions/`.
 pub const PI_EXTENSION_DIR: &str = "ask-popup";
 
+/// The Pi extension's npm package (`integrations/pi/package.json`'s name).
+pub const PI_PACKAGE: &str = "pi-ask-popup";
+
+/// The Pi package source in Pi's `settings` (the text of its settings.json) that loads this
+/// extension, as `pi install` adds it: `npm:pi-ask-popup`, pinned (`npm:pi-ask-popup@0.1.0`,
+/// `npm:pi-ask-popup@file:…tgz`) or not, or a local path to the package (a folder named
+/// pi-ask-popup, or integrations/pi in a clone). None: Pi loads no such package.
+pub fn pi_package_source(settings: &str) -> Option<String> {
+    let settings: Value = serde_json::from_str(settings).ok()?;
+    let packages = settings.get("packages")?.as_array()?;
+    packages
+        .iter()
+        .filter_map(|p| p.as_str().or_else(|| p.get("source")?.as_str()))
+        .find(|source| is_this_package(source))
+        .map(str::to_owned)
+}
+
+fn is_this_package(source: &str) -> bool {
+    if let Some(spec) = source.strip_prefix("npm:") {
+        let name = spec.split_once('@').map_or(spec, |(name, _)| name);
+        return name.trim() == PI_PACKAGE;
+    }
+    let path = source.trim_end_matches('/');
+    path.ends_with(&format!("/{PI_PACKAGE}")) || path.ends_with("integrations/pi")
+}
+
+/// The version a package source pins (`npm:pi-ask-popup@0.1.0`), when it names one.
+pub fn pinned_version(source: &str) -> Option<&str> {
+    let (_, version) = source.strip_prefix("npm:")?.split_once('@')?;
+    let plain = version.split('.').count() == 3
+        && version
+            .split('.')
+            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    plain.then_some(version)
+}
+
 /// Pi's agent dir, as Pi finds it: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
 pub fn pi_agent_dir(env: impl Fn(&str) -> Option<String>) -> Option<std::path::PathBuf> {
     if let Some(dir) = env("PI_CODING_AGENT_DIR").filter(|d| !d.is_empty()) {
@@ -563,6 +599,39 @@ mod tests {
             .collect();
         carried.sort();
         assert_eq!(carried, on_disk);
+    }
+
+    #[test]
+    fn a_pi_package_of_the_extension_is_found_in_pis_settings() {
+        let settings = |packages: &str| format!(r#"{{"theme": "dark", "packages": {packages}}}"#);
+        for (packages, found) in [
+            (r#"["npm:pi-ask-popup"]"#, Some("npm:pi-ask-popup")),
+            (
+                r#"["npm:other", "npm:pi-ask-popup@0.1.0"]"#,
+                Some("npm:pi-ask-popup@0.1.0"),
+            ),
+            (
+                r#"["npm:pi-ask-popup@file:/tmp/pi-ask-popup-0.1.0.tgz"]"#,
+                Some("npm:pi-ask-popup@file:/tmp/pi-ask-popup-0.1.0.tgz"),
+            ),
+            (
+                r#"[{"source": "/src/ask-popup/integrations/pi", "skills": []}]"#,
+                Some("/src/ask-popup/integrations/pi"),
+            ),
+            (r#"["npm:pi-ask-popup-fork", "npm:@x/pi-ask-popup"]"#, None),
+            ("[]", None),
+        ] {
+            assert_eq!(
+                pi_package_source(&settings(packages)).as_deref(),
+                found,
+                "{packages}"
+            );
+        }
+        assert_eq!(pi_package_source(r#"{"theme": "dark"}"#), None);
+        assert_eq!(pi_package_source("not json"), None);
+        assert_eq!(pinned_version("npm:pi-ask-popup@0.1.0"), Some("0.1.0"));
+        assert_eq!(pinned_version("npm:pi-ask-popup@file:/x.tgz"), None);
+        assert_eq!(pinned_version("npm:pi-ask-popup"), None);
     }
 
     #[test]

@@ -21,6 +21,61 @@ pub const BIND_KEY: &str = "y";
 /// The comment on the blocks setup creates: they go again with what setup put in them.
 const MARK: &str = "// Added by `ask-popup setup zellij`";
 
+/// This command's (and its plugin's) version, which is the release's.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The project's repository (the manifest's `repository`), whose releases carry the plugin.
+pub const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
+/// The Zellij line this release is built against (zellij-tile's version) and tested with:
+/// Zellij loads a plugin built for another version, but plugins break across its minor versions.
+pub const ZELLIJ_LINE: &str = "0.45";
+/// The Zellij version the tests run, and the one to install.
+pub const ZELLIJ_TESTED: &str = "0.45.1";
+
+/// Where the release of `version` has its plugin, for `location` in config.kdl.
+pub fn release_url(version: &str) -> String {
+    format!("{REPOSITORY}/releases/download/v{version}/{PLUGIN_FILE}")
+}
+
+/// Whether a plugin location is a URL Zellij downloads (not a file or one of its own).
+pub fn is_url(location: &str) -> bool {
+    location.starts_with("https://") || location.starts_with("http://")
+}
+
+/// The release a URL names (`…/download/v1.2.3/…`), if it names one.
+fn release_in(url: &str) -> Option<&str> {
+    url.split('/')
+        .skip_while(|part| *part != "download")
+        .nth(1)
+        .and_then(|tag| tag.strip_prefix('v'))
+}
+
+/// The check of `zellij --version`'s output (None: no `zellij` that answers): this release is
+/// built and tested for one Zellij line; another line is a warning, since Zellij still loads
+/// the plugin and it may work.
+pub fn zellij_check(version: Option<&str>) -> Check {
+    let install = format!("cargo install --locked zellij --version {ZELLIJ_TESTED}");
+    let Some(printed) = version.map(str::trim) else {
+        return Check::fail("zellij", "not on PATH", install);
+    };
+    let line = format!("{ZELLIJ_LINE}.");
+    match printed.strip_prefix("zellij ") {
+        Some(v) if v.starts_with(&line) => Check::pass(
+            "zellij",
+            format!(
+                "{printed} (ask-popup {VERSION} is built and tested for Zellij {ZELLIJ_LINE}.x)"
+            ),
+        ),
+        _ => Check::warn(
+            "zellij",
+            format!(
+                "{printed} on PATH; ask-popup {VERSION} is built and tested for Zellij \
+                 {ZELLIJ_LINE}.x, and plugins can break across Zellij's minor versions"
+            ),
+            format!("use the ask-popup release made for your Zellij, or: {install}"),
+        ),
+    }
+}
+
 /// One line of `ask-popup doctor`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Check {
@@ -31,6 +86,9 @@ pub struct Check {
     /// For a failed check: the command that fixes it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
+    /// A check that holds with a doubt (`ok` is true): said, with its fix, but no failure.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub warning: bool,
 }
 
 impl Check {
@@ -40,6 +98,7 @@ impl Check {
             ok: Some(true),
             detail: detail.into(),
             fix: None,
+            warning: false,
         }
     }
     pub fn fail(check: &str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
@@ -48,6 +107,17 @@ impl Check {
             ok: Some(false),
             detail: detail.into(),
             fix: Some(fix.into()),
+            warning: false,
+        }
+    }
+    /// Holds, but with a doubt worth saying and what would remove it.
+    pub fn warn(check: &str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check {
+            check: check.to_owned(),
+            ok: Some(true),
+            detail: detail.into(),
+            fix: Some(fix.into()),
+            warning: true,
         }
     }
     pub fn skip(check: &str, detail: impl Into<String>) -> Check {
@@ -56,15 +126,18 @@ impl Check {
             ok: None,
             detail: detail.into(),
             fix: None,
+            warning: false,
         }
     }
 }
 
-/// The doctor's report: one line per check (✓, ✗ with its fix, or – not checked).
+/// The doctor's report: one line per check (✓, ✗ with its fix, ⚠ with its fix, or – not
+/// checked).
 pub fn report(checks: &[Check]) -> String {
     let mut out = String::new();
     for c in checks {
         let mark = match c.ok {
+            Some(true) if c.warning => "⚠",
             Some(true) => "✓",
             Some(false) => "✗",
             None => "–",
@@ -83,19 +156,29 @@ pub fn all_hold(checks: &[Check]) -> bool {
 }
 
 /// The checks of the plugin file and `config.kdl` in Zellij's config dir `dir`, from what the
-/// files hold (None: no such file).
+/// files hold (None: no such file). An alias that loads the plugin from a URL needs no file
+/// (the plugin answering in the session says which version Zellij downloaded).
 pub fn config_checks(dir: &Path, plugin: Option<&[u8]>, config: Option<&str>) -> Vec<Check> {
     let fix = "ask-popup setup zellij --write";
     let plugin_path = dir.join("plugins").join(PLUGIN_FILE);
     let config_path = dir.join("config.kdl");
+    let found = config.map(|c| inspect(c, &config_path.display().to_string()));
+    let url = match &found {
+        Some(Ok((Some(location), _))) if is_url(location) => Some(location.clone()),
+        _ => None,
+    };
     let mut checks = Vec::new();
-    checks.push(match plugin {
-        None => Check::fail(
+    checks.push(match (plugin, &url) {
+        (_, Some(url)) => Check::skip(
+            "plugin file",
+            format!("none needed: Zellij downloads the plugin from {url}"),
+        ),
+        (None, None) => Check::fail(
             "plugin file",
             format!("{} is missing", plugin_path.display()),
             fix,
         ),
-        Some(bytes) if !PLUGIN.is_empty() && bytes != PLUGIN => Check::fail(
+        (Some(bytes), None) if !PLUGIN.is_empty() && bytes != PLUGIN => Check::fail(
             "plugin file",
             format!(
                 "{} is another version than this command's",
@@ -103,12 +186,12 @@ pub fn config_checks(dir: &Path, plugin: Option<&[u8]>, config: Option<&str>) ->
             ),
             fix,
         ),
-        Some(_) => Check::pass(
+        (Some(_), None) => Check::pass(
             "plugin file",
             format!("{}, this command's version", plugin_path.display()),
         ),
     });
-    let (location, binding) = match config.map(|c| inspect(c, &config_path.display().to_string())) {
+    let (location, binding) = match found {
         None => (None, false),
         Some(Ok(found)) => found,
         Some(Err(e)) => {
@@ -127,6 +210,14 @@ pub fn config_checks(dir: &Path, plugin: Option<&[u8]>, config: Option<&str>) ->
             format!("{} has no `{ALIAS}` alias", config_path.display()),
             fix,
         ),
+        Some(found) if is_url(&found) => match release_in(&found) {
+            Some(release) if release != VERSION => Check::fail(
+                "alias",
+                format!("`{ALIAS}` loads release {release}'s plugin from {found}, not this command's {VERSION}"),
+                format!("ask-popup setup zellij --url {} --write", release_url(VERSION)),
+            ),
+            _ => Check::pass("alias", format!("`{ALIAS}` → {found}")),
+        },
         Some(found) if found != wanted && !found.ends_with(&format!("/{PLUGIN_FILE}")) => {
             Check::fail(
                 "alias",
@@ -191,10 +282,10 @@ pub fn config_dir(
 }
 
 /// The alias node, with the plugin's options as `plugin.kdl` documents them, indented by
-/// `indent`.
+/// `indent`; `location` as Zellij reads it (`file:` and a path, or a URL).
 fn alias_text(location: &str, indent: &str) -> String {
     let body = [
-        format!("{ALIAS} location={} {{", quote(&format!("file:{location}"))),
+        format!("{ALIAS} location={} {{", quote(location)),
         "    // The key that hides the popup while keeping the question pending, or \"off\"."
             .to_owned(),
         "    hide_key \"Ctrl ]\"".to_owned(),
@@ -301,9 +392,26 @@ fn new_block(name: &str, indent: &str) -> KdlNode {
     block
 }
 
-/// `existing` (the text of `config.kdl`, `path` for messages) with the alias pointing at
-/// `location` and the binding added; None when both are there already.
-pub fn merge(existing: &str, path: &str, location: &str) -> Result<Option<String>, KdlError> {
+/// `existing` (the text of `config.kdl`, `path` for messages) with the alias loading the plugin
+/// file at `plugin_path` and the binding added; None when both are there already. An alias
+/// already there is left as it is (it may load a build of the user's own).
+pub fn merge(existing: &str, path: &str, plugin_path: &str) -> Result<Option<String>, KdlError> {
+    merge_at(existing, path, &format!("file:{plugin_path}"), false)
+}
+
+/// `existing` with the alias loading the plugin from `url` and the binding added: an alias
+/// already there is pointed at `url`, keeping its options (`setup zellij --url` is asked for
+/// that URL, a newer release's, say). None when all of it is there already.
+pub fn merge_url(existing: &str, path: &str, url: &str) -> Result<Option<String>, KdlError> {
+    merge_at(existing, path, url, true)
+}
+
+fn merge_at(
+    existing: &str,
+    path: &str,
+    location: &str,
+    repoint: bool,
+) -> Result<Option<String>, KdlError> {
     let mut doc = parse(existing, path)?;
     let mut changed = false;
     if !has_alias(&doc) {
@@ -313,6 +421,8 @@ pub fn merge(existing: &str, path: &str, location: &str) -> Result<Option<String
         let text = alias_text(location, &indent);
         append(plugins, text.trim_start(), &indent);
         changed = true;
+    } else if repoint {
+        changed |= point_alias(&mut doc, location);
     }
     if !has_binding(&doc) {
         let k = top_block(&mut doc, "keybinds");
@@ -336,6 +446,32 @@ pub fn merge(existing: &str, path: &str, location: &str) -> Result<Option<String
         changed = true;
     }
     Ok(changed.then(|| doc.to_string()))
+}
+
+/// Points the alias at `location` (its other entries and children kept); whether it changed.
+fn point_alias(doc: &mut KdlDocument, location: &str) -> bool {
+    let Some(i) = named(doc, "plugins") else {
+        return false;
+    };
+    let Some(alias) = doc.nodes_mut()[i]
+        .children_mut()
+        .as_mut()
+        .and_then(|c| c.nodes_mut().iter_mut().find(|n| is_alias(n)))
+    else {
+        return false;
+    };
+    match alias.get_mut("location") {
+        Some(entry) if entry.value().as_string() == Some(location) => false,
+        Some(entry) => {
+            entry.set_value(location);
+            entry.set_value_repr(quote(location));
+            true
+        }
+        None => {
+            alias.insert("location", location);
+            true
+        }
+    }
 }
 
 /// The top-level block `name`: the user's, or one of setup's own appended.
@@ -561,6 +697,131 @@ mod tests {
         assert_eq!(
             inspect(&merged, PATH).unwrap().0.as_deref(),
             Some("file:/elsewhere.wasm")
+        );
+    }
+
+    const URL: &str = "https://example.org/releases/download/v9.9.9/ask-popup.wasm";
+
+    #[test]
+    fn a_url_setup_adds_the_alias_with_the_url_and_points_one_already_there_at_it() {
+        let merged = merge_url("", PATH, URL).unwrap().unwrap();
+        assert_eq!(
+            inspect(&merged, PATH).unwrap(),
+            (Some(URL.to_owned()), true)
+        );
+        assert!(
+            merged.contains(&format!("ask-popup location=\"{URL}\" {{\n")),
+            "{merged}"
+        );
+        assert_eq!(merge_url(&merged, PATH, URL).unwrap(), None, "a second run");
+        assert_eq!(remove(&merged, PATH).unwrap().as_deref(), Some(""));
+
+        // A file setup's alias, and the user's options in it, pointed at the URL and only that.
+        let filed = merge("", PATH, LOCATION).unwrap().unwrap();
+        let user = filed.replace("hide_key \"Ctrl ]\"", "hide_key \"off\"");
+        let pointed = merge_url(&user, PATH, URL).unwrap().unwrap();
+        assert_eq!(
+            pointed,
+            user.replace(
+                &format!("location=\"file:{LOCATION}\""),
+                &format!("location=\"{URL}\"")
+            )
+        );
+        // A newer release's URL replaces the older one.
+        let newer = URL.replace("v9.9.9", "v10.0.0");
+        let again = merge_url(&pointed, PATH, &newer).unwrap().unwrap();
+        assert_eq!(inspect(&again, PATH).unwrap().0, Some(newer));
+        // The default (file) setup leaves a URL alias as it is.
+        assert_eq!(merge(&pointed, PATH, LOCATION).unwrap(), None);
+    }
+
+    #[test]
+    fn the_release_url_is_the_repositorys_download_of_this_version() {
+        let url = release_url(VERSION);
+        assert_eq!(
+            url,
+            format!("{REPOSITORY}/releases/download/v{VERSION}/ask-popup.wasm")
+        );
+        assert!(
+            is_url(&url) && url.starts_with("https://github.com/"),
+            "{url}"
+        );
+        assert_eq!(release_in(&url), Some(VERSION));
+        assert_eq!(release_in("http://127.0.0.1:8080/ask-popup.wasm"), None);
+        assert!(!is_url("file:/x/ask-popup.wasm") && !is_url("zellij:tab-bar"));
+    }
+
+    fn line(checks: &[Check], name: &str) -> Check {
+        checks
+            .iter()
+            .find(|c| c.check == name)
+            .unwrap_or_else(|| panic!("no {name} in {checks:?}"))
+            .clone()
+    }
+
+    #[test]
+    fn a_url_alias_needs_no_plugin_file_and_names_another_release() {
+        let dir = Path::new("/h/.config/zellij");
+        let ours = merge_url("", PATH, &release_url(VERSION)).unwrap().unwrap();
+        let checks = config_checks(dir, None, Some(&ours));
+        assert_eq!(line(&checks, "plugin file").ok, None, "{checks:?}");
+        assert_eq!(line(&checks, "alias").ok, Some(true), "{checks:?}");
+        assert!(all_hold(&checks), "{checks:?}");
+        // A stale file beside a URL alias is no failure either.
+        let checks = config_checks(dir, Some(b"\0asm old"), Some(&ours));
+        assert!(all_hold(&checks), "{checks:?}");
+        // Any other URL holds: the version pipe says what Zellij downloaded.
+        let served = merge_url("", PATH, "http://127.0.0.1:8080/ask-popup.wasm")
+            .unwrap()
+            .unwrap();
+        assert!(all_hold(&config_checks(dir, None, Some(&served))));
+        // Another release's URL: pointed at this one's.
+        let older = merge_url("", PATH, URL).unwrap().unwrap();
+        let alias = line(&config_checks(dir, None, Some(&older)), "alias");
+        assert_eq!(alias.ok, Some(false), "{alias:?}");
+        assert!(alias.detail.contains("release 9.9.9"), "{alias:?}");
+        assert_eq!(
+            alias.fix,
+            Some(format!(
+                "ask-popup setup zellij --url {} --write",
+                release_url(VERSION)
+            ))
+        );
+        // A file alias without its file still fails, as before.
+        let filed = merge("", PATH, "/h/.config/zellij/plugins/ask-popup.wasm")
+            .unwrap()
+            .unwrap();
+        let file = line(&config_checks(dir, None, Some(&filed)), "plugin file");
+        assert_eq!(file.ok, Some(false), "{file:?}");
+    }
+
+    #[test]
+    fn zellij_of_the_tested_line_passes_and_another_line_is_a_warning() {
+        let tested = zellij_check(Some("zellij 0.45.1\n"));
+        assert_eq!((tested.ok, tested.warning), (Some(true), false));
+        assert!(
+            tested.detail.contains("built and tested for Zellij 0.45.x"),
+            "{tested:?}"
+        );
+        let patch = zellij_check(Some("zellij 0.45.7"));
+        assert_eq!((patch.ok, patch.warning), (Some(true), false));
+        for other in [
+            "zellij 0.46.0",
+            "zellij 0.44.3",
+            "zellij 0.450.0",
+            "something else",
+        ] {
+            let check = zellij_check(Some(other));
+            assert_eq!((check.ok, check.warning), (Some(true), true), "{other}");
+            assert!(check.detail.contains("0.45.x"), "{check:?}");
+            assert!(all_hold(std::slice::from_ref(&check)));
+            assert!(report(&[check]).starts_with("⚠ zellij: "));
+        }
+        let missing = zellij_check(None);
+        assert_eq!(missing.ok, Some(false));
+        assert_eq!(
+            missing.fix.as_deref(),
+            Some("cargo install --locked zellij --version 0.45.1")
         );
     }
 

@@ -3,7 +3,7 @@
 //! command), run and reported. What each check means is `ask_popup::caller::zellij` and
 //! `ask_popup::caller::web`.
 
-use super::install::{config_dir, opencode_plugin_current, pi_extension_current};
+use super::install::{config_dir, opencode_plugin_current, pi_extension_current, pi_package};
 use super::programs::{find_on_path, ZellijCli};
 use super::Zellij;
 use ask_popup::broker::VERSION;
@@ -18,19 +18,7 @@ use std::time::Duration;
 /// `ask-popup doctor [--json]`.
 pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
     let mut checks = Vec::new();
-    checks.push(match zellij_version() {
-        Some(version) if version.trim() == "zellij 0.45.1" => Check::pass("zellij", version.trim()),
-        Some(version) => Check::fail(
-            "zellij",
-            format!("{} on PATH; ask-popup is built for 0.45.1", version.trim()),
-            "cargo install --locked zellij --version 0.45.1",
-        ),
-        None => Check::fail(
-            "zellij",
-            "not on PATH",
-            "cargo install --locked zellij --version 0.45.1",
-        ),
-    });
+    checks.push(zellij::zellij_check(zellij_version().as_deref()));
     match config_dir(dir) {
         None => checks.push(Check::fail(
             "config dir",
@@ -67,6 +55,8 @@ pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
 }
 
 /// Whether the record of questionnaires is private (each record's folder its user's alone).
+/// The folder is what keeps it so: the plugin cannot set the mode of a file it writes (WASI has
+/// none), so a record it started is its user's by the folder alone.
 fn record_check() -> Check {
     use std::os::unix::fs::PermissionsExt;
     let files = super::later::zellij_cache_dir()
@@ -76,8 +66,7 @@ fn record_check() -> Check {
         .iter()
         .filter(|file| {
             let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o077);
-            let dir_open = file.parent().is_some_and(|d| mode(d).is_ok_and(|m| m != 0));
-            dir_open || mode(file).is_ok_and(|m| m != 0)
+            file.parent().is_some_and(|d| mode(d).is_ok_and(|m| m != 0))
         })
         .collect();
     match (files.first(), open.first()) {
@@ -121,7 +110,10 @@ fn plugin_answers(plugin: &str) -> Check {
             return Check::fail(
                 CHECK,
                 "cannot run zellij pipe: zellij is not on PATH",
-                "cargo install --locked zellij --version 0.45.1",
+                format!(
+                    "cargo install --locked zellij --version {}",
+                    zellij::ZELLIJ_TESTED
+                ),
             )
         }
     };
@@ -191,28 +183,9 @@ fn agent_checks() -> Vec<Check> {
         checks.push(Check::skip("Codex", "not installed"));
     }
     if find_on_path("pi").is_some() {
-        let dir = setup::pi_agent_dir(|name| std::env::var(name).ok())
-            .unwrap_or_default()
-            .join("extensions")
-            .join(setup::PI_EXTENSION_DIR);
-        checks.push(if pi_extension_current(&dir) {
-            Check::pass(
-                "Pi",
-                format!("{} holds this command's extension", dir.display()),
-            )
-        } else if dir.exists() {
-            Check::fail(
-                "Pi",
-                format!("{} holds another version of the extension", dir.display()),
-                "ask-popup setup pi --write",
-            )
-        } else {
-            Check::fail(
-                "Pi",
-                format!("no ask_user_question extension in {}", dir.display()),
-                "ask-popup setup pi --write",
-            )
-        });
+        let agent = setup::pi_agent_dir(|name| std::env::var(name).ok()).unwrap_or_default();
+        let dir = agent.join("extensions").join(setup::PI_EXTENSION_DIR);
+        checks.push(pi_check(&dir, pi_package(&agent)));
     } else {
         checks.push(Check::skip("Pi", "not installed"));
     }
@@ -262,4 +235,42 @@ fn opencode_checks() -> Vec<Check> {
         )
     };
     vec![server, plugin]
+}
+
+/// Pi's extension: the files `setup pi` writes into `dir`, or the package `pi install` added
+/// (`package`, its source), and not both.
+fn pi_check(dir: &Path, package: Option<String>) -> Check {
+    let current = pi_extension_current(dir);
+    match package {
+        Some(source) if dir.exists() => Check::fail(
+            "Pi",
+            format!(
+                "Pi loads the extension twice: the package {source} and {}",
+                dir.display()
+            ),
+            "ask-popup setup pi --remove --write",
+        ),
+        Some(source) => match setup::pinned_version(&source) {
+            Some(version) if version != VERSION => Check::warn(
+                "Pi",
+                format!("Pi loads the package {source}, not this command's version {VERSION}"),
+                format!("pi install npm:{}@{VERSION}", setup::PI_PACKAGE),
+            ),
+            _ => Check::pass("Pi", format!("Pi loads the package {source}")),
+        },
+        None if current => Check::pass(
+            "Pi",
+            format!("{} holds this command's extension", dir.display()),
+        ),
+        None if dir.exists() => Check::fail(
+            "Pi",
+            format!("{} holds another version of the extension", dir.display()),
+            "ask-popup setup pi --write",
+        ),
+        None => Check::fail(
+            "Pi",
+            format!("no ask_user_question extension in {}", dir.display()),
+            "ask-popup setup pi --write",
+        ),
+    }
 }

@@ -60,11 +60,58 @@ pub fn setup_zellij(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
     }
     if PLUGIN.is_empty() {
         eprintln!(
-            "ask-popup setup zellij: this ask-popup was built without its plugin; install it with `bash scripts/install.sh` from a clone"
+            "ask-popup setup zellij: this ask-popup was built without its plugin; install it with `bash scripts/install.sh` from a clone, or load the release's plugin: ask-popup setup zellij --url --write"
         );
         return 1;
     }
-    let setup = match ZellijSetup::plan(dir, plugin_path, config_path, existing) {
+    run_zellij_setup(write, Load::File, dir, plugin_path, config_path, existing)
+}
+
+/// `ask-popup setup zellij --url [URL] [--write] [--config-dir DIR]`: the alias loads the
+/// plugin from `url` (empty: this version's release), and no file is written.
+pub fn setup_zellij_url(write: bool, url: &str, dir: Option<&Path>) -> i32 {
+    let url = if url.is_empty() {
+        zellij::release_url(zellij::VERSION)
+    } else {
+        url.to_owned()
+    };
+    if !zellij::is_url(&url) {
+        eprintln!("ask-popup setup zellij: --url takes an http:// or https:// URL, not {url:?}");
+        return 1;
+    }
+    let Some(dir) = config_dir(dir) else {
+        eprintln!("ask-popup setup zellij: no config dir: set HOME or ZELLIJ_CONFIG_DIR, or pass --config-dir");
+        return 1;
+    };
+    let plugin_path = dir.join("plugins").join(PLUGIN_FILE);
+    let config_path = dir.join("config.kdl");
+    let existing = match read_text(&config_path) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("ask-popup setup zellij: {e}");
+            return 1;
+        }
+    };
+    run_zellij_setup(
+        write,
+        Load::Url(url),
+        dir,
+        plugin_path,
+        config_path,
+        existing,
+    )
+}
+
+/// Plans the setup, then says what it would do, or does it and says what it did.
+fn run_zellij_setup(
+    write: bool,
+    load: Load,
+    dir: PathBuf,
+    plugin_path: PathBuf,
+    config_path: PathBuf,
+    existing: Option<String>,
+) -> i32 {
+    let setup = match ZellijSetup::plan(load, dir, plugin_path, config_path, existing) {
         Ok(setup) => setup,
         Err(e) => {
             eprintln!("ask-popup setup zellij: {e}");
@@ -83,8 +130,17 @@ pub fn setup_zellij(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
     0
 }
 
+/// Where the alias has Zellij load the plugin from.
+enum Load {
+    /// The file this command carries, written into Zellij's config dir.
+    File,
+    /// A URL Zellij downloads it from (once: it keeps it in its cache folder).
+    Url(String),
+}
+
 /// What `setup zellij` changes: the plugin file, and config.kdl as it is and as it will be.
 struct ZellijSetup {
+    load: Load,
     dir: PathBuf,
     plugin_path: PathBuf,
     config_path: PathBuf,
@@ -95,7 +151,7 @@ struct ZellijSetup {
     base: String,
     /// config.kdl's new text; None when it has the alias and the binding already.
     new_config: Option<String>,
-    /// The plugin file is the plugin this command carries.
+    /// The plugin file is the plugin this command carries (or none is needed: a URL).
     plugin_current: bool,
 }
 
@@ -103,6 +159,7 @@ impl ZellijSetup {
     /// What to change in `dir`, where config.kdl's text is `existing`; an error when that text
     /// cannot be merged.
     fn plan(
+        load: Load,
         dir: PathBuf,
         plugin_path: PathBuf,
         config_path: PathBuf,
@@ -114,15 +171,22 @@ impl ZellijSetup {
             None => default_config().unwrap_or_default(),
         };
         let shown = config_path.display().to_string();
-        let location = plugin_path.display().to_string();
-        let merged = zellij::merge(&base, &shown, &location).map_err(|e| e.to_string())?;
+        let merged = match &load {
+            Load::File => zellij::merge(&base, &shown, &plugin_path.display().to_string()),
+            Load::Url(url) => zellij::merge_url(&base, &shown, url),
+        }
+        .map_err(|e| e.to_string())?;
         let new_config = match (merged, &existing) {
             (Some(text), _) => Some(text),
             (None, None) => Some(base.clone()),
             (None, Some(_)) => None,
         };
-        let plugin_current = std::fs::read(&plugin_path).is_ok_and(|bytes| bytes == PLUGIN);
+        let plugin_current = match load {
+            Load::File => std::fs::read(&plugin_path).is_ok_and(|bytes| bytes == PLUGIN),
+            Load::Url(_) => true,
+        };
         Ok(ZellijSetup {
+            load,
             dir,
             plugin_path,
             config_path,
@@ -134,9 +198,19 @@ impl ZellijSetup {
     }
 
     /// Without --write: what it would write, and the lines it would add to config.kdl.
+    /// The alias's location, as config.kdl has it.
+    fn location(&self) -> String {
+        match &self.load {
+            Load::File => format!("file:{}", self.plugin_path.display()),
+            Load::Url(url) => url.clone(),
+        }
+    }
+
     fn say_what_it_would_do(&self) {
         let shown = self.config_path.display();
-        if self.plugin_current {
+        if let Load::Url(url) = &self.load {
+            println!("Zellij will download the plugin from {url} when it first loads it");
+        } else if self.plugin_current {
             println!(
                 "{} is this command's plugin already",
                 self.plugin_path.display()
@@ -169,16 +243,16 @@ impl ZellijSetup {
     /// Writes the plugin file and config.kdl where they change, keeping the old config as
     /// config.kdl.bak.
     fn write(&self) -> std::io::Result<()> {
-        std::fs::create_dir_all(self.dir.join("plugins"))?;
+        std::fs::create_dir_all(&self.dir)?;
         // The plugin's cache folder, made before Zellij makes it: private, as the record of
         // questionnaires the plugin writes there must be (see `history::keep_private`).
         if let Some(cache) = super::later::zellij_cache_dir() {
-            let location = format!("file:{}", self.plugin_path.display());
-            let dir = ask_popup::caller::history::plugin_cache_dir(&cache, &location);
+            let dir = ask_popup::caller::history::plugin_cache_dir(&cache, &self.location());
             std::fs::create_dir_all(&dir)?;
             ask_popup::caller::history::keep_private(&dir.join(ask_popup::history::FILE_NAME))?;
         }
         if !self.plugin_current {
+            std::fs::create_dir_all(self.dir.join("plugins"))?;
             atomic_file::write(&self.plugin_path, PLUGIN, READABLE)?;
         }
         if let Some(text) = &self.new_config {
@@ -198,6 +272,18 @@ impl ZellijSetup {
         let shown = self.config_path.display();
         if !self.plugin_current {
             println!("Wrote the plugin to {}", self.plugin_path.display());
+        }
+        if let Load::Url(url) = &self.load {
+            match &self.new_config {
+                None => println!("{shown} has the alias, loading {url}, and the binding already"),
+                Some(_) => println!(
+                    "Wrote {shown}: the `ask-popup` alias loads the plugin from {url}, and Ctrl o, then {} brings a hidden popup back{}",
+                    zellij::BIND_KEY,
+                    if self.existing.is_some() { " (the old file is config.kdl.bak)" } else { "" }
+                ),
+            }
+            println!("Zellij downloads it the first time an agent asks (restart a running session to load it).");
+            return;
         }
         match (&self.new_config, &self.existing) {
             (None, _) => println!("{shown} has the alias and the binding already"),
@@ -476,6 +562,13 @@ pub fn setup_pi(write: bool, remove: bool) -> i32 {
         println!("{}: the extension is there already", dir.display());
         return 0;
     }
+    if let Some(source) = pi_package(&agent) {
+        // Two copies would give Pi's model the tool twice.
+        println!(
+            "Pi loads the extension as a package already ({source}, from `pi install`): nothing to write"
+        );
+        return 0;
+    }
     if !write {
         println!(
             "Would write the ask_user_question extension to {}",
@@ -503,6 +596,13 @@ pub fn setup_pi(write: bool, remove: bool) -> i32 {
             1
         }
     }
+}
+
+/// The package source in Pi's settings (under Pi's agent dir `agent`) that loads the extension,
+/// as `pi install` put it there.
+pub(super) fn pi_package(agent: &Path) -> Option<String> {
+    let settings = std::fs::read_to_string(agent.join("settings.json")).ok()?;
+    setup::pi_package_source(&settings)
 }
 
 /// Whether `dir` holds the extension this command carries, file for file.

@@ -167,6 +167,11 @@ enum SetupAgent {
         /// Zellij's config dir (default: $ZELLIJ_CONFIG_DIR, else where Zellij finds it).
         #[arg(long)]
         config_dir: Option<PathBuf>,
+        /// Have Zellij load the plugin from this URL (http or https) instead of the file this
+        /// command carries: no file is written, and an alias already there is pointed at it.
+        /// Without a value: this version's release on the project's page.
+        #[arg(long, num_args = 0..=1, default_missing_value = "", conflicts_with = "remove")]
+        url: Option<String>,
     },
     /// Zellij's web client, to answer from a browser: sharing and the web server turned on in
     /// config.kdl, the server started, a login token made when none exists, and the URL to open
@@ -290,9 +295,14 @@ pub fn main() -> i32 {
         } => doctor::doctor(json, config_dir.as_deref(), &plugin.plugin),
         Action::Setup { agent, how } => match agent {
             None => install::setup_all(how.write, how.remove),
-            Some(SetupAgent::Zellij { how, config_dir }) => {
-                install::setup_zellij(how.write, how.remove, config_dir.as_deref())
-            }
+            Some(SetupAgent::Zellij {
+                how,
+                config_dir,
+                url,
+            }) => match url {
+                None => install::setup_zellij(how.write, how.remove, config_dir.as_deref()),
+                Some(url) => install::setup_zellij_url(how.write, &url, config_dir.as_deref()),
+            },
             Some(SetupAgent::Web {
                 how,
                 new_token,

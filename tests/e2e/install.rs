@@ -21,7 +21,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// Waits until `file` holds a whole line and returns it.
-fn line_of(zellij: &Zellij, file: &Path, what: &str) -> String {
+pub(crate) fn line_of(zellij: &Zellij, file: &Path, what: &str) -> String {
     let until = zellij.until(ANSWER);
     loop {
         if let Ok(text) = std::fs::read_to_string(file) {
@@ -41,11 +41,22 @@ fn line_of(zellij: &Zellij, file: &Path, what: &str) -> String {
 /// Runs `ask-popup ask` in a new pane, as an agent would (asking again with its id on
 /// `no_reply`, exit 5, should Zellij drop its call); its envelope goes to `out`.
 fn ask_in_a_pane(zellij: &Zellij, name: &str, id: &str, out: &Path) {
+    ask_in_a_pane_with(zellij, &command(), name, id, out);
+}
+
+/// `ask_in_a_pane` with the `ask-popup` at `ask_popup`.
+pub(crate) fn ask_in_a_pane_with(
+    zellij: &Zellij,
+    ask_popup: &Path,
+    name: &str,
+    id: &str,
+    out: &Path,
+) {
     let command = format!(
         "for attempt in 1 2 3; do {path}{command} ask --agent claude --id {id} {payload} > {out}.tmp; \
            [ $? -ne 5 ] && break; done; mv {out}.tmp {out}; exec sleep 1000",
         path = zellij_on_path(),
-        command = shell_quote(&command().to_string_lossy()),
+        command = shell_quote(&ask_popup.to_string_lossy()),
         payload = shell_quote(DB),
         out = shell_quote(&out.to_string_lossy()),
     );
@@ -222,7 +233,7 @@ fn with_its_permissions_denied_the_doctor_says_the_plugin_does_not_answer_and_ho
 }
 
 /// Dismisses what Zellij shows a new user first (its release notes), as they would.
-fn dismiss_release_notes(zellij: &Zellij) {
+pub(crate) fn dismiss_release_notes(zellij: &Zellij) {
     let until = zellij.until(Duration::from_secs(10));
     while Instant::now() < until && zellij.screen().contains("Release Notes") {
         zellij.type_into(FIRST, &["Escape"]);
@@ -237,7 +248,12 @@ fn doctor_in_a_pane(zellij: &Zellij, name: &str) -> (i32, String) {
 }
 
 /// Runs `command doctor` in a new pane, with `dirs` (`a:b`) in front of `PATH`.
-fn doctor_with(zellij: &Zellij, name: &str, command: &Path, dirs: &str) -> (i32, String) {
+pub(crate) fn doctor_with(
+    zellij: &Zellij,
+    name: &str,
+    command: &Path,
+    dirs: &str,
+) -> (i32, String) {
     let report = zellij.scratch().join(format!("{name}.txt"));
     let line = format!(
         "{path}{command} doctor > {out}.tmp 2>&1; echo \"exit $?\" >> {out}.tmp; mv {out}.tmp {out}; exec sleep 1000",

@@ -13,11 +13,13 @@ mod faults;
 mod harness;
 mod history;
 mod hosting;
+mod http;
 mod install;
 mod mcp;
 mod model;
 mod opencode;
 mod pi;
+mod release;
 mod soak;
 mod web;
 

@@ -9,13 +9,17 @@ use crate::agents::{
 };
 use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, Zellij};
+use crate::http::LoopbackServer;
 use crate::model::{chat, ModelServer};
 use crate::ANSWER;
+use ask_popup::caller::setup;
 use ask_popup::envelope::{self, Answer, Outcome, Responses};
 use ask_popup::request;
 use ask_popup::tool;
 use serde_json::{json, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const DATABASE: &str = "Which database?";
@@ -33,6 +37,17 @@ enum Where {
     OutsideZellij,
 }
 
+/// How the extension gets into Pi.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Install<'a> {
+    /// `ask-popup setup pi --write`: the files the command carries, in Pi's extensions dir.
+    Setup,
+    /// `pi install npm:pi-ask-popup`, as from npm's registry once published: the registry here
+    /// is one on 127.0.0.1 that serves the packed package (a release's `.tgz`) as npm's serves
+    /// a package, and Pi installs it into a global npm folder of its own.
+    Package(&'a Path),
+}
+
 /// Pi running in a pane of `zellij`, asked by its model to call the tool with `arguments`.
 struct Pi {
     pane: u32,
@@ -42,6 +57,16 @@ struct Pi {
 
 impl Pi {
     fn start(zellij: &Zellij, name: &str, arguments: Value, place: Where) -> Pi {
+        Pi::start_installed(zellij, name, arguments, place, Install::Setup)
+    }
+
+    fn start_installed(
+        zellij: &Zellij,
+        name: &str,
+        arguments: Value,
+        place: Where,
+        install: Install,
+    ) -> Pi {
         let model = ModelServer::start(chat::calling(tool::NAME, arguments));
         let dir = zellij.scratch().join(name);
         let (home, agent, tmp, work) = (
@@ -68,10 +93,20 @@ impl Pi {
             Where::InZellij => "",
             Where::OutsideZellij => "-u ZELLIJ -u ZELLIJ_SESSION_NAME -u ZELLIJ_PANE_ID ",
         };
-        // The extension as `ask-popup setup pi --write` installs it: in Pi's own extensions
-        // dir, where Pi finds it without being told.
-        setup_write("pi", &[("HOME", &home), ("PI_CODING_AGENT_DIR", &agent)]);
-        assert!(agent.join("extensions/ask-popup/src/index.ts").is_file());
+        // Pi's global npm folder, where `pi install npm:…` puts packages and Pi looks for them.
+        let npm_prefix = dir.join("npm-global");
+        match install {
+            // As `ask-popup setup pi --write` installs it: in Pi's own extensions dir, where Pi
+            // finds it without being told.
+            Install::Setup => {
+                setup_write("pi", &[("HOME", &home), ("PI_CODING_AGENT_DIR", &agent)]);
+                assert!(agent.join("extensions/ask-popup/src/index.ts").is_file());
+            }
+            Install::Package(tgz) => {
+                pi_install(&agent_bin("pi"), tgz, &home, &agent, &npm_prefix, &dir);
+                assert!(!agent.join("extensions").exists());
+            }
+        }
         let extension = Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/pi");
         // Another extension that hears the events, importing `pi-ask-popup/events` as a package.
         let listener = dir.join("listener");
@@ -85,6 +120,8 @@ impl Pi {
             .expect("link pi-ask-popup");
         let line = format!(
             "cd {work} && exec env -u TMUX -u TMUX_PANE {outside}{path}HOME={home} \
+             NPM_CONFIG_PREFIX={npm_prefix} npm_config_offline=true \
+             npm_config_update_notifier=false \
              PI_CODING_AGENT_DIR={agent} TMPDIR={tmp} PI_OFFLINE=1 PI_SKIP_VERSION_CHECK=1 \
              PI_TELEMETRY=0 ASK_POPUP_COMMAND={command} PI_EVENTS_LOG={events} {pi} \
              --provider scripted --model scripted-model --no-session -e {listener} 'Ask me.'",
@@ -92,6 +129,7 @@ impl Pi {
             path = zellij_on_path(),
             home = q(&home),
             agent = q(&agent),
+            npm_prefix = q(&npm_prefix),
             tmp = q(&tmp),
             command = q(&command()),
             pi = q(&agent_bin("pi")),
@@ -128,6 +166,90 @@ impl Pi {
                 zellij.screen()
             })
     }
+}
+
+/// `pi install npm:pi-ask-popup` as a user runs it once the package is published, into Pi's
+/// agent dir `agent` and the global npm folder `prefix` (npm's cache in `dir`), from a registry
+/// on 127.0.0.1 that has one package, the packed `tgz`: Pi runs `npm install -g pi-ask-popup`,
+/// which asks the registry for the package's document and its tarball, and nothing else.
+fn pi_install(pi: &Path, tgz: &Path, home: &Path, agent: &Path, prefix: &Path, dir: &Path) {
+    let registry = npm_registry(tgz);
+    let source = format!("npm:{}", setup::PI_PACKAGE);
+    let out = Command::new(pi)
+        .args(["install", &source])
+        .env("HOME", home)
+        .env("PI_CODING_AGENT_DIR", agent)
+        .env("NPM_CONFIG_PREFIX", prefix)
+        .env("npm_config_registry", format!("{}/", registry.base()))
+        .env("npm_config_cache", dir.join("npm-cache"))
+        .env("npm_config_update_notifier", "false")
+        .env("npm_config_audit", "false")
+        .env("npm_config_fund", "false")
+        .env("PI_SKIP_VERSION_CHECK", "1")
+        .env("PI_TELEMETRY", "0")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run pi install");
+    assert!(out.status.success(), "pi install {source}: {out:?}");
+    let asked = registry.requests();
+    assert!(
+        asked.iter().any(|p| p.ends_with(".tgz")),
+        "npm never fetched the package: {asked:?}"
+    );
+    let settings = std::fs::read_to_string(agent.join("settings.json")).expect("Pi's settings");
+    assert_eq!(
+        setup::pi_package_source(&settings).as_deref(),
+        Some(source.as_str()),
+        "{settings}"
+    );
+    assert!(prefix
+        .join("lib/node_modules/pi-ask-popup/src/index.ts")
+        .is_file());
+}
+
+/// An npm registry with one package: the packed `tgz`, its document made from the package.json
+/// inside it (as `npm publish` sends it).
+fn npm_registry(tgz: &Path) -> LoopbackServer {
+    let bytes = std::fs::read(tgz).expect("read the packed package");
+    let name = tgz
+        .file_name()
+        .expect("the package's file name")
+        .to_string_lossy()
+        .into_owned();
+    let manifest = Command::new("tar")
+        .args(["-xzOf"])
+        .arg(tgz)
+        .arg("package/package.json")
+        .output()
+        .expect("read package.json from the package");
+    let version: Value = serde_json::from_slice(&manifest.stdout).expect("package.json");
+    let number = version["version"].as_str().expect("a version").to_owned();
+    let document_path = format!("/{}", setup::PI_PACKAGE);
+    let tarball_path = format!("/{}/-/{name}", setup::PI_PACKAGE);
+    // The document names the tarball's URL, which has the port: known once the server is bound.
+    let base = Arc::new(Mutex::new(String::new()));
+    let server = {
+        let base = base.clone();
+        LoopbackServer::start(move |path| {
+            if path == document_path {
+                let mut published = version.clone();
+                let url = format!("{}{tarball_path}", base.lock().unwrap());
+                published["dist"] = json!({ "tarball": url });
+                let document = json!({
+                    "name": setup::PI_PACKAGE,
+                    "dist-tags": { "latest": number },
+                    "versions": { number.clone(): published },
+                });
+                Some(document.to_string().into_bytes())
+            } else if path == tarball_path {
+                Some(bytes.clone())
+            } else {
+                None
+            }
+        })
+    };
+    *base.lock().unwrap() = server.base();
+    server
 }
 
 fn q(path: &Path) -> String {
@@ -175,6 +297,48 @@ fn pi_gets_a_pick_from_the_popup_as_the_plugin_wrote_it() {
             ("herdr:blocked".to_owned(), blocked(false)),
         ]
     );
+}
+
+/// The Pi package `scripts/release.sh` packed, `target/release-assets/pi-ask-popup-<version>.tgz`
+/// (what a release carries, and what `npm publish` would send).
+fn packed_pi_package() -> PathBuf {
+    let tgz = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "target/release-assets/{}-{}.tgz",
+        setup::PI_PACKAGE,
+        env!("CARGO_PKG_VERSION")
+    ));
+    assert!(
+        tgz.is_file(),
+        "no {}: run `bash scripts/release.sh` (or `bash scripts/test.sh`)",
+        tgz.display()
+    );
+    tgz
+}
+
+#[test]
+fn pi_with_the_packed_package_pi_installed_from_a_registry_asks_in_the_popup() {
+    let tgz = packed_pi_package();
+    let zellij = Zellij::start();
+    let pi = Pi::start_installed(
+        &zellij,
+        "pi-package",
+        database(),
+        Where::InZellij,
+        Install::Package(&tgz),
+    );
+    asked(&zellij, DATABASE);
+    wait_for_title(&zellij, pi.pane, &marked("pi-package"));
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    zellij.send_keys(&["Enter"]);
+    let mut responses = Responses::empty(1);
+    responses.answers[0] = Some(Answer::Option(1));
+    assert_eq!(
+        pi.tool_message(&zellij),
+        text_of(&database(), &Outcome::Submitted(responses))
+    );
+    let declared = chat::declared_tool(&pi.model.requests(), tool::NAME).expect("declared");
+    assert_eq!(declared["function"]["description"], tool::DESCRIPTION);
 }
 
 #[test]
