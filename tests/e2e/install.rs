@@ -293,9 +293,9 @@ fn installed_command() -> PathBuf {
 #[test]
 fn installed_and_set_up_for_everything_found_the_real_claude_code_asks_and_doctor_says_only_yes() {
     // A fresh machine's path: the install command's `ask-popup`, then `ask-popup setup --write`
-    // with Claude Code, Codex and Pi installed, then the real Claude Code asks.
+    // with Claude Code, Codex, Pi and opencode installed, then the real Claude Code asks.
     let installed = installed_command();
-    let agents: Vec<PathBuf> = ["claude-code", "codex", "pi"]
+    let agents: Vec<PathBuf> = ["claude-code", "codex", "pi", "opencode"]
         .iter()
         .map(|a| {
             agent_bin(a)
@@ -324,6 +324,19 @@ fn installed_and_set_up_for_everything_found_the_real_claude_code_asks_and_docto
         .is_file());
     let codex = std::fs::read_to_string(home.join(".codex/config.toml")).expect("codex");
     assert!(codex.contains("[mcp_servers.ask-popup]"), "{codex}");
+    // opencode's config dir: under $XDG_CONFIG_HOME when the world sets it, else ~/.config.
+    let opencode_dir = [
+        home.parent()
+            .expect("the world's root")
+            .join("config/opencode"),
+        home.join(".config/opencode"),
+    ]
+    .into_iter()
+    .find(|d| d.join("opencode.json").is_file())
+    .expect("setup wrote opencode's config");
+    let opencode = std::fs::read_to_string(opencode_dir.join("opencode.json")).expect("opencode");
+    assert!(opencode.contains("\"ask-popup\""), "{opencode}");
+    assert!(opencode_dir.join("plugin/ask-popup.js").is_file());
 
     let claude = Claude::start_wired(&zellij, "claude", json!([database()]), Wiring::Installed);
     zellij.wait_for_screen("the permission request", ANSWER, |s| {

@@ -352,10 +352,9 @@ fn esc_in_opencodes_dialog_takes_the_question_out_of_the_popup() {
     asked(&zellij, DATABASE);
     opencodes_dialog(&zellij, DATABASE);
     wait_for_title(&zellij, opencode.pane, &marked("opencode-esc"));
-    // Dismissed in opencode's pane: opencode's own ending, and the popup's question withdrawn.
+    // Dismissed in opencode's pane (opencode ends the turn there, its model not asked again):
+    // the popup's question is withdrawn and the pane's mark goes.
     opencode.keys(&zellij, &["Esc"]);
-    let message = opencode.tool_message(&zellij);
-    assert!(message.contains("dismissed this question"), "{message}");
     wait_until_nothing_pending(&zellij);
     wait_for_title(&zellij, opencode.pane, "opencode-esc");
 }
