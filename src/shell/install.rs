@@ -576,17 +576,7 @@ pub fn setup_pi(write: bool, remove: bool) -> i32 {
         );
         return 0;
     }
-    let written = (|| -> std::io::Result<()> {
-        for (file, text) in setup::PI_EXTENSION {
-            let path = dir.join(file);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            atomic_file::write(&path, text.as_bytes(), READABLE)?;
-        }
-        Ok(())
-    })();
-    match written {
+    match write_files(&dir, &setup::PI_EXTENSION) {
         Ok(()) => {
             println!("Wrote the ask_user_question extension to {}", dir.display());
             0
@@ -598,6 +588,25 @@ pub fn setup_pi(write: bool, remove: bool) -> i32 {
     }
 }
 
+/// Writes `files` (`(path in dir, text)`) into `dir`, each whole, making the folders they need.
+fn write_files(dir: &Path, files: &[(&str, &str)]) -> std::io::Result<()> {
+    for (file, text) in files {
+        let path = dir.join(file);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        atomic_file::write(&path, text.as_bytes(), READABLE)?;
+    }
+    Ok(())
+}
+
+/// Whether `dir` holds every one of `files` as given.
+fn files_current(dir: &Path, files: &[(&str, &str)]) -> bool {
+    files
+        .iter()
+        .all(|(file, text)| std::fs::read_to_string(dir.join(file)).is_ok_and(|t| t == *text))
+}
+
 /// The package source in Pi's settings (under Pi's agent dir `agent`) that loads the extension,
 /// as `pi install` put it there.
 pub(super) fn pi_package(agent: &Path) -> Option<String> {
@@ -607,9 +616,7 @@ pub(super) fn pi_package(agent: &Path) -> Option<String> {
 
 /// Whether `dir` holds the extension this command carries, file for file.
 pub(super) fn pi_extension_current(dir: &Path) -> bool {
-    setup::PI_EXTENSION
-        .iter()
-        .all(|(file, text)| std::fs::read_to_string(dir.join(file)).is_ok_and(|t| t == *text))
+    files_current(dir, &setup::PI_EXTENSION)
 }
 
 /// `ask-popup setup opencode [--write] [--remove]`: the MCP server's entry in opencode's
@@ -734,17 +741,7 @@ fn opencode_plugin(dir: &Path, write: bool, remove: bool) -> i32 {
         );
         return 0;
     }
-    let written = (|| -> std::io::Result<()> {
-        for (file, text) in opencode::PLUGIN {
-            let path = dir.join(file);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            atomic_file::write(&path, text.as_bytes(), READABLE)?;
-        }
-        Ok(())
-    })();
-    match written {
+    match write_files(dir, &opencode::PLUGIN) {
         Ok(()) => {
             println!(
                 "Wrote the plugin that answers opencode's question tool in the popup to {}",
@@ -761,9 +758,7 @@ fn opencode_plugin(dir: &Path, write: bool, remove: bool) -> i32 {
 
 /// Whether opencode's plugin dir `dir` holds the plugin this command carries, file for file.
 pub(super) fn opencode_plugin_current(dir: &Path) -> bool {
-    opencode::PLUGIN
-        .iter()
-        .all(|(file, text)| std::fs::read_to_string(dir.join(file)).is_ok_and(|t| t == *text))
+    files_current(dir, &opencode::PLUGIN)
 }
 
 /// `ask-popup setup [--write] [--remove]`: Zellij, and each agent found on PATH.

@@ -307,6 +307,18 @@ pub(crate) fn tick_invoices_and_reports(zellij: &Zellij) {
     zellij.wait_for_screen("Reports ticked", ANSWER, |s| s.contains("[✔] Reports"));
 }
 
+/// On the focused option: the note "reports can wait", typed and saved.
+pub(crate) fn note_reports_can_wait(zellij: &Zellij) {
+    zellij.send_keys(&["n"]);
+    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
+    zellij.write_chars("reports can wait");
+    zellij.wait_for_screen("the note", ANSWER, |s| s.contains("reports can wait"));
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the note saved", ANSWER, |s| {
+        s.contains("notes: reports can wait")
+    });
+}
+
 /// The names of one question's broadcasts, in order, ending with `ended`.
 fn broadcasts_of_one_question(ended: &str) -> [&str; 6] {
     [

@@ -8,8 +8,8 @@
 //! goes to a proxy on a closed loopback port.
 
 use crate::agents::{
-    marked, new_pane, shell_quote, status, text_of, tick_invoices_and_reports, wait_for_title,
-    wait_until_nothing_pending, zellij_on_path,
+    marked, new_pane, note_reports_can_wait, shell_quote, status, text_of,
+    tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending, zellij_on_path,
 };
 use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, Zellij};
@@ -84,6 +84,16 @@ fn q(path: &Path) -> String {
 }
 
 impl Opencode {
+    /// SQLite picked in opencode's own dialog, and the model told so in the popup's words.
+    fn picks_sqlite_in_its_own_dialog(&self, zellij: &Zellij) {
+        self.keys(zellij, &["Down"]);
+        self.keys(zellij, &["Enter"]);
+        assert_eq!(
+            self.tool_message(zellij),
+            text_of(&in_the_popup(&database()), &picked(1))
+        );
+    }
+
     fn start(zellij: &Zellij, name: &str, arguments: Value, place: Where) -> Opencode {
         let model = ModelServer::start(chat::calling_when_offered(QUESTION_TOOL, arguments));
         let dir = zellij.scratch().join(name);
@@ -267,14 +277,7 @@ fn opencodes_model_reads_the_popups_text_with_the_notes_in_place_of_its_own() {
     );
     asked(&zellij, FEATURES);
     tick_invoices_and_reports(&zellij);
-    zellij.send_keys(&["n"]);
-    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
-    zellij.write_chars("reports can wait");
-    zellij.wait_for_screen("the note", ANSWER, |s| s.contains("reports can wait"));
-    zellij.send_keys(&["Enter"]);
-    zellij.wait_for_screen("the note saved", ANSWER, |s| {
-        s.contains("notes: reports can wait")
-    });
+    note_reports_can_wait(&zellij);
     zellij.send_keys(&["Tab"]);
     zellij.wait_for_screen("the review", ANSWER, |s| s.contains("Review your answers"));
     zellij.send_keys(&["Enter"]);
@@ -299,13 +302,8 @@ fn outside_zellij_opencodes_own_dialog_asks() {
     opencodes_dialog(&zellij, DATABASE);
     assert!(!zellij.screen().contains("opencode asks"));
     assert_eq!(status(&zellij)["pending"], json!([]));
-    opencode.keys(&zellij, &["Down"]);
-    opencode.keys(&zellij, &["Enter"]);
     // opencode's own text, which for a pick is the popup's too.
-    assert_eq!(
-        opencode.tool_message(&zellij),
-        text_of(&in_the_popup(&database()), &picked(1))
-    );
+    opencode.picks_sqlite_in_its_own_dialog(&zellij);
 }
 
 #[test]
@@ -337,12 +335,7 @@ fn with_the_popup_closed_opencodes_own_dialog_asks() {
     // Dismissed: opencode is not answered, and its own dialog, open all along, asks.
     opencodes_dialog(&zellij, DATABASE);
     assert!(chat::tool_message(&opencode.model.requests()).is_none());
-    opencode.keys(&zellij, &["Down"]);
-    opencode.keys(&zellij, &["Enter"]);
-    assert_eq!(
-        opencode.tool_message(&zellij),
-        text_of(&in_the_popup(&database()), &picked(1))
-    );
+    opencode.picks_sqlite_in_its_own_dialog(&zellij);
 }
 
 #[test]

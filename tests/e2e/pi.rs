@@ -4,9 +4,10 @@
 //! back is read from the next request Pi sends.
 
 use crate::agents::{
-    marked, new_pane, press_esc_in, question, shell_quote, status, text_of,
+    marked, new_pane, note_reports_can_wait, press_esc_in, question, shell_quote, status, text_of,
     tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending, zellij_on_path,
 };
+use crate::claude::pick_the_second_option;
 use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, Zellij};
 use crate::http::LoopbackServer;
@@ -56,6 +57,17 @@ struct Pi {
 }
 
 impl Pi {
+    /// SQLite picked in the popup, and Pi's model told so in the popup's words.
+    fn gets_sqlite_picked_in_the_popup(&self, zellij: &Zellij) {
+        pick_the_second_option(zellij);
+        let mut responses = Responses::empty(1);
+        responses.answers[0] = Some(Answer::Option(1));
+        assert_eq!(
+            self.tool_message(zellij),
+            text_of(&database(), &Outcome::Submitted(responses))
+        );
+    }
+
     fn start(zellij: &Zellij, name: &str, arguments: Value, place: Where) -> Pi {
         Pi::start_installed(zellij, name, arguments, place, Install::Setup)
     }
@@ -268,15 +280,7 @@ fn pi_gets_a_pick_from_the_popup_as_the_plugin_wrote_it() {
     let pi = Pi::start(&zellij, "pi-one", database(), Where::InZellij);
     asked(&zellij, DATABASE);
     wait_for_title(&zellij, pi.pane, &marked("pi-one"));
-    zellij.send_keys(&["Down"]);
-    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
-    zellij.send_keys(&["Enter"]);
-    let mut responses = Responses::empty(1);
-    responses.answers[0] = Some(Answer::Option(1));
-    assert_eq!(
-        pi.tool_message(&zellij),
-        text_of(&database(), &Outcome::Submitted(responses))
-    );
+    pi.gets_sqlite_picked_in_the_popup(&zellij);
     // The tool as the model saw it: the library's description and schema.
     let declared = chat::declared_tool(&pi.model.requests(), tool::NAME).expect("declared");
     assert_eq!(declared["function"]["description"], tool::DESCRIPTION);
@@ -328,15 +332,7 @@ fn pi_with_the_packed_package_pi_installed_from_a_registry_asks_in_the_popup() {
     );
     asked(&zellij, DATABASE);
     wait_for_title(&zellij, pi.pane, &marked("pi-package"));
-    zellij.send_keys(&["Down"]);
-    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
-    zellij.send_keys(&["Enter"]);
-    let mut responses = Responses::empty(1);
-    responses.answers[0] = Some(Answer::Option(1));
-    assert_eq!(
-        pi.tool_message(&zellij),
-        text_of(&database(), &Outcome::Submitted(responses))
-    );
+    pi.gets_sqlite_picked_in_the_popup(&zellij);
     let declared = chat::declared_tool(&pi.model.requests(), tool::NAME).expect("declared");
     assert_eq!(declared["function"]["description"], tool::DESCRIPTION);
 }
@@ -351,14 +347,7 @@ fn pi_gets_a_multi_select_with_a_note_and_a_global_note() {
     let pi = Pi::start(&zellij, "pi-multi", arguments.clone(), Where::InZellij);
     asked(&zellij, FEATURES);
     tick_invoices_and_reports(&zellij);
-    zellij.send_keys(&["n"]);
-    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
-    zellij.write_chars("reports can wait");
-    zellij.wait_for_screen("the note", ANSWER, |s| s.contains("reports can wait"));
-    zellij.send_keys(&["Enter"]);
-    zellij.wait_for_screen("the note saved", ANSWER, |s| {
-        s.contains("notes: reports can wait")
-    });
+    note_reports_can_wait(&zellij);
     zellij.send_keys(&["Tab"]);
     zellij.wait_for_screen("the second question", ANSWER, |s| s.contains(SHIP));
     zellij.send_keys(&["Enter"]);

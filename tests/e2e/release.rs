@@ -10,7 +10,10 @@ use crate::agents::DB;
 use crate::command::command;
 use crate::harness::{wasm_path, Options, Setup, Zellij, FIRST};
 use crate::http::LoopbackServer;
-use crate::install::{ask_in_a_pane_with, dismiss_release_notes, doctor_with, line_of};
+use crate::install::{
+    ask_in_a_pane_with, dismiss_release_notes, doctor_with, line_of, only_yes,
+    THE_PLUGIN_FILES_CHECKS,
+};
 use crate::ANSWER;
 use ask_popup::caller::zellij::VERSION;
 use std::path::{Path, PathBuf};
@@ -81,20 +84,6 @@ fn ask_and_answer(zellij: &Zellij, ask_popup: &Path, id: &str) {
     );
 }
 
-/// The doctor's report holds only ✓ for `checks`, and no ✗ at all.
-fn only_yes(code: i32, report: &str, checks: &[&str]) {
-    assert_eq!(code, 0, "{report}");
-    for check in checks {
-        assert!(
-            report
-                .lines()
-                .any(|l| l.starts_with(&format!("✓ {check}:"))),
-            "{check}: {report}"
-        );
-    }
-    assert!(!report.contains('✗'), "{report}");
-}
-
 #[test]
 fn installed_from_the_packaged_crate_alone_the_command_carries_the_released_plugin() {
     let installed = crate_installed_command();
@@ -112,17 +101,7 @@ fn installed_from_the_packaged_crate_alone_the_command_carries_the_released_plug
 
     ask_and_answer(&zellij, &installed, "crate-1");
     let (code, report) = doctor_with(&zellij, "doctor", &installed, "");
-    only_yes(
-        code,
-        &report,
-        &[
-            "zellij",
-            "plugin file",
-            "alias",
-            "binding",
-            "plugin in this session",
-        ],
-    );
+    only_yes(code, &report, &THE_PLUGIN_FILES_CHECKS);
     assert!(
         report.contains(&format!("answers, version {VERSION}")),
         "{report}"
