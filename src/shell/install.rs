@@ -40,20 +40,47 @@ pub(super) fn default_config() -> Option<String> {
     (out.status.success() && readable).then_some(text)
 }
 
-/// `ask-popup setup zellij [--write] [--remove] [--config-dir DIR]`.
-pub fn setup_zellij(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
+/// Zellij's config dir, the plugin file and config.kdl in it, and config.kdl's text (None
+/// when there is none yet).
+struct ZellijFiles {
+    dir: PathBuf,
+    plugin_path: PathBuf,
+    config_path: PathBuf,
+    existing: Option<String>,
+}
+
+/// The files `setup zellij` works on; None, with what went wrong said, when they cannot be read.
+fn zellij_files(dir: Option<&Path>) -> Option<ZellijFiles> {
     let Some(dir) = config_dir(dir) else {
         eprintln!("ask-popup setup zellij: no config dir: set HOME or ZELLIJ_CONFIG_DIR, or pass --config-dir");
-        return 1;
+        return None;
     };
     let plugin_path = dir.join("plugins").join(PLUGIN_FILE);
     let config_path = dir.join("config.kdl");
-    let existing = match read_text(&config_path) {
-        Ok(text) => text,
+    match read_text(&config_path) {
+        Ok(existing) => Some(ZellijFiles {
+            dir,
+            plugin_path,
+            config_path,
+            existing,
+        }),
         Err(e) => {
             eprintln!("ask-popup setup zellij: {e}");
-            return 1;
+            None
         }
+    }
+}
+
+/// `ask-popup setup zellij [--write] [--remove] [--config-dir DIR]`.
+pub fn setup_zellij(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
+    let Some(ZellijFiles {
+        dir,
+        plugin_path,
+        config_path,
+        existing,
+    }) = zellij_files(dir)
+    else {
+        return 1;
     };
     if remove {
         return remove_zellij(write, &plugin_path, &config_path, existing.as_deref());
@@ -79,18 +106,14 @@ pub fn setup_zellij_url(write: bool, url: &str, dir: Option<&Path>) -> i32 {
         eprintln!("ask-popup setup zellij: --url takes an http:// or https:// URL, not {url:?}");
         return 1;
     }
-    let Some(dir) = config_dir(dir) else {
-        eprintln!("ask-popup setup zellij: no config dir: set HOME or ZELLIJ_CONFIG_DIR, or pass --config-dir");
+    let Some(ZellijFiles {
+        dir,
+        plugin_path,
+        config_path,
+        existing,
+    }) = zellij_files(dir)
+    else {
         return 1;
-    };
-    let plugin_path = dir.join("plugins").join(PLUGIN_FILE);
-    let config_path = dir.join("config.kdl");
-    let existing = match read_text(&config_path) {
-        Ok(text) => text,
-        Err(e) => {
-            eprintln!("ask-popup setup zellij: {e}");
-            return 1;
-        }
     };
     run_zellij_setup(
         write,
