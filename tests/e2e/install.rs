@@ -44,6 +44,35 @@ fn ask_in_a_pane(zellij: &Zellij, name: &str, id: &str, out: &Path) {
     ask_in_a_pane_with(zellij, &command(), name, id, out);
 }
 
+/// The first question, asked in a pane with `ask_popup` as `id` (its envelope into `out`), loads
+/// the plugin, which asks for its permissions (the screen shows `permission` and `Allow? (y/n)`):
+/// `y`, then SQLite picked, and the envelope checked.
+pub(crate) fn asked_permitted_and_answered(
+    zellij: &Zellij,
+    ask_popup: &Path,
+    permission: &str,
+    id: &str,
+    out: &Path,
+) {
+    ask_in_a_pane_with(zellij, ask_popup, "agent", id, out);
+    zellij.wait_for_screen("the permission request", ANSWER, |s| {
+        s.contains(permission) && s.contains("Allow? (y/n)")
+    });
+    zellij.type_into(FIRST, &["y"]);
+    zellij.wait_for_screen("the question", ANSWER, |s| {
+        s.contains("claude asks") && s.contains("Which database?")
+    });
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("the focus on SQLite", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    zellij.send_keys(&["Enter"]);
+    let reply = line_of(zellij, out, "the answer");
+    assert_eq!(
+        serde_json::from_str::<Value>(&reply).expect("an envelope"),
+        serde_json::from_str::<Value>(&submitted(DB, &[(0, Answer::Option(1))], &[], Some(id)))
+            .unwrap()
+    );
+}
+
 /// `ask_in_a_pane` with the `ask-popup` at `ask_popup`.
 pub(crate) fn ask_in_a_pane_with(
     zellij: &Zellij,
@@ -76,28 +105,7 @@ fn set_up_in_an_empty_home_the_popup_asks_once_permitted_and_doctor_finds_everyt
 
     // The first question loads the plugin, which asks for its permissions in the popup.
     let first = dir.join("first.json");
-    ask_in_a_pane(&zellij, "agent", "inst-1", &first);
-    zellij.wait_for_screen("the permission request", ANSWER, |s| {
-        s.contains("ask-popup.wasm asks") && s.contains("Allow? (y/n)")
-    });
-    zellij.type_into(FIRST, &["y"]);
-    zellij.wait_for_screen("the question", ANSWER, |s| {
-        s.contains("claude asks") && s.contains("Which database?")
-    });
-    zellij.send_keys(&["Down"]);
-    zellij.wait_for_screen("the focus on SQLite", ANSWER, |s| s.contains("❯ 2. SQLite"));
-    zellij.send_keys(&["Enter"]);
-    let reply = line_of(&zellij, &first, "the first answer");
-    assert_eq!(
-        serde_json::from_str::<Value>(&reply).expect("an envelope"),
-        serde_json::from_str::<Value>(&submitted(
-            DB,
-            &[(0, Answer::Option(1))],
-            &[],
-            Some("inst-1")
-        ))
-        .unwrap()
-    );
+    asked_permitted_and_answered(&zellij, &command(), "ask-popup.wasm asks", "inst-1", &first);
 
     // Hidden with its key, the popup comes back with the binding setup added: Ctrl o, then y.
     let second = dir.join("second.json");

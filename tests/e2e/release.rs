@@ -6,15 +6,13 @@
 //! after `ask-popup setup zellij --url`: the question is answered and the doctor says ✓, with no
 //! plugin file anywhere.
 
-use crate::agents::DB;
 use crate::command::command;
-use crate::harness::{wasm_path, Options, Setup, Zellij, FIRST};
+use crate::harness::{wasm_path, Options, Setup, Zellij};
 use crate::http::LoopbackServer;
 use crate::install::{
-    ask_in_a_pane_with, dismiss_release_notes, doctor_with, line_of, only_yes,
+    asked_permitted_and_answered, dismiss_release_notes, doctor_with, only_yes,
     THE_PLUGIN_FILES_CHECKS,
 };
-use crate::ANSWER;
 use ask_popup::caller::zellij::VERSION;
 use std::path::{Path, PathBuf};
 
@@ -60,28 +58,7 @@ fn crate_installed_command() -> PathBuf {
 /// and checks the envelope.
 fn ask_and_answer(zellij: &Zellij, ask_popup: &Path, id: &str) {
     let out = zellij.scratch().join(format!("{id}.json"));
-    ask_in_a_pane_with(zellij, ask_popup, "agent", id, &out);
-    zellij.wait_for_screen("the permission request", ANSWER, |s| {
-        s.contains("Allow? (y/n)")
-    });
-    zellij.type_into(FIRST, &["y"]);
-    zellij.wait_for_screen("the question", ANSWER, |s| {
-        s.contains("claude asks") && s.contains("Which database?")
-    });
-    zellij.send_keys(&["Down"]);
-    zellij.wait_for_screen("the focus on SQLite", ANSWER, |s| s.contains("❯ 2. SQLite"));
-    zellij.send_keys(&["Enter"]);
-    let reply = line_of(zellij, &out, "the answer");
-    assert_eq!(
-        serde_json::from_str::<serde_json::Value>(&reply).expect("an envelope"),
-        serde_json::from_str::<serde_json::Value>(&crate::agents::submitted(
-            DB,
-            &[(0, ask_popup::envelope::Answer::Option(1))],
-            &[],
-            Some(id)
-        ))
-        .unwrap()
-    );
+    asked_permitted_and_answered(zellij, ask_popup, "Allow? (y/n)", id, &out);
 }
 
 #[test]
