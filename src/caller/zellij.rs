@@ -21,8 +21,9 @@ pub const BIND_KEY: &str = "y";
 /// The comment on the blocks setup creates: they go again with what setup put in them.
 const MARK: &str = "// Added by `ask-popup setup zellij`";
 
-/// This command's (and its plugin's) version, which is the release's.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// This command's (and its plugin's) version, which is the release's: the one the plugin's
+/// `version` pipe answers.
+pub use crate::broker::VERSION;
 /// The project's repository (the manifest's `repository`), whose releases carry the plugin.
 pub const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
 /// The Zellij line this release is built against (zellij-tile's version) and tested with:

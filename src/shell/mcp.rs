@@ -150,7 +150,7 @@ fn definitions() -> Vec<Tool> {
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
-        info.server_info = Implementation::new("ask-popup", env!("CARGO_PKG_VERSION"));
+        info.server_info = Implementation::new("ask-popup", ask_popup::broker::VERSION);
         info.with_instructions(
             "ask_user_question puts structured questions to the user in a Zellij popup and waits for the answers.",
         )
