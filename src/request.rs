@@ -43,6 +43,27 @@ pub struct Questionnaire {
     pub timeout_ms: Option<u64>,
 }
 
+impl Questionnaire {
+    /// A fingerprint of what is asked (the questions and the timeout): a reply kept for a
+    /// caller's id is repeated only to the same questionnaire asked again with that id.
+    ///
+    /// FNV-1a over the canonical JSON, written out because it must stay the same across
+    /// builds, targets and plugin instances (it is kept across a reload), which std's hasher
+    /// does not promise.
+    pub fn digest(&self) -> u64 {
+        const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+        const PRIME: u64 = 0x0000_0100_0000_01b3;
+        let canonical = serde_json::to_vec(self).unwrap_or_default();
+        let timeout = self.timeout_ms.map_or([0xff; 8], u64::to_le_bytes);
+        canonical
+            .iter()
+            .chain(timeout.iter())
+            .fold(OFFSET, |hash, byte| {
+                (hash ^ u64::from(*byte)).wrapping_mul(PRIME)
+            })
+    }
+}
+
 /// One question: its text, a short header for the tab, and 2-4 options.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -256,6 +256,91 @@ fn a_request_asked_again_after_it_ended_gets_the_same_reply_at_once() {
 }
 
 #[test]
+fn a_used_id_with_another_questionnaire_is_asked_not_answered_with_the_old_reply() {
+    // An agent reuses its id (one ASK_POPUP_ID for every call): the reply kept for the first
+    // questionnaire must never answer a different one.
+    let mut b = Broker::new(Config::default());
+    let args = [("id", "same-x"), ("pane_id", "3")];
+    b.pipe(cli(
+        "p1",
+        Some(&question("First question with id X?")),
+        &args,
+    ));
+    settle(&mut b);
+    let first = replies(&b.input(Input::Key(Key::Enter)));
+    assert_eq!(first[0].1["details"]["answers"][0]["answer"], "A");
+    tick(&mut b, 1000);
+    let fx = b.pipe(cli(
+        "p2",
+        Some(&question("Second, different question?")),
+        &args,
+    ));
+    assert!(
+        replies(&fx).is_empty(),
+        "answered from the kept reply: {fx:?}"
+    );
+    assert_eq!(fx.first(), Some(&Effect::Block("p2".into())));
+    assert_eq!(b.pending_count(), 1, "the second questionnaire is asked");
+    let d = b.current_dialog().unwrap();
+    assert_eq!(
+        d.questionnaire().questions[0].question,
+        "Second, different question?"
+    );
+    settle(&mut b);
+    b.input(Input::Key(Key::Down));
+    let second = replies(&b.input(Input::Key(Key::Enter)));
+    assert_eq!(second[0].0, "p2");
+    assert_eq!(second[0].1["details"]["answers"][0]["answer"], "B");
+    assert_eq!(
+        second[0].1["details"]["answers"][0]["question"],
+        "Second, different question?"
+    );
+    // Its own retry now gets its own reply, and the first questionnaire asked again is asked.
+    let again = replies(&b.pipe(cli(
+        "p3",
+        Some(&question("Second, different question?")),
+        &args,
+    )));
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].1, second[0].1);
+    let fx = b.pipe(cli(
+        "p4",
+        Some(&question("First question with id X?")),
+        &args,
+    ));
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+    assert_eq!(b.pending_count(), 1);
+}
+
+#[test]
+fn a_kept_reply_read_back_after_a_reload_answers_only_its_own_questionnaire() {
+    let mut closing = Broker::new(Config::default());
+    let args = [("id", "r1"), ("pane_id", "3")];
+    closing.pipe(cli("p1", Some(&question("Kept?")), &args));
+    let kept = closing
+        .before_close()
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::KeepAcrossReload(kept) => Some(kept),
+            _ => None,
+        })
+        .expect("the replies kept across the reload");
+    let mut fresh = Broker::new(Config::default());
+    fresh.recall(&kept);
+    let fx = fresh.pipe(cli("p2", Some(&question("Something else?")), &args));
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+    assert_eq!(fresh.pending_count(), 1);
+    // What an older instance kept without the questionnaire's digest is not trusted.
+    let mut fresh = Broker::new(Config::default());
+    let mut entries: Value = serde_json::from_str(&kept).unwrap();
+    entries[0].as_object_mut().unwrap().remove("digest");
+    fresh.recall(&entries.to_string());
+    let fx = fresh.pipe(cli("p3", Some(&question("Kept?")), &args));
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+    assert_eq!(fresh.pending_count(), 1);
+}
+
+#[test]
 fn the_reply_repeated_is_the_answer_not_the_superseded_one() {
     let mut b = Broker::new(Config::default());
     b.pipe(cli("p1", Some(&question("One?")), &[("id", "r1")]));

@@ -62,7 +62,12 @@ fn every_ending_is_recorded_once_with_who_asked_and_the_reply() {
                 &[("pane_id", "3"), ("id", "r")],
             ))
         }),
-        ("superseded", |b| asked(b, "p2", "r")),
+        // Another questionnaire with the same id replaces it (the same one again is a retry:
+        // see `a_retry_of_the_same_questionnaire_is_one_entry`).
+        ("superseded", |b| {
+            let other = question("Another one?");
+            b.pipe(cli("p2", Some(&other), &[("pane_id", "3"), ("id", "r")]))
+        }),
         ("dismissed", |b| b.pane_closed(3)),
     ];
     for (ending, end) in endings {
@@ -99,6 +104,34 @@ fn every_ending_is_recorded_once_with_who_asked_and_the_reply() {
             reply
         );
     }
+}
+
+#[test]
+fn a_retry_of_the_same_questionnaire_is_one_entry() {
+    // Zellij dropped the caller's first CLI after the question arrived, and the command asked
+    // again with the same id: the first arrival is superseded by the retry, which is the same
+    // request, so the record keeps one entry, asked when the first arrived.
+    let mut b = alone();
+    let mut all = asked(&mut b, "p1", "r");
+    tick(&mut b, 300);
+    all.extend(asked(&mut b, "p2", "r"));
+    assert_eq!(replies(&all)[0].1["details"]["error"], "superseded");
+    assert!(records(&all).is_empty(), "{all:?}");
+    settle(&mut b);
+    all.extend(b.input(Input::Key(Key::Enter)));
+    let entries = records(&all);
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0].ending, "answered");
+    assert_eq!(entries[0].asked_ms, EPOCH);
+    let answer = replies(&all)
+        .into_iter()
+        .find(|(p, _)| p == "p2")
+        .map(|(_, r)| r)
+        .expect("p2's reply");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&entries[0].reply).unwrap(),
+        answer
+    );
 }
 
 #[test]

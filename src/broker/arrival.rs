@@ -22,9 +22,19 @@ pub(super) struct Arrivals {
     /// Requests withdrawn before they arrived (the withdrawal overtook the question), with
     /// when: such a question is answered `aborted` at once.
     withdrawn: HashMap<(Asker, String), u64>,
-    /// The replies requests ended with lately, by caller and id, with when: a caller asking
-    /// again with that id gets the same reply (see `Broker::remember_reply`).
-    replies: HashMap<(Asker, String), (u64, String)>,
+    /// The replies requests ended with lately, by caller and id: a caller asking the same
+    /// questionnaire again with that id gets the same reply (see `Broker::remember_reply`).
+    replies: HashMap<(Asker, String), KeptReply>,
+}
+
+/// A reply kept for a caller that may ask again.
+#[derive(Debug)]
+pub(super) struct KeptReply {
+    /// When the request ended.
+    at_ms: u64,
+    /// `Questionnaire::digest` of what was asked: only the same questionnaire gets it again.
+    digest: u64,
+    output: String,
 }
 
 impl Arrivals {
@@ -43,11 +53,13 @@ impl Arrivals {
         self.answered.keys().cloned().collect()
     }
 
-    /// The reply the request of `caller` with `id` ended with lately, if any.
-    pub(super) fn kept_reply(&self, caller: &Asker, id: &str) -> Option<String> {
+    /// The reply the request of `caller` with `id` ended with lately, if that request asked
+    /// the questionnaire of `digest`. (A used id with another questionnaire is a new question.)
+    pub(super) fn kept_reply(&self, caller: &Asker, id: &str, digest: u64) -> Option<String> {
         self.replies
             .get(&(caller.clone(), id.to_owned()))
-            .map(|(_, output)| output.clone())
+            .filter(|kept| kept.digest == digest)
+            .map(|kept| kept.output.clone())
     }
 
     /// Every payload still arriving, taken out: their pipes and pipe arguments.
@@ -261,7 +273,7 @@ impl Broker {
         let fresh = |at: &u64| now.saturating_sub(*at) < FORGET_AFTER_MS;
         self.arrivals.answered.retain(|_, at| fresh(at));
         self.arrivals.withdrawn.retain(|_, at| fresh(at));
-        self.arrivals.replies.retain(|_, (at, _)| fresh(at));
+        self.arrivals.replies.retain(|_, kept| fresh(&kept.at_ms));
         let stale: Vec<String> = self
             .arrivals
             .partials
@@ -311,7 +323,7 @@ impl Broker {
     pub fn held(&self) -> crate::events::Held {
         crate::events::Held {
             payload_bytes: self.held_bytes(),
-            reply_bytes: self.arrivals.replies.values().map(|(_, r)| r.len()).sum(),
+            reply_bytes: self.arrivals.replies.values().map(|k| k.output.len()).sum(),
             answered_pipes: self.arrivals.answered.len(),
         }
     }
@@ -321,32 +333,41 @@ impl Broker {
         (self.arrivals.answered.len(), self.arrivals.partials.len())
     }
 
-    /// Remembers, for a while, the reply the request of `caller` with `id` ended with: asked
-    /// again with the same id (Zellij dropped its caller's CLI before the reply reached it, and
-    /// the caller asked again), it gets the same reply instead of the question a second time.
-    pub(super) fn remember_reply(&mut self, caller: &Asker, id: Option<&str>, output: &str) {
+    /// Remembers, for a while, the reply the request of `caller` with `id` that asked the
+    /// questionnaire of `digest` ended with: asked again (Zellij dropped its caller's CLI
+    /// before the reply reached it, and the caller asked again), it gets the same reply
+    /// instead of the question a second time.
+    pub(super) fn remember_reply(
+        &mut self,
+        caller: &Asker,
+        id: Option<&str>,
+        digest: u64,
+        output: &str,
+    ) {
         let Some(id) = id else { return };
         if output.len() > MAX_REMEMBERED_REPLY_BYTES {
             return;
         }
         let replies = &mut self.arrivals.replies;
-        let mut held: usize = replies.values().map(|(_, o)| o.len()).sum();
+        let mut held: usize = replies.values().map(|k| k.output.len()).sum();
         while held + output.len() > MAX_REMEMBERED_REPLY_BYTES || replies.len() >= MAX_REMEMBERED {
             let Some(oldest) = replies
                 .iter()
-                .min_by_key(|(_, (at, _))| *at)
+                .min_by_key(|(_, kept)| kept.at_ms)
                 .map(|(key, _)| key.clone())
             else {
                 break;
             };
-            if let Some((_, dropped)) = replies.remove(&oldest) {
-                held = held.saturating_sub(dropped.len());
+            if let Some(dropped) = replies.remove(&oldest) {
+                held = held.saturating_sub(dropped.output.len());
             }
         }
-        replies.insert(
-            (caller.clone(), id.to_owned()),
-            (self.now_ms, output.to_owned()),
-        );
+        let kept = KeptReply {
+            at_ms: self.now_ms,
+            digest,
+            output: output.to_owned(),
+        };
+        replies.insert((caller.clone(), id.to_owned()), kept);
     }
 
     pub(super) fn remember(&mut self, pipe: &str) {
@@ -373,7 +394,7 @@ impl Broker {
             .arrivals
             .replies
             .iter()
-            .map(|((caller, id), (_, reply))| {
+            .map(|((caller, id), kept)| {
                 let mut entry = serde_json::Map::new();
                 match caller {
                     Asker::Pane(pane) => entry.insert("pane".to_owned(), Value::from(*pane)),
@@ -382,7 +403,9 @@ impl Broker {
                     }
                 };
                 entry.insert("id".to_owned(), Value::from(id.as_str()));
-                entry.insert("reply".to_owned(), Value::from(reply.as_str()));
+                // As text: a JSON number past 2^53 is not read back exactly everywhere.
+                entry.insert("digest".to_owned(), Value::from(kept.digest.to_string()));
+                entry.insert("reply".to_owned(), Value::from(kept.output.as_str()));
                 Value::Object(entry)
             })
             .collect();
@@ -405,13 +428,15 @@ impl Broker {
                 (None, Some(agent)) => Asker::Agent(agent.as_str().map(str::to_owned)),
                 (None, None) => continue,
             };
-            let (Some(id), Some(reply)) = (
+            let digest = entry.get("digest").and_then(Value::as_str);
+            let (Some(id), Some(digest), Some(reply)) = (
                 entry.get("id").and_then(Value::as_str),
+                digest.and_then(|d| d.parse::<u64>().ok()),
                 entry.get("reply").and_then(Value::as_str),
             ) else {
                 continue;
             };
-            self.remember_reply(&caller, Some(id), reply);
+            self.remember_reply(&caller, Some(id), digest, reply);
         }
     }
 }

@@ -266,7 +266,6 @@ impl Broker {
             if waiting
                 || self.arrivals.is_withdrawn(&caller, id)
                 || holds_withdrawal(held, &caller, id)
-                || self.arrivals.kept_reply(&caller, id).is_some()
             {
                 return;
             }
@@ -282,7 +281,15 @@ impl Broker {
         let Ok(questionnaire) = request::parse(intake.text()) else {
             return;
         };
-        let dialog = Dialog::new(self.with_default_timeout(questionnaire));
+        let questionnaire = self.with_default_timeout(questionnaire);
+        if let Some(id) = msg.args.get("id").filter(|id| !id.is_empty()) {
+            // Asked again after it ended: its reply is repeated, nothing shows.
+            let digest = questionnaire.digest();
+            if self.arrivals.kept_reply(&caller, id, digest).is_some() {
+                return;
+            }
+        }
+        let dialog = Dialog::new(questionnaire);
         let mut request = Request::new(pipe.clone(), &msg.args, dialog, 0, self.now_ms);
         request.provisional = true;
         self.pending.push(request);

@@ -261,7 +261,9 @@ impl Broker {
                     return;
                 };
                 let request = self.take(i);
-                self.remember_reply(&request.caller, request.request_id.as_deref(), &reply);
+                let digest = request.dialog.questionnaire().digest();
+                let id = request.request_id.as_deref();
+                self.remember_reply(&request.caller, id, digest, &reply);
                 self.after_removal(effects);
                 self.remember(&pipe);
                 self.after_request(&request, Some(event), effects);

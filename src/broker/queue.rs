@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// Whether a request that ends is an entry of the record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Record {
+    Entry,
+    /// Superseded by its caller's retry: the same request, recorded when the retry ends.
+    Not,
+}
+
 impl Broker {
     /// `questionnaire`, with the configured timeout when it carries none.
     pub(super) fn with_default_timeout(&self, mut questionnaire: Questionnaire) -> Questionnaire {
@@ -22,6 +30,7 @@ impl Broker {
     ) {
         let caller = Asker::of(args);
         let request_id = args.get("id").cloned().filter(|id| !id.is_empty());
+        let questionnaire = self.with_default_timeout(questionnaire);
         if let Some(id) = &request_id {
             if self.arrivals.take_withdrawal(&caller, id) {
                 // Its withdrawal overtook it.
@@ -33,29 +42,34 @@ impl Broker {
                 self.reply_shared(&pipe, output, effects);
                 return;
             }
-            if let Some(output) = self.arrivals.kept_reply(&caller, id) {
+            let digest = questionnaire.digest();
+            if let Some(output) = self.arrivals.kept_reply(&caller, id, digest) {
                 // It ended a moment ago and is asked again: its caller never got the reply.
                 self.reply_shared(&pipe, output, effects);
                 return;
             }
         }
         effects.push(Effect::Block(pipe.clone()));
-        let questionnaire = self.with_default_timeout(questionnaire);
         // Shown already while the hellos came in: this request takes its place.
         let shown = self.take_provisional(&pipe);
 
         // The same caller asking again with the same id replaces its earlier request in its
-        // place in the queue; what the user already gave carries over when the questions are
-        // the same. Another caller's id is another request.
+        // place in the queue. The same questionnaire again is the caller's retry (Zellij
+        // dropped its first CLI): the same request, so what the user already gave carries
+        // over and the record keeps one entry. Another caller's id is another request.
         let earlier = request_id.as_ref().and_then(|id| {
             self.pending
                 .iter()
                 .position(|r| r.caller == caller && r.request_id.as_ref() == Some(id))
         });
-        let dialog = match earlier.and_then(|i| self.pending.get(i)) {
-            Some(r) if r.dialog.questionnaire() == &questionnaire => r.dialog.clone(),
-            _ => Dialog::new(questionnaire),
+        let retried = earlier
+            .and_then(|i| self.pending.get(i))
+            .filter(|r| r.dialog.questionnaire() == &questionnaire);
+        let dialog = match retried {
+            Some(r) => r.dialog.clone(),
+            None => Dialog::new(questionnaire),
         };
+        let retry = retried.is_some();
         let mut request = Request::new(pipe, args, dialog, bytes, self.now_ms);
         if let Some(shown) = shown {
             request.take_over(shown);
@@ -67,12 +81,16 @@ impl Broker {
                     // The user has seen it already.
                     r.first_shown_ms = old.first_shown_ms;
                     r.drawn_ready = old.drawn_ready;
+                    if retry {
+                        r.arrived_ms = old.arrived_ms;
+                    }
                 }
                 let outcome = Outcome::Host {
                     code: ErrorCode::Superseded,
                     responses: Responses::default(),
                 };
-                self.finish_request(old, outcome, Decided::Everywhere, effects);
+                let record = if retry { Record::Not } else { Record::Entry };
+                self.finish_request(old, outcome, Decided::Everywhere, record, effects);
                 i
             }
             None => {
@@ -156,7 +174,7 @@ impl Broker {
         }
         let request = self.take(index);
         // The caller first: the popup and the events can wait a moment, the agent should not.
-        self.finish_request(request, outcome, decided, effects);
+        self.finish_request(request, outcome, decided, Record::Entry, effects);
         self.after_removal(effects);
     }
 
@@ -202,12 +220,14 @@ impl Broker {
         }
     }
 
-    /// Replies to a request that is no longer in the queue, and says so to everyone.
+    /// Replies to a request that is no longer in the queue, and says so to everyone; `record`
+    /// says whether it is an entry of the record of its own.
     pub(super) fn finish_request(
         &mut self,
         request: Request,
         outcome: Outcome,
         decided: Decided,
+        record: Record,
         effects: &mut Vec<Effect>,
     ) {
         let questionnaire = request.dialog.questionnaire();
@@ -223,7 +243,9 @@ impl Broker {
         );
         if !superseded {
             // (A superseded request's id belongs to the request that replaced it.)
-            self.remember_reply(&request.caller, request.request_id.as_deref(), &output);
+            let digest = questionnaire.digest();
+            let id = request.request_id.as_deref();
+            self.remember_reply(&request.caller, id, digest, &output);
         }
         let tell_peers = decided == Decided::Here && self.peers.has_others();
         if decided == Decided::Here || self.leads() {
@@ -233,7 +255,9 @@ impl Broker {
             });
             let ending = envelope::ending(&outcome);
             let ending = ending.reason.unwrap_or("answered");
-            self.record_request(&request, ending, &output, effects);
+            if record == Record::Entry {
+                self.record_request(&request, ending, &output, effects);
+            }
         }
         if tell_peers {
             // The other instances drop it; the leader says how it ended. (Alone, this costs
