@@ -4,7 +4,7 @@
 //! `scripts/install.sh` and `scripts/release.sh` build), else `assets/ask-popup.wasm` when there
 //! (the released plugin, which `scripts/release.sh` puts into the packaged crate, so that `cargo
 //! install ask-popup` needs no wasm target; a clone has none), else the build's own
-//! `wasm32-wasip1/release/ask-popup.wasm` under the target dir (`$CARGO_TARGET_DIR`, or this
+//! `wasm32-wasip1/plugin/ask-popup.wasm` under the target dir (`$CARGO_TARGET_DIR`, or this
 //! checkout's `target/`).
 //!
 //! A release build without the plugin fails, saying how to build it: a command that cannot
@@ -42,7 +42,7 @@ fn main() {
                 .unwrap_or_else(|| manifest.join("target"));
             let release = std::env::var("PROFILE").is_ok_and(|p| p == "release");
             (
-                target_dir.join("wasm32-wasip1/release/ask-popup.wasm"),
+                target_dir.join("wasm32-wasip1/plugin/ask-popup.wasm"),
                 release,
             )
         }

@@ -29,7 +29,7 @@ fi
 command -v tmux >/dev/null || { echo "needs tmux: run \`bash scripts/ensure-tools.sh\`" >&2; exit 1; }
 
 echo "building ask-popup (plugin and command), the floor plugin and the worst-case payloads" >&2
-cargo build --quiet --release --target wasm32-wasip1
+cargo build --quiet --profile plugin --target wasm32-wasip1
 cargo build --quiet --release --bin ask-popup
 cargo build --quiet --release --target wasm32-wasip1 \
     --manifest-path benches/floor/Cargo.toml --target-dir "$TARGET_DIR/bench-floor"
@@ -66,7 +66,7 @@ python3 benches/e2e_latency.py \
     --root "$ROOT" \
     --zellij "$(command -v zellij)" \
     --tmux "$(command -v tmux)" \
-    --ours "$TARGET_DIR/wasm32-wasip1/release/ask-popup.wasm" \
+    --ours "$TARGET_DIR/wasm32-wasip1/plugin/ask-popup.wasm" \
     --floor "$TARGET_DIR/bench-floor/wasm32-wasip1/release/bench-floor.wasm" \
     --worst "$OUT/worst-case.json" \
     --one "$OUT/one-question.json" \

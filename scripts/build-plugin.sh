@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the plugin, target/wasm32-wasip1/release/ask-popup.wasm, and shrinks it with binaryen's
+# Builds the plugin, target/wasm32-wasip1/plugin/ask-popup.wasm (the `plugin` profile), and shrinks it with binaryen's
 # wasm-opt when that is installed (scripts/ensure-tools.sh installs it): about an eighth off.
 # Zellij runs the file either way.
 #
@@ -10,8 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
-cargo build --release --target wasm32-wasip1
-out=${CARGO_TARGET_DIR:-target}/wasm32-wasip1/release
+cargo build --profile plugin --target wasm32-wasip1
+out=${CARGO_TARGET_DIR:-target}/wasm32-wasip1/plugin
 wasm=$out/ask-popup.wasm
 built=$out/.ask-popup.cargo.wasm
 shrunk=$out/.ask-popup.opt.wasm

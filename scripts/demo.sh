@@ -16,7 +16,7 @@ bash scripts/ensure-tools.sh
 bash scripts/build-plugin.sh
 # The agent side: the `ask-popup` command, the same crate built for this machine.
 cargo build --release --bin ask-popup >&2
-wasm="$root/target/wasm32-wasip1/release/ask-popup.wasm"
+wasm="$root/target/wasm32-wasip1/plugin/ask-popup.wasm"
 
 demo="$root/target/demo"
 rm -rf "$demo"

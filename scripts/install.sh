@@ -22,7 +22,7 @@ fi
 bash scripts/build-plugin.sh
 # Built in the clone's target dir, where a later install (and `cargo build --release`) reuses
 # the build.
-ASK_POPUP_PLUGIN_WASM="$PWD/target/wasm32-wasip1/release/ask-popup.wasm" \
+ASK_POPUP_PLUGIN_WASM="$PWD/target/wasm32-wasip1/plugin/ask-popup.wasm" \
     cargo install --locked --force --path . --target-dir "${CARGO_TARGET_DIR:-target}" \
     "${root_args[@]}"
 echo

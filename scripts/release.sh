@@ -79,7 +79,7 @@ elif wants plugin; then
     bash scripts/build-plugin.sh
     built_in=${CARGO_TARGET_DIR:-target}
     case $built_in in /*) ;; *) built_in=$PWD/$built_in ;; esac
-    embedded=$built_in/wasm32-wasip1/release/ask-popup.wasm
+    embedded=$built_in/wasm32-wasip1/plugin/ask-popup.wasm
     cp "$embedded" "$plugin"
 fi
 if wants command || wants crate; then

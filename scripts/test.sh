@@ -18,7 +18,7 @@ bash scripts/build-plugin.sh
 # Lints, for the command and the tests on the host and for the plugin as it ships.
 cargo fmt --check
 cargo clippy --all-targets --all-features -- -D warnings
-cargo clippy --release --target wasm32-wasip1 -- -D warnings
+cargo clippy --profile plugin --target wasm32-wasip1 -- -D warnings
 # The command as a user installs it (into target/installed, not ~/.cargo): the e2e test of a
 # fresh machine's path sets everything up with it.
 bash scripts/install.sh --root target/installed

@@ -36,8 +36,8 @@ pub const TEST_DEADLINE: Duration = Duration::from_secs(120);
 static SERIAL: Mutex<()> = Mutex::new(());
 static WORLDS: AtomicUsize = AtomicUsize::new(0);
 
-/// The wasm the tests load: `target/wasm32-wasip1/release/ask-popup.wasm` of this crate
-/// (or of `$CARGO_TARGET_DIR`).
+/// The wasm the tests load: `target/wasm32-wasip1/plugin/ask-popup.wasm` of this crate (the
+/// `plugin` profile, or of `$CARGO_TARGET_DIR`).
 pub fn wasm_path() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
@@ -46,7 +46,7 @@ pub fn wasm_path() -> PathBuf {
     };
     target
         .join("wasm32-wasip1")
-        .join("release")
+        .join("plugin")
         .join("ask-popup.wasm")
 }
 
@@ -108,7 +108,7 @@ fn check_prerequisites() {
     }
     check_wasm(
         &wasm_path(),
-        "run `cargo build --release --target wasm32-wasip1` (or `bash scripts/test.sh`)",
+        "run `bash scripts/build-plugin.sh` (or `bash scripts/test.sh`)",
     );
 }
 

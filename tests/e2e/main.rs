@@ -1,7 +1,7 @@
 //! End-to-end tests: the built plugin in a real Zellij 0.45.1 with a client attached in tmux,
 //! reached only through `zellij pipe` and `zellij action`, as agents and users reach it.
 //!
-//! Needs zellij 0.45.1, tmux and `target/wasm32-wasip1/release/ask-popup.wasm`; the harness
+//! Needs zellij 0.45.1, tmux and `target/wasm32-wasip1/plugin/ask-popup.wasm`; the harness
 //! fails (never skips) with how to get whichever is missing.
 
 mod agents;
