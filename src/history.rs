@@ -262,7 +262,11 @@ impl Entry {
                 .unwrap_or_default();
             out.push(format!("  {told}"));
         }
-        out
+        // What agents and people wrote, cleaned as the popup shows it: one line each, and no
+        // sequence that would drive the terminal `ask-popup history` prints to.
+        out.iter()
+            .map(|line| crate::view::text::sanitize_line(line))
+            .collect()
     }
 
     /// Whether `text` (lower case) is in its questions, headers, labels, answers or notes.

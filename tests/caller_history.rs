@@ -178,6 +178,92 @@ fn for_scripts_an_entry_is_a_json_line_with_the_replys_details() {
     assert!(!line.contains('\n'));
 }
 
+/// What an agent may put in a question, an answer or its name to drive a person's terminal:
+/// the window title (OSC 0), a colour (CSI), the clipboard (OSC 52), and a C1 CSI.
+const INJECTED: &str = "\u{1b}]0;PWNED\u{7}\u{1b}[31mred\u{1b}]52;c;aGk=\u{7}\u{9b}2J";
+
+#[test]
+fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
+    let mut tainted = entry(&format!("agent{INJECTED}"), 1_796_000_000_000, ANSWERED);
+    tainted.questions[0].question = format!("Which {INJECTED} database?");
+    tainted.questions[0].header = format!("D{INJECTED}B");
+    tainted.reply = ANSWERED.replace(
+        "one file",
+        &format!("one{INJECTED}file")
+            .replace('\u{1b}', "\\u001b")
+            .replace('\u{7}', "\\u0007"),
+    );
+    // Each line of its block: no control character, no line break of its own.
+    for line in tainted.block("2026-12-03 10:00") {
+        assert!(!line.chars().any(char::is_control), "{line:?}");
+    }
+
+    // `ask-popup history`, as a person runs it, on a record holding it.
+    let home = tempfile::tempdir().unwrap();
+    let record = ask_popup::caller::history::plugin_cache_dir(
+        &home.path().join("cache/zellij"),
+        "file:/p/ask-popup.wasm",
+    )
+    .join(ask_popup::history::FILE_NAME);
+    std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+    std::fs::write(&record, format!("{}\n", tainted.to_line())).unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ask-popup"))
+            .arg("history")
+            .args(args)
+            .env_clear()
+            .env("HOME", home.path())
+            .env("XDG_CACHE_HOME", home.path().join("cache"))
+            .output()
+            .expect("run ask-popup history");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let shown = run(&[]);
+    assert!(
+        shown.contains("PWNED") && shown.contains("Which"),
+        "{shown}"
+    );
+    assert!(
+        !shown.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character reached the terminal: {shown:?}"
+    );
+    // For scripts: exact, and still nothing raw that a terminal obeys.
+    let json = run(&["--json"]);
+    assert!(
+        !json.chars().any(|c| c.is_control() && c != '\n'),
+        "{json:?}"
+    );
+    let read: serde_json::Value = serde_json::from_str(json.trim()).expect("one JSON line");
+    assert_eq!(read["agent"], tainted.agent.as_str());
+    assert_eq!(
+        read["questions"][0]["question"],
+        tainted.questions[0].question.as_str()
+    );
+    assert_eq!(
+        read["details"]["answers"][0]["notes"],
+        format!("one{INJECTED}file").as_str()
+    );
+}
+
+#[test]
+fn json_for_a_terminal_is_the_same_json_without_raw_c1_controls() {
+    use ask_popup::caller::terminal::json_for_terminal;
+    let value = serde_json::json!({"a": format!("x{INJECTED}\u{7f}y"), "b": "plain é ✓"});
+    let json = serde_json::to_string(&value).unwrap();
+    let safe = json_for_terminal(&json);
+    assert!(!safe.chars().any(char::is_control), "{safe:?}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&safe).unwrap(),
+        value
+    );
+    let plain = serde_json::to_string(&serde_json::json!({"b": "plain é ✓"})).unwrap();
+    assert!(matches!(
+        json_for_terminal(&plain),
+        std::borrow::Cow::Borrowed(_)
+    ));
+}
+
 #[test]
 fn calendar_times_are_the_gregorian_calendars() {
     let w = |ms: u64, offset: i64| {
@@ -198,6 +284,7 @@ mod later {
     use ask_popup::caller::later::{
         answer_file, answers_dir, asked_line, file_stem, standing, waiting_line, Standing,
     };
+    use std::cell::Cell;
     use std::ffi::OsStr;
     use std::path::Path;
 
@@ -217,19 +304,52 @@ mod later {
         assert_eq!(answer_file(&dir, "a/b"), dir.join("a%2Fb.json"));
     }
 
+    /// `standing` with these looks' results.
+    fn stands(kept: Option<&str>, waiting: bool, recorded: Option<&str>) -> Standing {
+        let owned = |text: Option<&str>| text.map(str::to_owned);
+        standing(|| waiting, || owned(kept), || owned(recorded))
+    }
+
     #[test]
     fn a_request_stands_ended_waiting_or_unknown() {
         assert_eq!(
-            standing(Some(ENVELOPE), true, None),
+            stands(Some(ENVELOPE), true, None),
             Standing::Ended(format!("{ENVELOPE}\n"))
         );
-        assert_eq!(standing(None, true, Some(ENVELOPE)), Standing::Waiting);
+        assert_eq!(stands(None, true, Some(ENVELOPE)), Standing::Waiting);
         assert_eq!(
-            standing(None, false, Some(ENVELOPE)),
+            stands(None, false, Some(ENVELOPE)),
             Standing::Ended(format!("{ENVELOPE}\n"))
         );
-        assert_eq!(standing(Some("torn {"), false, None), Standing::Unknown);
-        assert_eq!(standing(None, false, None), Standing::Unknown);
+        assert_eq!(stands(Some("torn {"), false, None), Standing::Unknown);
+        assert_eq!(stands(None, false, None), Standing::Unknown);
+    }
+
+    #[test]
+    fn a_request_that_ends_between_the_looks_stands_ended() {
+        // The waiting process keeps the answer, then removes its mark: a look in between must
+        // not find it neither waiting nor answered (the record may not hold it).
+        // Whichever look comes first sees the request waiting and not yet answered; every
+        // later one sees it answered and its waiting process gone.
+        let looks = Cell::new(0);
+        let ended = || {
+            looks.set(looks.get() + 1);
+            looks.get() > 1
+        };
+        let waiting = || !ended();
+        let kept = || ended().then(|| ENVELOPE.to_owned());
+        assert_eq!(
+            standing(waiting, kept, || None),
+            Standing::Ended(format!("{ENVELOPE}\n"))
+        );
+        // And the record is read only when neither tells.
+        let read = Cell::new(false);
+        let recorded = || {
+            read.set(true);
+            None
+        };
+        standing(|| true, || None, recorded);
+        assert!(!read.get());
     }
 
     #[test]

@@ -190,6 +190,65 @@ fn setup_zellij_leaves_a_config_it_cannot_read_alone() {
 }
 
 #[test]
+fn setup_zellij_refuses_a_location_it_cannot_write_and_leaves_the_config_alone() {
+    // A URL with a control character: a clear error, no panic, nothing written.
+    let home = Home::new("setup-control");
+    let config = home.zellij_dir().join("config.kdl");
+    std::fs::create_dir_all(home.zellij_dir()).unwrap();
+    std::fs::write(&config, "plugins {\n}\n").unwrap();
+    for write in [false, true] {
+        let mut args = vec![
+            "setup",
+            "zellij",
+            "--url",
+            "https://example.org/a\u{1}b.wasm",
+        ];
+        if write {
+            args.push("--write");
+        }
+        let out = home.run(&args);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("control character"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), "plugins {\n}\n");
+    }
+    // A config dir whose path is not UTF-8: config.kdl would name another file.
+    use std::os::unix::ffi::OsStrExt;
+    let home = Home::new("setup-bytes");
+    let dir = home
+        .root
+        .join(std::ffi::OsStr::from_bytes(b"zellij-\xff-config"));
+    let out = home
+        .command(env!("CARGO_BIN_EXE_ask-popup"))
+        .env("ZELLIJ_CONFIG_DIR", &dir)
+        .args(["setup", "zellij", "--write"])
+        .output()
+        .expect("run ask-popup");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is not UTF-8"), "{stderr}");
+    assert!(!dir.join("config.kdl").exists());
+}
+
+#[test]
+fn the_doctor_prints_what_a_config_holds_cleaned_for_the_terminal() {
+    let home = Home::new("doctor-escapes");
+    std::fs::create_dir_all(home.zellij_dir()).unwrap();
+    std::fs::write(
+        home.zellij_dir().join("config.kdl"),
+        "plugins {\n    ask-popup location=\"file:/x\\u{1b}]0;PWNED\\u{7}\\u{1b}[31m.wasm\"\n}\n",
+    )
+    .unwrap();
+    let (_, report) = home.doctor();
+    assert!(report.contains("PWNED"), "{report}");
+    assert!(
+        !report.chars().any(|c| c.is_control() && c != '\n'),
+        "{report:?}"
+    );
+}
+
+#[test]
 fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
     let home = Home::new("doctor");
     // No zellij at all.

@@ -69,17 +69,28 @@ pub enum Standing {
     Unknown,
 }
 
-/// Where a request stands: `kept`, the text of its answer file; `waiting`, whether its
-/// waiting process still runs; `recorded`, its reply in the record of questionnaires.
-pub fn standing(kept: Option<&str>, waiting: bool, recorded: Option<&str>) -> Standing {
+/// Where a request stands, looked up in this order: `waiting`, whether its waiting process
+/// still runs; `kept`, the text of its answer file; `recorded`, its reply in the record of
+/// questionnaires (looked up only when neither tells).
+///
+/// The order matters: the waiting process writes the answer file before it removes its mark,
+/// so a look that found it running and then reads the file, or found it gone, finds the
+/// answer. Read the other way round, a request that ends between the two looks would be
+/// neither waiting nor answered.
+pub fn standing(
+    waiting: impl FnOnce() -> bool,
+    kept: impl FnOnce() -> Option<String>,
+    recorded: impl FnOnce() -> Option<String>,
+) -> Standing {
     let envelope = |text: &str| Envelope::read(text).map(|_| format!("{}\n", text.trim_end()));
-    if let Some(line) = kept.and_then(envelope) {
+    let waiting = waiting();
+    if let Some(line) = kept().as_deref().and_then(envelope) {
         return Standing::Ended(line);
     }
     if waiting {
         return Standing::Waiting;
     }
-    match recorded.and_then(envelope) {
+    match recorded().as_deref().and_then(envelope) {
         Some(line) => Standing::Ended(line),
         None => Standing::Unknown,
     }

@@ -14,6 +14,7 @@ pub mod notify;
 pub mod opencode;
 pub mod session;
 pub mod setup;
+pub mod terminal;
 pub mod web;
 pub mod xdg;
 pub mod zellij;

@@ -219,11 +219,19 @@ pub fn has_claude_hook(settings: &str) -> bool {
     })
 }
 
-/// Whether Codex's `config` (the text of config.toml) has the `[mcp_servers.ask-popup]` table.
+/// Whether Codex's `config` (the text of config.toml) has the `ask-popup` MCP server, however
+/// it is written (`[mcp_servers.ask-popup]`, dotted keys, an inline table): read as `merge_codex`
+/// reads it.
 pub fn has_codex_table(config: &str) -> bool {
     config
-        .lines()
-        .any(|line| line.trim() == "[mcp_servers.ask-popup]")
+        .parse::<toml_edit::DocumentMut>()
+        .ok()
+        .and_then(|doc| {
+            doc.get("mcp_servers")
+                .and_then(|servers| servers.get("ask-popup"))
+                .map(|server| server.is_table_like())
+        })
+        .unwrap_or(false)
 }
 
 /// Whether a `PreToolUse` entry is one this command wrote (its only hook runs `claude-hook`).
@@ -561,6 +569,17 @@ mod tests {
             "{merged}"
         );
         assert!(has_codex_table(&merged));
+        // However the table is written, and not where a line only looks like it.
+        assert!(has_codex_table(
+            "mcp_servers.ask-popup = { command = \"x\" }\n"
+        ));
+        assert!(has_codex_table(
+            "[mcp_servers]\n\"ask-popup\".command = \"x\"\n"
+        ));
+        assert!(!has_codex_table(
+            "notes = \"\"\"\n[mcp_servers.ask-popup]\n\"\"\"\n"
+        ));
+        assert!(!has_codex_table("[mcp_servers.ask-popup\n"));
         assert_eq!(merge_codex(&merged, "/bin/ask-popup").unwrap(), None);
         assert_eq!(remove_codex(&merged).unwrap().as_deref(), Some(original));
         assert_eq!(remove_codex(original).unwrap(), None);

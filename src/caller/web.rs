@@ -154,14 +154,14 @@ pub fn merge(existing: &str, path: &str) -> Result<Option<String>, KdlError> {
                 }
                 let leading = old.leading().unwrap_or("").to_owned();
                 let indent = leading.rsplit('\n').next().unwrap_or("").to_owned();
-                let mut new = node(&wanted);
+                let mut new = node(&wanted)?;
                 new.set_leading(format!("{leading}{CHANGED}{was}\n{indent}"));
                 new.set_trailing(old.trailing().unwrap_or("\n").to_owned());
                 doc.nodes_mut()[i] = new;
                 changed = true;
             }
             None => {
-                let mut new = node(&wanted);
+                let mut new = node(&wanted)?;
                 new.set_leading(format!("{ADDED}\n"));
                 new.set_trailing("\n");
                 if appended {

@@ -3,7 +3,7 @@
 //! keeps everything else byte for byte (the user's comments, layout and other nodes). What setup
 //! adds it can take out again, leaving the file as it was.
 
-use kdl::{KdlDocument, KdlNode};
+use kdl::{KdlDocument, KdlNode, KdlValue};
 use std::path::{Path, PathBuf};
 
 /// The plugin this command was built with (see `build.rs`): empty when it was built without.
@@ -255,6 +255,10 @@ pub enum KdlError {
         "{path}: `{setting}` is written over several lines; it was left alone. Set it by hand"
     )]
     Unchangeable { path: String, setting: String },
+    #[error("{location:?} holds a control character: it cannot be the plugin's location, and config.kdl was left alone")]
+    Location { location: String },
+    #[error("ask-popup could not write `{text}` as KDL ({reason}); config.kdl was left alone")]
+    Unwritable { text: String, reason: String },
 }
 
 /// Zellij's config dir as Zellij finds it: `--config-dir`, then `ZELLIJ_CONFIG_DIR`, then the
@@ -322,14 +326,27 @@ fn indent_lines(lines: &[String], indent: &str) -> String {
         .join("\n")
 }
 
+/// `s` as a KDL string, escaped as KDL escapes it.
 fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
+    KdlValue::String(s.to_owned()).to_string()
 }
 
-/// One node parsed from `text` (which must hold exactly one).
-pub(super) fn node(text: &str) -> KdlNode {
-    let doc: KdlDocument = text.parse().expect("ask-popup's own KDL parses");
-    doc.nodes()[0].clone()
+/// The one node `text` holds, or why it is not a node (text that setup made of what it was
+/// given, such as a location).
+pub(super) fn node(text: &str) -> Result<KdlNode, KdlError> {
+    let doc: KdlDocument = text
+        .parse()
+        .map_err(|e: kdl::KdlError| KdlError::Unwritable {
+            text: text.to_owned(),
+            reason: e.to_string(),
+        })?;
+    doc.nodes()
+        .first()
+        .cloned()
+        .ok_or_else(|| KdlError::Unwritable {
+            text: text.to_owned(),
+            reason: "no node".to_owned(),
+        })
 }
 
 pub(super) fn parse(existing: &str, path: &str) -> Result<KdlDocument, KdlError> {
@@ -358,8 +375,8 @@ fn child_indent(doc: &KdlDocument, parent: &str) -> String {
 
 /// Appends `text` (a node without its indentation's first line) to the block `doc` whose
 /// children sit at `indent`.
-fn append(doc: &mut KdlDocument, text: &str, indent: &str) {
-    let mut new = node(text);
+fn append(doc: &mut KdlDocument, text: &str, indent: &str) -> Result<(), KdlError> {
+    let mut new = node(text)?;
     let after_newline = doc
         .nodes()
         .last()
@@ -383,14 +400,15 @@ fn append(doc: &mut KdlDocument, text: &str, indent: &str) {
         }
     }
     doc.nodes_mut().push(new);
+    Ok(())
 }
 
 /// A block node `name { }` at `indent`, marked as setup's own.
-fn new_block(name: &str, indent: &str) -> KdlNode {
-    let mut block = node(&format!("{name} {{\n{indent}}}"));
+fn new_block(name: &str, indent: &str) -> Result<KdlNode, KdlError> {
+    let mut block = node(&format!("{name} {{\n{indent}}}"))?;
     block.set_leading(format!("{indent}{MARK}\n{indent}"));
     block.set_trailing("\n");
-    block
+    Ok(block)
 }
 
 /// `existing` (the text of `config.kdl`, `path` for messages) with the alias loading the plugin
@@ -413,26 +431,31 @@ fn merge_at(
     location: &str,
     repoint: bool,
 ) -> Result<Option<String>, KdlError> {
+    if location.chars().any(char::is_control) {
+        return Err(KdlError::Location {
+            location: location.to_owned(),
+        });
+    }
     let mut doc = parse(existing, path)?;
     let mut changed = false;
     if !has_alias(&doc) {
-        let i = top_block(&mut doc, "plugins");
+        let i = top_block(&mut doc, "plugins")?;
         let plugins = doc.nodes_mut()[i].ensure_children();
         let indent = child_indent(plugins, "");
         let text = alias_text(location, &indent);
-        append(plugins, text.trim_start(), &indent);
+        append(plugins, text.trim_start(), &indent)?;
         changed = true;
     } else if repoint {
         changed |= point_alias(&mut doc, location);
     }
     if !has_binding(&doc) {
-        let k = top_block(&mut doc, "keybinds");
+        let k = top_block(&mut doc, "keybinds")?;
         let keybinds = doc.nodes_mut()[k].ensure_children();
         let mode_indent = child_indent(keybinds, "");
         let m = match mode_block(keybinds) {
             Some(m) => m,
             None => {
-                let mut block = new_block(BIND_MODE, &mode_indent);
+                let mut block = new_block(BIND_MODE, &mode_indent)?;
                 if keybinds.nodes().is_empty() {
                     block.set_leading(format!("\n{mode_indent}{MARK}\n{mode_indent}"));
                 }
@@ -443,7 +466,7 @@ fn merge_at(
         let mode = keybinds.nodes_mut()[m].ensure_children();
         let indent = child_indent(mode, &mode_indent);
         let text = binding_text(&indent);
-        append(mode, text.trim_start(), &indent);
+        append(mode, text.trim_start(), &indent)?;
         changed = true;
     }
     Ok(changed.then(|| doc.to_string()))
@@ -476,11 +499,12 @@ fn point_alias(doc: &mut KdlDocument, location: &str) -> bool {
 }
 
 /// The top-level block `name`: the user's, or one of setup's own appended.
-fn top_block(doc: &mut KdlDocument, name: &str) -> usize {
-    named(doc, name).unwrap_or_else(|| {
-        append_top(doc, new_block(name, ""));
-        doc.nodes().len() - 1
-    })
+fn top_block(doc: &mut KdlDocument, name: &str) -> Result<usize, KdlError> {
+    if let Some(i) = named(doc, name) {
+        return Ok(i);
+    }
+    append_top(doc, new_block(name, "")?);
+    Ok(doc.nodes().len() - 1)
 }
 
 /// Appends a top-level block after a blank line.

@@ -9,6 +9,7 @@ use super::Zellij;
 use ask_popup::broker::VERSION;
 use ask_popup::caller::opencode::{self, Entry};
 use ask_popup::caller::setup;
+use ask_popup::caller::terminal;
 use ask_popup::caller::zellij::{self, Check, PLUGIN_FILE};
 use ask_popup::envelope::ErrorCode;
 use std::path::{Path, PathBuf};
@@ -40,12 +41,10 @@ pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
     checks.extend(super::web::checks(dir));
     checks.extend(agent_checks());
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&checks).unwrap_or_default()
-        );
+        let json = serde_json::to_string_pretty(&checks).unwrap_or_default();
+        super::print(&format!("{}\n", terminal::json_for_terminal(&json)));
     } else {
-        print!("{}", zellij::report(&checks));
+        super::print(&terminal::for_person(&zellij::report(&checks)));
     }
     if zellij::all_hold(&checks) {
         0

@@ -6,6 +6,7 @@ use super::programs::{find_on_path, ZellijCli};
 use ask_popup::atomic_file::{self, OWNER_ONLY, READABLE};
 use ask_popup::caller::opencode;
 use ask_popup::caller::setup;
+use ask_popup::caller::terminal;
 use ask_popup::caller::zellij::{self, PLUGIN, PLUGIN_FILE};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -52,7 +53,7 @@ struct ZellijFiles {
 /// The files `setup zellij` works on; None, with what went wrong said, when they cannot be read.
 fn zellij_files(dir: Option<&Path>) -> Option<ZellijFiles> {
     let Some(dir) = config_dir(dir) else {
-        eprintln!("ask-popup setup zellij: no config dir: set HOME or ZELLIJ_CONFIG_DIR, or pass --config-dir");
+        say_err!("ask-popup setup zellij: no config dir: set HOME or ZELLIJ_CONFIG_DIR, or pass --config-dir");
         return None;
     };
     let plugin_path = dir.join("plugins").join(PLUGIN_FILE);
@@ -65,7 +66,7 @@ fn zellij_files(dir: Option<&Path>) -> Option<ZellijFiles> {
             existing,
         }),
         Err(e) => {
-            eprintln!("ask-popup setup zellij: {e}");
+            say_err!("ask-popup setup zellij: {e}");
             None
         }
     }
@@ -86,7 +87,7 @@ pub fn setup_zellij(write: bool, remove: bool, dir: Option<&Path>) -> i32 {
         return remove_zellij(write, &plugin_path, &config_path, existing.as_deref());
     }
     if PLUGIN.is_empty() {
-        eprintln!(
+        say_err!(
             "ask-popup setup zellij: this ask-popup was built without its plugin; install it with `bash scripts/install.sh` from a clone, or load the release's plugin: ask-popup setup zellij --url --write"
         );
         return 1;
@@ -103,7 +104,7 @@ pub fn setup_zellij_url(write: bool, url: &str, dir: Option<&Path>) -> i32 {
         url.to_owned()
     };
     if !zellij::is_url(&url) {
-        eprintln!("ask-popup setup zellij: --url takes an http:// or https:// URL, not {url:?}");
+        say_err!("ask-popup setup zellij: --url takes an http:// or https:// URL, not {url:?}");
         return 1;
     }
     let Some(ZellijFiles {
@@ -137,7 +138,7 @@ fn run_zellij_setup(
     let setup = match ZellijSetup::plan(load, dir, plugin_path, config_path, existing) {
         Ok(setup) => setup,
         Err(e) => {
-            eprintln!("ask-popup setup zellij: {e}");
+            say_err!("ask-popup setup zellij: {e}");
             return 1;
         }
     };
@@ -146,7 +147,7 @@ fn run_zellij_setup(
         return 0;
     }
     if let Err(e) = setup.write() {
-        eprintln!("ask-popup setup zellij: {e}");
+        say_err!("ask-popup setup zellij: {e}");
         return 1;
     }
     setup.say_what_it_did();
@@ -195,7 +196,17 @@ impl ZellijSetup {
         };
         let shown = config_path.display().to_string();
         let merged = match &load {
-            Load::File => zellij::merge(&base, &shown, &plugin_path.display().to_string()),
+            Load::File => {
+                // config.kdl names the file by its path: one that is not UTF-8 would be written
+                // as another path.
+                let Some(plugin) = plugin_path.to_str() else {
+                    return Err(format!(
+                        "the plugin's path {} is not UTF-8, and config.kdl cannot name it; config.kdl was left alone. Set ZELLIJ_CONFIG_DIR to a folder whose path is, or load the plugin from its URL (setup zellij --url)",
+                        plugin_path.display()
+                    ));
+                };
+                zellij::merge(&base, &shown, plugin)
+            }
             Load::Url(url) => zellij::merge_url(&base, &shown, url),
         }
         .map_err(|e| e.to_string())?;
@@ -232,24 +243,24 @@ impl ZellijSetup {
     fn say_what_it_would_do(&self) {
         let shown = self.config_path.display();
         if let Load::Url(url) = &self.load {
-            println!("Zellij will download the plugin from {url} when it first loads it");
+            say!("Zellij will download the plugin from {url} when it first loads it");
         } else if self.plugin_current {
-            println!(
+            say!(
                 "{} is this command's plugin already",
                 self.plugin_path.display()
             );
         } else {
-            println!(
+            say!(
                 "Would write the plugin ({} bytes) to {}",
                 PLUGIN.len(),
                 self.plugin_path.display()
             );
         }
         match &self.new_config {
-            None => println!("{shown} has the alias and the binding already"),
+            None => say!("{shown} has the alias and the binding already"),
             Some(text) => {
                 let before: Vec<&str> = self.base.lines().collect();
-                println!(
+                say!(
                     "Would {} {shown}, adding:",
                     if self.existing.is_some() {
                         "edit"
@@ -257,10 +268,10 @@ impl ZellijSetup {
                         "create"
                     }
                 );
-                print!("{}", added_lines(&before, text));
+                super::print(&terminal::for_person(&added_lines(&before, text)));
             }
         }
-        println!("Run again with --write to do it.");
+        say!("Run again with --write to do it.");
     }
 
     /// Writes the plugin file and config.kdl where they change, keeping the old config as
@@ -294,27 +305,27 @@ impl ZellijSetup {
     fn say_what_it_did(&self) {
         let shown = self.config_path.display();
         if !self.plugin_current {
-            println!("Wrote the plugin to {}", self.plugin_path.display());
+            say!("Wrote the plugin to {}", self.plugin_path.display());
         }
         if let Load::Url(url) = &self.load {
             match &self.new_config {
-                None => println!("{shown} has the alias, loading {url}, and the binding already"),
-                Some(_) => println!(
+                None => say!("{shown} has the alias, loading {url}, and the binding already"),
+                Some(_) => say!(
                     "Wrote {shown}: the `ask-popup` alias loads the plugin from {url}, and Ctrl o, then {} brings a hidden popup back{}",
                     zellij::BIND_KEY,
                     if self.existing.is_some() { " (the old file is config.kdl.bak)" } else { "" }
                 ),
             }
-            println!("Zellij downloads it the first time an agent asks (restart a running session to load it).");
+            say!("Zellij downloads it the first time an agent asks (restart a running session to load it).");
             return;
         }
         match (&self.new_config, &self.existing) {
-            (None, _) => println!("{shown} has the alias and the binding already"),
-            (Some(_), Some(_)) => println!(
+            (None, _) => say!("{shown} has the alias and the binding already"),
+            (Some(_), Some(_)) => say!(
                 "Added the `ask-popup` alias and the binding (Ctrl o, then {}) to {shown} (the old file is config.kdl.bak)",
                 zellij::BIND_KEY
             ),
-            (Some(_), None) => println!(
+            (Some(_), None) => say!(
                 "Wrote {shown}: Zellij's default config with the `ask-popup` alias and the binding (Ctrl o, then {})",
                 zellij::BIND_KEY
             ),
@@ -333,31 +344,31 @@ fn remove_zellij(
         None => None,
         Some(Ok(removed)) => removed,
         Some(Err(e)) => {
-            eprintln!("ask-popup setup zellij: {e}");
+            say_err!("ask-popup setup zellij: {e}");
             return 1;
         }
     };
     let plugin_there = plugin_path.exists();
     if !write {
         if plugin_there {
-            println!("Would delete {}", plugin_path.display());
+            say!("Would delete {}", plugin_path.display());
         }
         if removed.is_some() {
-            println!("Would take the `ask-popup` alias and its binding out of {shown}");
+            say!("Would take the `ask-popup` alias and its binding out of {shown}");
         }
         if !plugin_there && removed.is_none() {
-            println!("Nothing of ask-popup to remove from Zellij");
+            say!("Nothing of ask-popup to remove from Zellij");
         } else {
-            println!("Run again with --write to do it.");
+            say!("Run again with --write to do it.");
         }
         return 0;
     }
     if plugin_there {
         if let Err(e) = std::fs::remove_file(plugin_path) {
-            eprintln!("ask-popup setup zellij: {e}");
+            say_err!("ask-popup setup zellij: {e}");
             return 1;
         }
-        println!("Deleted {}", plugin_path.display());
+        say!("Deleted {}", plugin_path.display());
         // Its dir too, when nothing else is in it.
         if let Some(dir) = plugin_path.parent() {
             let _ = std::fs::remove_dir(dir);
@@ -372,13 +383,13 @@ fn remove_zellij(
             atomic_file::write(config_path, text.as_bytes(), READABLE)
         };
         if let Err(e) = done {
-            eprintln!("ask-popup setup zellij: {e}");
+            say_err!("ask-popup setup zellij: {e}");
             return 1;
         }
         if ours {
-            println!("Deleted {shown}: it was Zellij's default config and ask-popup's additions");
+            say!("Deleted {shown}: it was Zellij's default config and ask-popup's additions");
         } else {
-            println!("Took the `ask-popup` alias and its binding out of {shown}");
+            say!("Took the `ask-popup` alias and its binding out of {shown}");
         }
     }
     0
@@ -411,23 +422,23 @@ pub(super) fn edit(
     let existing = match read_text(path) {
         Ok(text) => text,
         Err(e) => {
-            eprintln!("ask-popup setup {what}: {e}");
+            say_err!("ask-popup setup {what}: {e}");
             return 1;
         }
     };
     let new = match change(existing.as_deref().unwrap_or("")) {
         Ok(new) => new,
         Err(e) => {
-            eprintln!("ask-popup setup {what}: left {} alone: {e}", path.display());
+            say_err!("ask-popup setup {what}: left {} alone: {e}", path.display());
             return 1;
         }
     };
     let Some(new) = new else {
-        println!("{}: nothing to change", path.display());
+        say!("{}: nothing to change", path.display());
         return 0;
     };
     if !write {
-        println!("Would change {}", path.display());
+        say!("Would change {}", path.display());
         return 0;
     }
     let backup = PathBuf::from(format!("{}.bak", path.display()));
@@ -442,14 +453,14 @@ pub(super) fn edit(
     })();
     match written {
         Ok(()) => {
-            println!("Changed {}", path.display());
+            say!("Changed {}", path.display());
             if existing.is_some() {
-                println!("the previous file is kept as {}", backup.display());
+                say!("the previous file is kept as {}", backup.display());
             }
             0
         }
         Err(e) => {
-            eprintln!(
+            say_err!(
                 "ask-popup setup {what}: cannot write {}: {e}",
                 path.display()
             );
@@ -478,7 +489,7 @@ pub fn setup_claude(write: bool, remove: bool) -> i32 {
 fn claude_file(write: bool, remove: bool) -> i32 {
     let command = format!("{} claude-hook", setup::shell_word(&super::exe()));
     let Some(home) = home() else {
-        eprintln!("ask-popup setup claude: HOME is not set");
+        say_err!("ask-popup setup claude: HOME is not set");
         return 1;
     };
     let path = home.join(".claude").join("settings.json");
@@ -499,7 +510,7 @@ pub fn setup_claude_mcp(write: bool, remove: bool) -> i32 {
     let (name, value) = setup::CLAUDE_MCP_ENV;
     if !write && !remove {
         super::print(&setup::claude_mcp_line(&super::exe()));
-        eprintln!(
+        say_err!(
             "Claude Code moves an MCP call that runs past 2 minutes to the background, and its \
              model goes on without the answer: `ask-popup setup claude-mcp --write` sets \
              {name}={value} in ~/.claude/settings.json so that it waits for the user."
@@ -507,7 +518,7 @@ pub fn setup_claude_mcp(write: bool, remove: bool) -> i32 {
         return 0;
     }
     let Some(home) = home() else {
-        eprintln!("ask-popup setup claude-mcp: HOME is not set");
+        say_err!("ask-popup setup claude-mcp: HOME is not set");
         return 1;
     };
     let path = home.join(".claude").join("settings.json");
@@ -520,7 +531,7 @@ pub fn setup_claude_mcp(write: bool, remove: bool) -> i32 {
         .map_err(|e| e.to_string())
     });
     if status == 0 && write && !remove {
-        println!("Now add the server to Claude Code:");
+        say!("Now add the server to Claude Code:");
         super::print(&setup::claude_mcp_line(&super::exe()));
     }
     status
@@ -540,7 +551,7 @@ pub fn setup_codex(write: bool, remove: bool) -> i32 {
 fn codex_file(write: bool, remove: bool) -> i32 {
     let exe = super::exe();
     let Some(path) = setup::codex_config(|name| std::env::var(name).ok()) else {
-        eprintln!("ask-popup setup codex: HOME is not set");
+        say_err!("ask-popup setup codex: HOME is not set");
         return 1;
     };
     // Codex's config can carry the MCP servers' keys (their `env`).
@@ -557,43 +568,43 @@ fn codex_file(write: bool, remove: bool) -> i32 {
 /// `ask-popup setup pi [--write] [--remove]`: the extension's files in Pi's extensions dir.
 pub fn setup_pi(write: bool, remove: bool) -> i32 {
     let Some(agent) = setup::pi_agent_dir(|name| std::env::var(name).ok()) else {
-        eprintln!("ask-popup setup pi: HOME is not set");
+        say_err!("ask-popup setup pi: HOME is not set");
         return 1;
     };
     let dir = agent.join("extensions").join(setup::PI_EXTENSION_DIR);
     if remove {
         if !dir.exists() {
-            println!("{}: nothing to remove", dir.display());
+            say!("{}: nothing to remove", dir.display());
             return 0;
         }
         if !write {
-            println!("Would delete {}", dir.display());
+            say!("Would delete {}", dir.display());
             return 0;
         }
         return match std::fs::remove_dir_all(&dir) {
             Ok(()) => {
-                println!("Deleted {}", dir.display());
+                say!("Deleted {}", dir.display());
                 0
             }
             Err(e) => {
-                eprintln!("ask-popup setup pi: {e}");
+                say_err!("ask-popup setup pi: {e}");
                 1
             }
         };
     }
     if pi_extension_current(&dir) {
-        println!("{}: the extension is there already", dir.display());
+        say!("{}: the extension is there already", dir.display());
         return 0;
     }
     if let Some(source) = pi_package(&agent) {
         // Two copies would give Pi's model the tool twice.
-        println!(
+        say!(
             "Pi loads the extension as a package already ({source}, from `pi install`): nothing to write"
         );
         return 0;
     }
     if !write {
-        println!(
+        say!(
             "Would write the ask_user_question extension to {}",
             dir.display()
         );
@@ -601,11 +612,11 @@ pub fn setup_pi(write: bool, remove: bool) -> i32 {
     }
     match write_files(&dir, &setup::PI_EXTENSION) {
         Ok(()) => {
-            println!("Wrote the ask_user_question extension to {}", dir.display());
+            say!("Wrote the ask_user_question extension to {}", dir.display());
             0
         }
         Err(e) => {
-            eprintln!("ask-popup setup pi: {e}");
+            say_err!("ask-popup setup pi: {e}");
             1
         }
     }
@@ -657,7 +668,7 @@ pub fn setup_opencode(write: bool, remove: bool) -> i32 {
 fn opencode_files(write: bool, remove: bool) -> i32 {
     let exe = super::exe();
     let Some(dir) = opencode::config_dir(|name| std::env::var(name).ok()) else {
-        eprintln!("ask-popup setup opencode: HOME is not set");
+        say_err!("ask-popup setup opencode: HOME is not set");
         return 1;
     };
     let path = opencode::config_file(&dir, Path::exists);
@@ -679,18 +690,18 @@ fn remove_opencode_entry(path: &Path, write: bool) -> i32 {
     let removed = match read_text(path).map(|text| text.map(|t| opencode::remove(&t))) {
         Ok(Some(Ok(Some(text)))) => text,
         Ok(Some(Err(e))) => {
-            eprintln!(
+            say_err!(
                 "ask-popup setup opencode: left {} alone: {e}",
                 path.display()
             );
             return 1;
         }
         Err(e) => {
-            eprintln!("ask-popup setup opencode: {e}");
+            say_err!("ask-popup setup opencode: {e}");
             return 1;
         }
         Ok(None) | Ok(Some(Ok(None))) => {
-            println!("{}: nothing to change", path.display());
+            say!("{}: nothing to change", path.display());
             return 0;
         }
     };
@@ -698,16 +709,16 @@ fn remove_opencode_entry(path: &Path, write: bool) -> i32 {
         return edit(path, "opencode", write, OWNER_ONLY, |_| Ok(Some(removed)));
     }
     if !write {
-        println!("Would delete {}: setup wrote it", path.display());
+        say!("Would delete {}: setup wrote it", path.display());
         return 0;
     }
     match std::fs::remove_file(path) {
         Ok(()) => {
-            println!("Deleted {}: it held only what setup wrote", path.display());
+            say!("Deleted {}: it held only what setup wrote", path.display());
             0
         }
         Err(e) => {
-            eprintln!("ask-popup setup opencode: {e}");
+            say_err!("ask-popup setup opencode: {e}");
             1
         }
     }
@@ -723,11 +734,11 @@ fn opencode_plugin(dir: &Path, write: bool, remove: bool) -> i32 {
             .filter(|p| p.exists())
             .collect();
         if there.is_empty() {
-            println!("{}: no ask-popup plugin to remove", dir.display());
+            say!("{}: no ask-popup plugin to remove", dir.display());
             return 0;
         }
         if !write {
-            println!("Would delete the ask-popup plugin from {}", dir.display());
+            say!("Would delete the ask-popup plugin from {}", dir.display());
             return 0;
         }
         let deleted = (|| -> std::io::Result<()> {
@@ -744,21 +755,21 @@ fn opencode_plugin(dir: &Path, write: bool, remove: bool) -> i32 {
         })();
         return match deleted {
             Ok(()) => {
-                println!("Deleted the ask-popup plugin from {}", dir.display());
+                say!("Deleted the ask-popup plugin from {}", dir.display());
                 0
             }
             Err(e) => {
-                eprintln!("ask-popup setup opencode: {e}");
+                say_err!("ask-popup setup opencode: {e}");
                 1
             }
         };
     }
     if opencode_plugin_current(dir) {
-        println!("{}: the plugin is there already", main.display());
+        say!("{}: the plugin is there already", main.display());
         return 0;
     }
     if !write {
-        println!(
+        say!(
             "Would write the plugin that answers opencode's question tool in the popup to {}",
             main.display()
         );
@@ -766,14 +777,14 @@ fn opencode_plugin(dir: &Path, write: bool, remove: bool) -> i32 {
     }
     match write_files(dir, &opencode::PLUGIN) {
         Ok(()) => {
-            println!(
+            say!(
                 "Wrote the plugin that answers opencode's question tool in the popup to {}",
                 main.display()
             );
             0
         }
         Err(e) => {
-            eprintln!("ask-popup setup opencode: {e}");
+            say_err!("ask-popup setup opencode: {e}");
             1
         }
     }
@@ -787,7 +798,7 @@ pub(super) fn opencode_plugin_current(dir: &Path) -> bool {
 /// `ask-popup setup [--write] [--remove]`: Zellij, and each agent found on PATH.
 pub fn setup_all(write: bool, remove: bool) -> i32 {
     let mut status = 0;
-    println!("Zellij:");
+    say!("Zellij:");
     status = status.max(setup_zellij(write, remove, None));
     type Setup = fn(bool, bool) -> i32;
     let agents: [(&str, &str, Setup); 4] = [
@@ -798,10 +809,10 @@ pub fn setup_all(write: bool, remove: bool) -> i32 {
     ];
     for (program, name, run) in agents {
         if find_on_path(program).is_none() {
-            println!("{name}: not installed (no `{program}` on PATH)");
+            say!("{name}: not installed (no `{program}` on PATH)");
             continue;
         }
-        println!("{name}:");
+        say!("{name}:");
         status = status.max(run(write, remove));
     }
     status

@@ -9,6 +9,7 @@ use ask_popup::atomic_file;
 use ask_popup::caller::ask::{self, Caller};
 use ask_popup::caller::history::{self, Filter};
 use ask_popup::caller::later::{self, Standing};
+use ask_popup::caller::terminal;
 use ask_popup::envelope::ErrorCode;
 use ask_popup::history::Entry;
 use std::io::Write;
@@ -63,21 +64,20 @@ pub fn leave_question(
         return Err(caller.failure(code));
     }
     let Some(dir) = answers_dir() else {
-        eprintln!("ask-popup: no folder to keep the answer in (set HOME)");
+        say_err!("ask-popup: no folder to keep the answer in (set HOME)");
         return Err(caller.failure(ErrorCode::NoReply));
     };
     forget_old_answers(&dir);
     let mut command = Command::new(exe());
     command
+        // `--name=value`: a value may start with `-` (an id such as `-1`).
         .args([
-            "ask",
-            "--keep-answer",
-            "--id",
-            &caller.id,
-            "--plugin",
-            plugin,
+            "ask".to_owned(),
+            "--keep-answer".to_owned(),
+            format!("--id={}", caller.id),
+            format!("--plugin={plugin}"),
         ])
-        .args(caller.agent.iter().flat_map(|a| ["--agent", a.as_str()]))
+        .args(caller.agent.iter().map(|a| format!("--agent={a}")))
         .arg("-")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -93,7 +93,7 @@ pub fn leave_question(
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(e) => {
-            eprintln!("ask-popup: cannot start the process that waits for the answer: {e}");
+            say_err!("ask-popup: cannot start the process that waits for the answer: {e}");
             return Err(caller.failure(ErrorCode::NoReply));
         }
     };
@@ -106,6 +106,9 @@ pub fn leave_question(
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(format!("{line}\n").as_bytes());
     }
+    // Reaped when it ends: a long-lived parent (`ask-popup mcp`) would keep a zombie of every
+    // question asked for later. (`ask --no-wait` ends at once, and the process is re-parented.)
+    std::thread::spawn(move || child.wait());
     Ok(caller.id.clone())
 }
 
@@ -121,7 +124,7 @@ pub fn ask_and_keep(
     if let Some(dir) = answers_dir() {
         let kept = later::answer_file(&dir, &caller.id);
         if let Err(e) = atomic_file::write(&kept, envelope.as_bytes(), atomic_file::OWNER_ONLY) {
-            eprintln!(
+            say_err!(
                 "ask-popup: cannot keep the answer ({}): {e}",
                 kept.display()
             );
@@ -160,7 +163,24 @@ fn process_runs(path: &Path) -> bool {
         return false;
     };
     // SAFETY: signal 0 only asks whether the process exists.
-    unsafe { libc::kill(pid, 0) == 0 }
+    let exists = unsafe { libc::kill(pid, 0) == 0 };
+    exists && !is_zombie(pid)
+}
+
+/// Whether process `pid` has ended and waits to be reaped (a zombie answers signal 0 as if it
+/// ran). Where there is no /proc (macOS), nothing is a zombie: the parent reaps its child.
+fn is_zombie(pid: libc::pid_t) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            // `pid (comm) state …`: the name may hold spaces and parentheses.
+            let after_name = stat.rsplit_once(')')?.1;
+            after_name
+                .split_whitespace()
+                .next()
+                .map(|state| state == "Z")
+        })
+        .unwrap_or(false)
 }
 
 /// `ask-popup answer ID`: the envelope of a request asked with `--no-wait` (or any request the
@@ -180,7 +200,7 @@ pub fn answer_command(id: &str, wait: bool, timeout: Option<Duration>) -> i32 {
                 std::thread::sleep(LOOK_EVERY);
             }
             Standing::Unknown => {
-                eprintln!("ask-popup answer: no request {id:?} is waiting or recorded");
+                say_err!("ask-popup answer: no request {id:?} is waiting or recorded");
                 let caller = Caller {
                     pane_id: None,
                     agent: None,
@@ -193,28 +213,29 @@ pub fn answer_command(id: &str, wait: bool, timeout: Option<Duration>) -> i32 {
     }
 }
 
-/// Where request `id` stands, from what is kept of it and the record.
+/// Where request `id` stands, from its waiting process, what is kept of it and the record.
 pub fn standing(id: &str) -> Standing {
     let dir = answers_dir();
-    let kept = dir
-        .as_ref()
-        .and_then(|dir| std::fs::read_to_string(later::answer_file(dir, id)).ok());
-    let waiting = dir
-        .as_ref()
-        .is_some_and(|dir| process_runs(&later::waiting_file(dir, id)));
-    let recorded = if kept.is_none() && !waiting {
-        let filter = Filter {
-            request_id: Some(id.to_owned()),
-            ..Filter::default()
-        };
-        history::select(recorded_entries(), &filter, 1)
-            .into_iter()
-            .next()
-            .map(|e| e.reply)
-    } else {
-        None
-    };
-    later::standing(kept.as_deref(), waiting, recorded.as_deref())
+    later::standing(
+        || {
+            dir.as_ref()
+                .is_some_and(|dir| process_runs(&later::waiting_file(dir, id)))
+        },
+        || {
+            let file = later::answer_file(dir.as_ref()?, id);
+            std::fs::read_to_string(file).ok()
+        },
+        || {
+            let filter = Filter {
+                request_id: Some(id.to_owned()),
+                ..Filter::default()
+            };
+            history::select(recorded_entries(), &filter, 1)
+                .into_iter()
+                .next()
+                .map(|e| e.reply)
+        },
+    )
 }
 
 /// Every entry of every record on this machine.
@@ -261,11 +282,11 @@ pub fn history_command(request: HistoryRequest) -> i32 {
         let entries = recorded_entries().len();
         for path in &files {
             if let Err(e) = std::fs::remove_file(path) {
-                eprintln!("ask-popup history: cannot clear {}: {e}", path.display());
+                say_err!("ask-popup history: cannot clear {}: {e}", path.display());
                 return 1;
             }
         }
-        println!("Cleared the record: {entries} questionnaires.");
+        say!("Cleared the record: {entries} questionnaires.");
         return 0;
     }
     let entries = history::select(recorded_entries(), &request.filter, request.limit);
@@ -275,11 +296,11 @@ pub fn history_command(request: HistoryRequest) -> i32 {
             out.push_str(&history::json_line(entry));
             out.push('\n');
         }
-        print(&out);
+        print(&terminal::json_for_terminal(&out));
         return 0;
     }
     if entries.is_empty() {
-        println!(
+        say!(
             "No questionnaires recorded{}.",
             if files.is_empty() {
                 " yet"
@@ -293,7 +314,7 @@ pub fn history_command(request: HistoryRequest) -> i32 {
         .iter()
         .map(|e| history::block(e, history::when(e.asked_ms, local_offset_s(e.asked_ms))))
         .collect();
-    print(&format!("{}\n", blocks.join("\n\n")));
+    print(&terminal::for_person(&format!("{}\n", blocks.join("\n\n"))));
     0
 }
 

@@ -39,7 +39,7 @@ pub fn serve(plugin: &str) -> i32 {
     {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("ask-popup mcp: cannot start: {e}");
+            say_err!("ask-popup mcp: cannot start: {e}");
             return 1;
         }
     };
@@ -80,7 +80,7 @@ async fn run(plugin: &str) -> i32 {
     let service = match server.serve((stdin, tokio::io::stdout())).await {
         Ok(service) => service,
         Err(e) => {
-            eprintln!("ask-popup mcp: the client did not start a session: {e}");
+            say_err!("ask-popup mcp: the client did not start a session: {e}");
             return 1;
         }
     };

@@ -4,6 +4,16 @@
 //! notification of a question left waiting) lives in `ask_popup::caller`; the MCP server's
 //! protocol side is `mcp.rs`, the notification's timer and command `notify.rs`.
 
+/// `println!` for a person: the line cleaned for their terminal (`caller::terminal`).
+macro_rules! say {
+    ($($arg:tt)*) => { $crate::shell::say(&format!($($arg)*)) };
+}
+
+/// `eprintln!` for a person, cleaned the same way.
+macro_rules! say_err {
+    ($($arg:tt)*) => { $crate::shell::say_err(&format!($($arg)*)) };
+}
+
 mod children;
 mod doctor;
 mod install;
@@ -15,6 +25,7 @@ mod web;
 
 use ask_popup::caller::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
 use ask_popup::caller::claude;
+use ask_popup::caller::terminal;
 use ask_popup::envelope::{Envelope, ErrorCode};
 use ask_popup::error_code::Next;
 use clap::{Parser, Subcommand};
@@ -55,7 +66,7 @@ enum Action {
         agent: Option<String>,
         /// A request id, echoed in details.requestId; asking again with it replaces the earlier
         /// request (default: a fresh one).
-        #[arg(long, env = "ASK_POPUP_ID")]
+        #[arg(long, env = "ASK_POPUP_ID", allow_hyphen_values = true)]
         id: Option<String>,
         /// Put the question up and print {"requestId": …} at once (exit 0); `ask-popup answer`
         /// prints the envelope once the user has answered.
@@ -72,6 +83,7 @@ enum Action {
     /// statuses otherwise as for `ask`.
     Answer {
         /// The request's id, as `ask --no-wait` printed it.
+        #[arg(allow_hyphen_values = true)]
         id: String,
         /// Wait until it has ended (or --timeout passes).
         #[arg(long)]
@@ -384,14 +396,14 @@ fn answer(
 fn claude_hook(plugin: &str) -> i32 {
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut input) {
-        eprintln!("ask-popup claude-hook: could not read the hook input: {e}");
+        say_err!("ask-popup claude-hook: could not read the hook input: {e}");
         return 0;
     }
     let call = match claude::read_input(&input) {
         Ok(Some(call)) => call,
         Ok(None) => return 0,
         Err(e) => {
-            eprintln!("ask-popup claude-hook: {e}; Claude Code asks the question itself");
+            say_err!("ask-popup claude-hook: {e}; Claude Code asks the question itself");
             return 0;
         }
     };
@@ -410,7 +422,7 @@ fn claude_hook(plugin: &str) -> i32 {
     } else if let Some(refused) = Envelope::read(&envelope)
         .filter(|e| matches!(e.error(), Some(Ok(code)) if code.next() == Next::FixTheRequest))
     {
-        eprintln!(
+        say_err!(
             "ask-popup claude-hook: the popup cannot show these questions ({}); Claude Code asks them itself",
             refused.text()
         );
@@ -423,7 +435,7 @@ fn pipe_command(plugin: &str, name: &str) -> i32 {
     let zellij = match Zellij::find(plugin) {
         Ok(zellij) => zellij,
         Err(code) => {
-            eprintln!("ask-popup {name}: {}", ask_popup::envelope::host_text(code));
+            say_err!("ask-popup {name}: {}", ask_popup::envelope::host_text(code));
             return code.exit_status();
         }
     };
@@ -438,11 +450,15 @@ fn pipe_command(plugin: &str, name: &str) -> i32 {
             success
         };
         if answered {
-            let _ = std::io::stdout().write_all(&stdout);
+            // The plugin's JSON: what agents asked (their names, headers) stays exact, and
+            // cannot drive the terminal.
+            print(&terminal::json_for_terminal(&String::from_utf8_lossy(
+                &stdout,
+            )));
             return 0;
         }
     }
-    eprintln!(
+    say_err!(
         "ask-popup {name}: no answer from the plugin `{plugin}` (is it loaded in this session?)"
     );
     ErrorCode::NoReply.exit_status()
@@ -553,6 +569,12 @@ impl Zellij {
             }
             let _ = child.wait();
         }
+        // No reply came back, but a question may have reached the popup all the same: it is
+        // taken back, or the agent, asking in its own dialog now, would leave it there for
+        // the person to answer for nothing.
+        if !session.gone() {
+            self.take_back(caller);
+        }
         caller.failure(ErrorCode::NoReply)
     }
 
@@ -563,6 +585,13 @@ impl Zellij {
             let _ = child.kill();
             let _ = child.wait();
         }
+        self.take_back(caller);
+        caller.failure(ErrorCode::Aborted)
+    }
+
+    /// Sends the `cancel` pipe for the caller's question until the plugin says it is withdrawn
+    /// (or a few times).
+    fn take_back(&self, caller: &Caller) {
         let args = caller.pipe_args();
         for attempt in 1..=3 {
             thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
@@ -576,7 +605,6 @@ impl Zellij {
                 }
             }
         }
-        caller.failure(ErrorCode::Aborted)
     }
 
     /// One `zellij pipe` that answers at once: whether it exited 0, and its stdout.
@@ -744,8 +772,22 @@ impl Stop for Interrupts {
 fn parent_name() -> Option<String> {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
-    let comm = std::fs::read_to_string(format!("/proc/{parent}/comm")).ok()?;
-    ask::agent_from_parent(&comm)
+    let comm = std::fs::read_to_string(format!("/proc/{parent}/comm"))
+        .ok()
+        .or_else(|| {
+            // No /proc (macOS): `ps` names it, there as the program's path.
+            let out = Command::new("ps")
+                .args(["-o", "comm=", "-p", &parent.to_string()])
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .output()
+                .ok()?;
+            out.status
+                .success()
+                .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        })?;
+    let comm = comm.trim();
+    ask::agent_from_parent(comm.rsplit('/').next().unwrap_or(comm))
 }
 
 fn fresh_id() -> String {
@@ -757,6 +799,18 @@ fn fresh_id() -> String {
 }
 
 /// Prints to stdout; a reader that went away (the agent was stopped) is not an error here.
+/// Prints `line` and a line break for a person (see `say!`).
+pub(crate) fn say(line: &str) {
+    print(&format!("{}\n", terminal::for_person(line)));
+}
+
+/// Writes `line` and a line break to stderr for a person (see `say_err!`).
+pub(crate) fn say_err(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", terminal::for_person(line));
+}
+
+/// Prints `text` as it is: an envelope, JSON (see `terminal::json_for_terminal`), or text
+/// cleaned already.
 pub(crate) fn print(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());

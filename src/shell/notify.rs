@@ -48,7 +48,7 @@ impl Notice {
             Ok(Some(settings)) => settings,
             Ok(None) => return Notice { clock: None },
             Err(e) => {
-                eprintln!("ask-popup: no notification for this question: {e}");
+                say_err!("ask-popup: no notification for this question: {e}");
                 return Notice { clock: None };
             }
         };
@@ -120,7 +120,7 @@ impl Clock {
         };
         match spawned {
             Ok(child) => feed_and_reap(child, &document),
-            Err(e) => eprintln!("ask-popup: the notify command could not start: {e}"),
+            Err(e) => say_err!("ask-popup: the notify command could not start: {e}"),
         }
     }
 }
@@ -148,7 +148,7 @@ fn feed_and_reap(mut child: Child, document: &str) {
     }
     match child.wait() {
         Ok(status) if !status.success() => {
-            eprintln!("ask-popup: the notify command failed ({status})");
+            say_err!("ask-popup: the notify command failed ({status})");
         }
         _ => {}
     }

@@ -106,7 +106,7 @@ fn zellij_step(
 /// `ask-popup setup web [--write] [--remove] [--new-token] [--config-dir DIR]`.
 pub fn setup_web(write: bool, remove: bool, new_token: bool, dir_arg: Option<&Path>) -> i32 {
     let Some(dir) = config_dir(dir_arg) else {
-        eprintln!(
+        say_err!(
             "ask-popup setup web: no config dir: set HOME or ZELLIJ_CONFIG_DIR, or pass --config-dir"
         );
         return 1;
@@ -120,9 +120,9 @@ pub fn setup_web(write: bool, remove: bool, new_token: bool, dir_arg: Option<&Pa
         return status.max(remove_made(&config, write));
     }
     if !write {
-        println!("Would turn on in {shown}: web_sharing \"on\" (sessions are shared with Zellij's web client) and web_server true (each session starts the web server)");
-        println!("Would start the web server, and make a login token when none exists{} (zellij web --create-token; shown in a terminal only)", if new_token { " or, with --new-token, in any case" } else { "" });
-        println!("Run again with --write to do it.");
+        say!("Would turn on in {shown}: web_sharing \"on\" (sessions are shared with Zellij's web client) and web_server true (each session starts the web server)");
+        say!("Would start the web server, and make a login token when none exists{} (zellij web --create-token; shown in a terminal only)", if new_token { " or, with --new-token, in any case" } else { "" });
+        say!("Run again with --write to do it.");
         return 0;
     }
     let existed = config.is_file();
@@ -143,7 +143,7 @@ pub fn setup_web(write: bool, remove: bool, new_token: bool, dir_arg: Option<&Pa
     match serve_and_log_in(&config, new_token, dir_arg) {
         Ok(()) => {}
         Err(e) => {
-            eprintln!("ask-popup setup web: {e}");
+            say_err!("ask-popup setup web: {e}");
             return 1;
         }
     }
@@ -157,12 +157,12 @@ pub fn setup_web(write: bool, remove: bool, new_token: bool, dir_arg: Option<&Pa
         .filter(|s| !s.is_empty());
     match session {
         Some(session) => {
-            println!("Open: {}", web::session_url(&base, &session));
-            println!("This session started before sharing was on: share it with Ctrl o, then s (or start a new one).");
+            say!("Open: {}", web::session_url(&base, &session));
+            say!("This session started before sharing was on: share it with Ctrl o, then s (or start a new one).");
         }
-        None => println!("Open: {} and pick a session", base),
+        None => say!("Open: {} and pick a session", base),
     }
-    println!("From another device: see the README (an SSH tunnel to this port, or a certificate).");
+    say!("From another device: see the README (an SSH tunnel to this port, or a certificate).");
     0
 }
 
@@ -176,15 +176,15 @@ fn serve_and_log_in(
     let state = state_path()?;
     let mut made = read_made(&state).unwrap_or_else(|e| {
         // Only what is made now is remembered from here on.
-        eprintln!("ask-popup setup web: {e}");
+        say_err!("ask-popup setup web: {e}");
         Made::default()
     });
     match server_status(config) {
         ServerStatus::NotBuiltIn => return Err(WebError::NotBuiltIn),
-        ServerStatus::Online => println!("The web server runs"),
+        ServerStatus::Online => say!("The web server runs"),
         ServerStatus::Offline => {
             zellij_step(config, &["--start", "--daemonize"], WebError::StartFailed)?;
-            println!("Started the web server");
+            say!("Started the web server");
             made.started_server = true;
             save_made(&state, &made)?;
         }
@@ -192,7 +192,7 @@ fn serve_and_log_in(
     let listed = list_tokens(config)?;
     let plan = web::token_plan(&listed, new_token, std::io::stdout().is_terminal());
     if let Some(said) = plan.said(&web::new_token_command(dir_arg)) {
-        println!("{said}");
+        say!("{said}");
         return Ok(());
     }
     let printed = zellij_step(config, &["--create-token"], WebError::CreateFailed)?;
@@ -200,7 +200,7 @@ fn serve_and_log_in(
         return Err(WebError::CreateFailed(printed.trim().to_owned()));
     };
     made.add(&new, &list_tokens(config).unwrap_or_default());
-    println!("{}", web::token_shown(&new));
+    say!("{}", web::token_shown(&new));
     save_made(&state, &made)
 }
 
@@ -214,7 +214,7 @@ fn remove_made(config: &Path, write: bool) -> i32 {
     let made = match read_made(&state) {
         Ok(made) => made,
         Err(e) => {
-            eprintln!("ask-popup setup web: {e}");
+            say_err!("ask-popup setup web: {e}");
             return 1;
         }
     };
@@ -225,7 +225,7 @@ fn remove_made(config: &Path, write: bool) -> i32 {
     let listed = match list_tokens(config) {
         Ok(listed) => Some(listed),
         Err(e) => {
-            eprintln!("ask-popup setup web: {e}");
+            say_err!("ask-popup setup web: {e}");
             status = 1;
             None
         }
@@ -233,7 +233,7 @@ fn remove_made(config: &Path, write: bool) -> i32 {
     let removal = web::removal(&made, listed.as_deref(), server_status(config));
     if !write {
         for step in &removal.steps {
-            println!("{}", step.would());
+            say!("{}", step.would());
         }
         return status;
     }
@@ -249,16 +249,16 @@ fn remove_made(config: &Path, write: bool) -> i32 {
             Step::StopServer => zellij_step(config, &["--stop"], WebError::StopFailed),
         };
         match done {
-            Ok(_) => println!("{}", step.done()),
+            Ok(_) => say!("{}", step.done()),
             Err(e) => {
-                eprintln!("ask-popup setup web: {e}");
+                say_err!("ask-popup setup web: {e}");
                 failed.push(step.clone());
                 status = 1;
             }
         }
     }
     if let Err(e) = save_made(&state, &removal.left_after(&made, &failed)) {
-        eprintln!("ask-popup setup web: {e}");
+        say_err!("ask-popup setup web: {e}");
         status = 1;
     }
     status

@@ -4,7 +4,7 @@
 
 use super::frame::Frame;
 use super::style::{Line, Role, Style};
-use super::text::{sanitize_line, truncate_ellipsis};
+use super::text::truncate_ellipsis;
 use super::wrap::wrap;
 
 /// One questionnaire as the list shows it: when (as the popup tells time) and its block.
@@ -33,8 +33,9 @@ pub fn history_frame(
         for (j, text) in item.entry.block(&item.when).iter().enumerate() {
             let role = if j == 0 { Role::Accent } else { Role::Text };
             let indent = text.chars().take_while(|c| *c == ' ').count();
-            let text = sanitize_line(text.trim_start());
-            for (k, piece) in wrap(&text, width.saturating_sub(indent).max(1))
+            // (`block` cleaned it.)
+            let text = text.trim_start();
+            for (k, piece) in wrap(text, width.saturating_sub(indent).max(1))
                 .into_iter()
                 .enumerate()
             {

@@ -713,3 +713,104 @@ fn a_notify_command_that_hangs_or_fails_changes_nothing() {
     let runs = std::fs::read_to_string(dir.join("runs")).expect("runs");
     assert_eq!(runs, "run\nrun\n");
 }
+
+/// A `zellij` (in a dir of its own under `dir`, to put first on PATH) that drops the first
+/// `drops` `ask` pipes as Zellij 0.45.1 drops a CLI after its message reached the plugin: the
+/// real `zellij pipe` runs until the plugin lists the request (its `status` pipe), then it is
+/// killed and the call exits 0 with nothing on stdout. Every other call is the real `zellij`'s.
+/// `dropped` in its dir counts the drops.
+pub(crate) fn dropping_zellij(dir: &Path, drops: u32) -> PathBuf {
+    let bin = dir.join("dropping-zellij");
+    std::fs::create_dir_all(&bin).expect("the wrapper's dir");
+    let script = format!(
+        r#"#!/usr/bin/env bash
+real={real}
+count={count}
+case " $* " in
+*" --name ask "*)
+    n=$(cat "$count" 2>/dev/null || echo 0)
+    if [ "$n" -lt {drops} ]; then
+        echo $((n + 1)) > "$count"
+        prev="" plugin="" args=""
+        for a in "$@"; do
+            [ "$prev" = --plugin ] && plugin=$a
+            [ "$prev" = --args ] && args=$a
+            prev=$a
+        done
+        id=$(printf '%s' "$args" | tr ',' '\n' | sed -n 's/^id=//p')
+        "$real" "$@" <&0 >/dev/null 2>&1 &
+        pipe=$!
+        for _ in $(seq 300); do
+            "$real" pipe --plugin "$plugin" --name status -- now 2>/dev/null |
+                grep -q "\"requestId\":\"$id\"" && break
+            sleep 0.1
+        done
+        kill "$pipe" 2>/dev/null
+        wait "$pipe" 2>/dev/null
+        exit 0
+    fi
+    ;;
+esac
+exec "$real" "$@"
+"#,
+        real = shell_quote(&crate::harness::zellij_bin().to_string_lossy()),
+        count = shell_quote(&bin.join("dropped").to_string_lossy()),
+    );
+    let path = bin.join("zellij");
+    std::fs::write(&path, script).expect("write the wrapper");
+    let made = Command::new("chmod")
+        .arg("+x")
+        .arg(&path)
+        .status()
+        .expect("chmod");
+    assert!(made.success());
+    bin
+}
+
+/// How many `ask` pipes the wrapper in `bin` dropped.
+pub(crate) fn drops(bin: &Path) -> u32 {
+    std::fs::read_to_string(bin.join("dropped"))
+        .ok()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_command_that_gets_no_reply_takes_its_question_back() {
+    // Zellij drops every attempt after its question reached the plugin: the command gives up
+    // with `no_reply` (the agent then asks in its own dialog), and the question must not stay
+    // in the popup for the person to answer for nothing.
+    let zellij = Zellij::start();
+    let bin = dropping_zellij(&zellij.scratch(), ask_popup::caller::ask::ATTEMPTS);
+    let out = zellij
+        .in_session(&command())
+        .env("PATH", crate::harness::path_with(&bin))
+        .args(["ask", "--id", "n-1", "--agent", "unheard", DB])
+        .output()
+        .expect("run ask-popup ask");
+    assert_eq!(drops(&bin), ask_popup::caller::ask::ATTEMPTS, "{out:?}");
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    let envelope: Value = serde_json::from_slice(&out.stdout).expect("an envelope");
+    assert_eq!(envelope["details"]["error"], "no_reply");
+    // Withdrawn: nothing waits in the popup, and the record says so.
+    let until = zellij.until(ANSWER);
+    loop {
+        let pending = status(&zellij)["pending"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if pending.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "the question stayed in the popup: {pending:?}\n{}",
+            zellij.screen()
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+    let entries = crate::history::recorded(&zellij, 1);
+    assert_eq!(entries.len(), 1, "{entries:#?}");
+    assert_eq!(entries[0]["requestId"], "n-1");
+    assert_eq!(entries[0]["ending"], "aborted");
+}

@@ -208,6 +208,77 @@ fn with_two_clients_attached_a_request_is_recorded_once() {
 }
 
 #[test]
+fn a_request_zellij_dropped_once_is_recorded_once() {
+    // Zellij drops the command's first pipe after the question reached the plugin; the command
+    // asks again with the same id. One request: one entry, answered.
+    let zellij = Zellij::start();
+    let bin = crate::command::dropping_zellij(&zellij.scratch(), 1);
+    let asking = zellij
+        .in_session(&command())
+        .env("PATH", crate::harness::path_with(&bin))
+        .args(["ask", "--id", "h-retried", "--agent", "retrier", DB])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run ask-popup ask");
+    shown(&zellij, "retrier");
+    // Answered once the command has asked again (the popup's question is then the retry's).
+    let until = zellij.until(ANSWER);
+    while crate::command::drops(&bin) < 1 {
+        assert!(Instant::now() < until, "the first pipe was never dropped");
+        thread::sleep(Duration::from_millis(50));
+    }
+    zellij.send_keys(&["Down"]);
+    zellij.send_keys(&["Enter"]);
+    let envelope = ended(&zellij, asking, "the retried ask");
+    assert_eq!(
+        envelope,
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some("h-retried"))
+    );
+    recorded(&zellij, 1);
+    // A moment later still one: nothing else is written for it.
+    thread::sleep(Duration::from_millis(500));
+    let entries = history(&zellij, &[]);
+    let entry = entry_of(&entries, "h-retried");
+    assert_eq!(entries.len(), 1, "{entries:#?}");
+    assert_eq!(entry["ending"], "answered");
+    assert_eq!(entry["details"]["answers"][0]["answer"], "SQLite");
+}
+
+#[test]
+fn an_id_that_starts_with_a_dash_is_asked_without_waiting_and_answered() {
+    let zellij = Zellij::start();
+    let args = [
+        "ask",
+        "--no-wait",
+        "--id",
+        "-dash-1",
+        "--agent",
+        "dasher",
+        DB,
+    ];
+    let out = run(&zellij, &args);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"requestId\":\"-dash-1\"}\n"
+    );
+    // The process left to wait got the id as its value, not as an option of its own.
+    shown(&zellij, "dasher");
+    let fetching = zellij
+        .in_session(&command())
+        .args(["answer", "-dash-1", "--wait", "--timeout", "60"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("answer --wait");
+    zellij.send_keys(&["Enter"]);
+    let envelope = ended(&zellij, fetching, "answer --wait");
+    assert_eq!(
+        envelope,
+        submitted(DB, &[(0, Answer::Option(0))], &[], Some("-dash-1"))
+    );
+}
+
+#[test]
 fn asked_without_waiting_the_answer_is_fetched_later_also_from_the_record() {
     let zellij = Zellij::start();
     let out = run(

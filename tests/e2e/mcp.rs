@@ -593,8 +593,23 @@ impl StdioServer {
     }
 
     fn call(&mut self, id: u64, arguments: &Value) {
+        self.call_tool(id, tool::NAME, arguments);
+    }
+
+    fn call_tool(&mut self, id: u64, name: &str, arguments: &Value) {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": tool::NAME, "arguments": arguments}}));
+            "params": {"name": name, "arguments": arguments}}));
+    }
+
+    /// `initialize` as client `name`, answered, and `initialized`.
+    fn initialize(&mut self, zellij: &Zellij, name: &str) {
+        self.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": name, "version": "1"}}}),
+        );
+        self.response(zellij, 1);
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     }
 
     /// Closes stdin (the client goes away) and waits for the server to end.
@@ -636,13 +651,7 @@ fn an_mcp_server_notifies_of_a_call_left_waiting_never_of_one_answered_first() {
             (ask_popup::caller::notify::DELAY_VAR, "10"),
         ],
     );
-    server.send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "notifier", "version": "1"}}}),
-    );
-    server.response(&zellij, 1);
-    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    server.initialize(&zellij, "notifier");
 
     // The first call is answered before its delay.
     let first = Instant::now();
@@ -728,4 +737,80 @@ fn an_mcp_client_asks_without_waiting_and_gets_the_answer_later() {
     assert_ne!(answer["isError"], true, "{report}");
     let text = answer["content"][0]["text"].as_str().expect("a text");
     assert!(text.contains("=\"SQLite\""), "{text}");
+}
+
+/// The children of process `pid`, with their states (`Z`: ended, not reaped), from /proc.
+fn children_of(pid: u32) -> Vec<(u32, char)> {
+    let mut children = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid …`
+        let Some((head, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next().and_then(|s| s.chars().next());
+        let ppid = fields.next().and_then(|p| p.parse::<u32>().ok());
+        let child = head.split_whitespace().next().and_then(|p| p.parse().ok());
+        if let (Some(state), Some(ppid), Some(child)) = (state, ppid, child) {
+            if ppid == pid {
+                children.push((child, state));
+            }
+        }
+    }
+    children
+}
+
+#[test]
+fn an_mcp_server_reaps_the_process_of_a_question_asked_for_later() {
+    let zellij = Zellij::start();
+    let mut server = StdioServer::start(&zellij, &[]);
+    server.initialize(&zellij, "later");
+    server.call_tool(2, tool::LATER_NAME, &database());
+    let asked = server.response(&zellij, 2);
+    let text = asked["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let id = text
+        .split("requestId is \"")
+        .nth(1)
+        .and_then(|t| t.split('"').next())
+        .unwrap_or_else(|| panic!("no id in {asked}"))
+        .to_owned();
+    zellij.wait_for_screen("the question asked for later", ANSWER, |s| {
+        s.contains("later asks") && s.contains(DATABASE)
+    });
+    zellij.wait_until_keys_count();
+    zellij.send_keys(&["Enter"]);
+    server.call_tool(
+        3,
+        tool::ANSWER_NAME,
+        &json!({"requestId": id, "waitSeconds": 30}),
+    );
+    let answer = server.response(&zellij, 3);
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("=\"Postgres\""), "{answer}");
+    // The process that waited for the answer ends: nothing of it stays behind the server.
+    let server_pid = server.child.id();
+    let until = zellij.until(ANSWER);
+    loop {
+        let children = children_of(server_pid);
+        if children.iter().all(|(_, state)| *state == 'Z') {
+            assert!(
+                children.is_empty(),
+                "zombies of `ask-popup mcp`: {children:?}"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "the waiting process never ended: {children:?}"
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+    server.close(&zellij);
 }
