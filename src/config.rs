@@ -47,6 +47,19 @@ pub enum ConfigError {
 impl Settings {
     /// Reads the alias block's options. Unknown keys are Zellij's own (`location`, …) and
     /// pass; a bad value falls back to its default and is reported.
+    /// Every option read from the alias block, as plugin.kdl and the README document them.
+    pub const OPTIONS: [&'static str; 9] = [
+        "hide_key",
+        "popup_width",
+        "popup_height",
+        "indicator",
+        "full_events",
+        "default_timeout",
+        "zjstatus",
+        "trace",
+        "history",
+    ];
+
     pub fn from_map(map: &BTreeMap<String, String>) -> (Settings, Vec<ConfigError>) {
         let mut errors = Vec::new();
         let get = |key: &str| map.get(key).map(|v| v.trim().to_owned());

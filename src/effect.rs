@@ -45,4 +45,7 @@ pub enum Effect {
     /// The popup is closing and the plugin unloads: keep this text where the next instance of
     /// this session finds it, for a minute, and hand it to `Broker::recall` when it loads.
     KeepAcrossReload(String),
+    /// What a closing instance kept (`KeepAcrossReload`) is read back by the instance that
+    /// answers its callers: delete it.
+    ForgetKeptAcrossReload,
 }

@@ -436,6 +436,7 @@ mod plugin {
                 }
                 Effect::Fit => return Redraw { grow: true, ..done },
                 Effect::KeepAcrossReload(kept) => across_reload::keep(self.zellij_pid, &kept),
+                Effect::ForgetKeptAcrossReload => across_reload::forget(self.zellij_pid),
                 Effect::OpenHistory => {
                     let entries = across_reload::recent_history();
                     let effects = self.broker.history_loaded(entries);
@@ -611,7 +612,8 @@ mod plugin {
     /// What one instance keeps for the next when the popup closes (`Effect::KeepAcrossReload`):
     /// a file in the plugin's `/cache` folder, which Zellij shares between every instance of the
     /// plugin's URL (`/data` is the instance's own), one per session (named after its server),
-    /// written whole (`atomic_file`), and read by the instances that load in the minute after.
+    /// written whole (`atomic_file`), and read by the instances that load in the minute after;
+    /// deleted once the instance that leads then has read it, or found stale.
     /// Loading reads that one file: a folder's listing costs a loading instance several
     /// milliseconds in Zellij's interpreter, and the first question waits for every instance
     /// to load. The files of sessions gone are deleted when the next popup closes.
@@ -678,14 +680,22 @@ mod plugin {
             ask_popup::history::read(&String::from_utf8_lossy(&bytes))
         }
 
-        /// What this session's latest closing instance kept, if it closed in the last minute.
+        /// What this session's latest closing instance kept, if it closed in the last minute
+        /// (older, it is deleted).
         pub fn take(zellij_pid: u32) -> Option<String> {
             let path = path(zellij_pid);
             let path = Path::new(&path);
             if !is_fresh(path) {
+                let _ = std::fs::remove_file(path);
                 return None;
             }
             std::fs::read_to_string(path).ok()
+        }
+
+        /// Deletes what this session's closing instance kept: it holds answers, and has been
+        /// read back.
+        pub fn forget(zellij_pid: u32) {
+            let _ = std::fs::remove_file(path(zellij_pid));
         }
     }
 }

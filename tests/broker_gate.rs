@@ -396,3 +396,47 @@ fn a_denied_instance_says_so_and_a_later_grant_serves() {
         "granted after all: hello, {fx:?}"
     );
 }
+
+#[test]
+fn the_replies_kept_across_a_reload_are_deleted_once_the_leader_has_read_them() {
+    // The popup closed with a question waiting: its reply is kept for the caller that asks
+    // again, in a file that holds answers.
+    let mut closing = instance();
+    closing.join(1);
+    closing.pipe(ask("p1", "r1"));
+    let kept = closing
+        .before_close()
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::KeepAcrossReload(kept) => Some(kept),
+            _ => None,
+        })
+        .expect("kept across the reload");
+    // The next instance reads it as it loads, asks no one, and once it leads and has answered
+    // what waited, the file goes.
+    let mut b = instance();
+    b.await_permission();
+    b.recall(&kept);
+    let again = b.pipe(ask("p2", "r1"));
+    assert!(
+        replies(&again).is_empty(),
+        "held until the grant: {again:?}"
+    );
+    let mut fx = b.permission(true, 1);
+    assert!(!fx.contains(&Effect::ForgetKeptAcrossReload), "{fx:?}");
+    fx.extend(tick(&mut b, HELLO_WINDOW_MS));
+    assert!(b.leads());
+    let r = replies(&fx);
+    assert_eq!(r.len(), 1, "{fx:?}");
+    assert_eq!(r[0].1["details"]["error"], "dismissed");
+    let forgotten = fx
+        .iter()
+        .filter(|e| **e == Effect::ForgetKeptAcrossReload)
+        .count();
+    assert_eq!(forgotten, 1, "{fx:?}");
+    // Nothing was read back: nothing to delete.
+    let (mut fresh, fx) = loaded_with(1, &[]);
+    let mut fx = fx;
+    fx.extend(tick(&mut fresh, HELLO_WINDOW_MS));
+    assert!(!fx.contains(&Effect::ForgetKeptAcrossReload), "{fx:?}");
+}

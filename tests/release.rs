@@ -192,3 +192,46 @@ fn the_readmes_name_this_releases_downloads() {
         assert!(found > 0, "{readme} names no release download");
     }
 }
+
+#[test]
+fn the_command_unwinds_and_only_the_plugin_aborts_on_a_panic() {
+    // One panicking call of the command (the MCP server's, say) must not end every other call
+    // waiting beside it: the profile `cargo install` builds with unwinds. The plugin, which
+    // the build script builds with its own profile, aborts (no unwinding code in the wasm).
+    let manifest: toml_edit::DocumentMut = read("Cargo.toml").parse().expect("Cargo.toml");
+    let profile = |name: &str| manifest["profile"][name].clone();
+    assert!(
+        profile("release").get("panic").is_none(),
+        "[profile.release] sets panic: {}",
+        profile("release")
+    );
+    assert_eq!(profile("plugin")["inherits"].as_str(), Some("release"));
+    assert_eq!(profile("plugin")["panic"].as_str(), Some("abort"));
+    assert!(read("scripts/build-plugin.sh")
+        .contains("cargo build --profile plugin --target wasm32-wasip1"));
+}
+
+#[test]
+fn every_option_the_plugin_reads_is_documented_in_plugin_kdl_and_the_readme() {
+    use ask_popup::config::Settings;
+    let (plugin_kdl, readme) = (read("plugin.kdl"), read("README.md"));
+    for option in Settings::OPTIONS {
+        // Read: a value it cannot take is said to be wrong.
+        let map = [(option.to_owned(), "not-a-value!".to_owned())].into();
+        let (_, errors) = Settings::from_map(&map);
+        assert_eq!(errors.len(), 1, "{option} is not read");
+        let documented = plugin_kdl.lines().any(|l| {
+            l.trim_start()
+                .trim_start_matches("// ")
+                .starts_with(&format!("{option} "))
+        });
+        assert!(documented, "plugin.kdl does not document {option}");
+        let in_table = readme
+            .lines()
+            .any(|l| l.starts_with("| `") && l.contains(&format!("`{option}`")));
+        assert!(in_table, "the README's options table lacks {option}");
+    }
+    // What is not an option is not read.
+    let map = [("default_timeout_ms".to_owned(), "1".to_owned())].into();
+    assert!(Settings::from_map(&map).1.is_empty());
+}

@@ -25,6 +25,9 @@ pub(super) struct Arrivals {
     /// The replies requests ended with lately, by caller and id: a caller asking the same
     /// questionnaire again with that id gets the same reply (see `Broker::remember_reply`).
     replies: HashMap<(Asker, String), KeptReply>,
+    /// Replies a closing instance kept were read back (`Broker::recall`), and their file is
+    /// still there (`Effect::ForgetKeptAcrossReload`).
+    pub(super) recalled: bool,
 }
 
 /// A reply kept for a caller that may ask again.
@@ -437,6 +440,7 @@ impl Broker {
                 continue;
             };
             self.remember_reply(&caller, Some(id), digest, reply);
+            self.arrivals.recalled = true;
         }
     }
 }

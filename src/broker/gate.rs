@@ -358,6 +358,11 @@ impl Broker {
         }
         // Shown, but its message came to nothing (withdrawn, answered elsewhere meanwhile).
         self.drop_provisional(&mut effects);
+        // The replies a closing instance kept are read, and the instance that answers the
+        // callers asking again has them: the file, which holds answers, goes.
+        if self.leads() && std::mem::take(&mut self.arrivals.recalled) {
+            effects.push(Effect::ForgetKeptAcrossReload);
+        }
         if hide && self.pending.is_empty() {
             effects.push(Effect::Hide);
         }
