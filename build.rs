@@ -21,13 +21,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=ASK_POPUP_PLUGIN_WASM");
     println!("cargo:rerun-if-env-changed=CARGO_TARGET_DIR");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
-    let target = std::env::var("TARGET").unwrap_or_default();
     let embedded = out.join("ask-popup.wasm");
-    if target.starts_with("wasm32") {
-        // The plugin itself carries nothing.
-        std::fs::write(&embedded, b"").expect("write the embedded plugin");
-        return;
-    }
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("manifest"));
     let (source, required) = match std::env::var_os("ASK_POPUP_PLUGIN_WASM") {
         Some(path) if path.is_empty() => {

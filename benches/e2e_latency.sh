@@ -29,13 +29,13 @@ fi
 command -v tmux >/dev/null || { echo "needs tmux: run \`bash scripts/ensure-tools.sh\`" >&2; exit 1; }
 
 echo "building ask-popup (plugin and command), the floor plugin and the worst-case payloads" >&2
-cargo build --quiet --profile plugin --target wasm32-wasip1
+cargo build --quiet -p ask-popup-plugin --profile plugin --target wasm32-wasip1
 cargo build --quiet --release --bin ask-popup
 cargo build --quiet --release --target wasm32-wasip1 \
     --manifest-path benches/floor/Cargo.toml --target-dir "$TARGET_DIR/bench-floor"
 mkdir -p "$OUT"
-cargo run --quiet --example worst_case -- 8192 >"$OUT/worst-case.json"
-cargo run --quiet --example worst_case -- 8192 one >"$OUT/one-question.json"
+cargo run --quiet -p ask-popup-plugin --example worst_case -- 8192 >"$OUT/worst-case.json"
+cargo run --quiet -p ask-popup-plugin --example worst_case -- 8192 one >"$OUT/one-question.json"
 
 # A short path: Zellij's socket path must stay under 108 bytes.
 ROOT="$(mktemp -d /tmp/apb-XXXXXX)"
@@ -66,7 +66,7 @@ python3 benches/e2e_latency.py \
     --root "$ROOT" \
     --zellij "$(command -v zellij)" \
     --tmux "$(command -v tmux)" \
-    --ours "$TARGET_DIR/wasm32-wasip1/plugin/ask-popup.wasm" \
+    --ours "$TARGET_DIR/wasm32-wasip1/plugin/ask-popup-plugin.wasm" \
     --floor "$TARGET_DIR/bench-floor/wasm32-wasip1/release/bench-floor.wasm" \
     --worst "$OUT/worst-case.json" \
     --one "$OUT/one-question.json" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The first frame of each worst case counted in instructions (valgrind's callgrind), step by
-# step: what `examples/first_frame.rs` does the way the plugin does it. Instruction counts do not
+# step: what `crates/plugin/examples/first_frame.rs` does the way the plugin does it. Instruction counts do not
 # change with the load on the machine, and on the host they stand in for the work Zellij's
 # interpreter does. Needs valgrind (callgrind_annotate comes with it).
 #
@@ -15,7 +15,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/instructions"
 export CARGO_PROFILE_RELEASE_STRIP=none CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
 # The example needs no plugin in the command it is built beside (see build.rs).
 export ASK_POPUP_PLUGIN_WASM=""
-cargo build --quiet --release --example first_frame
+cargo build --quiet --release -p ask-popup-plugin --example first_frame
 BIN="$CARGO_TARGET_DIR/release/examples/first_frame"
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs the `ask-popup` command as `cargo install ask-popup` does, from the packaged crate
-# alone: target/release-assets/ask-popup-<version>.crate (what scripts/release.sh built) is
-# unpacked outside the clone and installed from there with `cargo install --path`, offline (from
-# the registry cache this machine has) and with nothing of the clone's builds to find, into
+# Installs the `ask-popup` command as `cargo install ask-popup` does, from the packaged crates
+# alone: target/release-assets/ask-popup-<version>.crate and the ask-popup-protocol crate it
+# builds on (what scripts/release.sh built) are unpacked outside the clone and the command is
+# installed from there with `cargo install --path`, offline (from the registry cache this
+# machine has), the protocol taken from its unpacked crate where crates.io would give it, and
+# with nothing of the clone's builds to find, into
 #
 #   target/crate-installed/bin/ask-popup     (or the --root given)
 #
@@ -20,13 +22,17 @@ if [ "${1:-}" = "--root" ] && [ -n "${2:-}" ]; then
     root=$(mkdir -p "$2" && cd "$2" && pwd)
 fi
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+[ -n "$version" ] || { echo "no version in Cargo.toml" >&2; exit 1; }
 assets=$PWD/target/release-assets
 crate=$assets/ask-popup-$version.crate
 [ -f "$crate" ] || { echo "no $crate: run bash scripts/release.sh first" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+protocol=$assets/ask-popup-protocol-$version.crate
+[ -f "$protocol" ] || { echo "no $protocol: run bash scripts/release.sh first" >&2; exit 1; }
 tar -xzf "$crate" -C "$work"
+tar -xzf "$protocol" -C "$work"
 src=$work/ask-popup-$version
 # Its build cache, kept across runs: only the registry's crates are reused from it (the crate
 # itself, at another path, is built anew from the unpacked files).
@@ -37,7 +43,8 @@ started=$SECONDS
 (
     cd "$work"
     env -u ASK_POPUP_PLUGIN_WASM -u CARGO_TARGET_DIR \
-        cargo install --offline --locked --path "$src" --root "$root" --target-dir "$cache" >&2
+        cargo install --offline --locked --path "$src" --root "$root" --target-dir "$cache" \
+            --config "patch.crates-io.ask-popup-protocol.path='$work/ask-popup-protocol-$version'" >&2
 )
 echo "installed in $((SECONDS - started)) s: $root/bin/ask-popup" >&2
 

@@ -5,6 +5,7 @@
 #                                             config.kdl loads from the release's URL
 #   ask-popup-<version>-<target>.tar.gz       the command for one target (it carries the plugin)
 #   ask-popup-<version>.crate                 the packaged crate (`cargo install`), the plugin in it
+#   ask-popup-protocol-<version>.crate        the crate it builds on (published first)
 #   pi-ask-popup-<version>.tgz                the Pi extension's npm package (`npm pack`)
 #   SHA256SUMS                                the checksums of every file above that is there
 #
@@ -116,8 +117,9 @@ if wants command; then
     rm -rf "$stage"
 fi
 
-# The crate, with the plugin in it (build.rs embeds assets/ask-popup.wasm when there): `cargo
-# package` builds it once from the packaged files alone, as `cargo install` will.
+# The crate, with the plugin in it (build.rs embeds assets/ask-popup.wasm when there), and the
+# protocol crate it builds on: `cargo package` builds the command once from the packaged files
+# alone, against the packaged protocol, as `cargo install` will once both are published.
 if wants crate; then
     say "the crate"
     rm -rf assets
@@ -127,12 +129,12 @@ if wants crate; then
     # The untracked plugin is all that differs from the commit (the check's own).
     dirty=$(git status --porcelain --untracked-files=no 2>/dev/null || true)
     [ -z "$dirty" ] || echo "release.sh: packaging uncommitted changes:"$'\n'"$dirty" >&2
-    env -u ASK_POPUP_PLUGIN_WASM cargo package --locked --allow-dirty >&2
+    env -u ASK_POPUP_PLUGIN_WASM cargo package -p ask-popup-protocol -p ask-popup --locked --allow-dirty >&2
     rm -rf assets
     crate=${CARGO_TARGET_DIR:-target}/package/ask-popup-$version.crate
     tar -tzf "$crate" | grep -x "ask-popup-$version/assets/ask-popup.wasm" >/dev/null ||
         fail "$crate does not carry the plugin"
-    cp "$crate" "$out/"
+    cp "$crate" "${CARGO_TARGET_DIR:-target}/package/ask-popup-protocol-$version.crate" "$out/"
 fi
 
 # The Pi extension's npm package: only what Pi loads (package.json's `files`).
@@ -155,7 +157,7 @@ if wants sums; then
     (
         cd "$out"
         rm -f SHA256SUMS
-        files=(ask-popup.wasm ask-popup-"$version"-*.tar.gz ask-popup-"$version".crate pi-ask-popup-"$version".tgz)
+        files=(ask-popup.wasm ask-popup-"$version"-*.tar.gz ask-popup-"$version".crate ask-popup-protocol-"$version".crate pi-ask-popup-"$version".tgz)
         present=()
         for f in "${files[@]}"; do [ -e "$f" ] && present+=("$f"); done
         [ ${#present[@]} -gt 0 ] || exit 0

@@ -16,9 +16,9 @@ bash scripts/test-opencode-plugin.sh
 # The plugin the e2e tests load: built and shrunk as it ships.
 bash scripts/build-plugin.sh
 # Lints, for the command and the tests on the host and for the plugin as it ships.
-cargo fmt --check
-cargo clippy --all-targets --all-features -- -D warnings
-cargo clippy --profile plugin --target wasm32-wasip1 -- -D warnings
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --all-features -- -D warnings
+cargo clippy -p ask-popup-plugin --profile plugin --target wasm32-wasip1 -- -D warnings
 # The command as a user installs it (into target/installed, not ~/.cargo): the e2e test of a
 # fresh machine's path sets everything up with it.
 bash scripts/install.sh --root target/installed
@@ -54,7 +54,7 @@ echo "--- the tests ---"
 test_log=$(mktemp)
 trap 'rm -rf "$demo_home" "$test_log"' EXIT
 status=0
-cargo test --no-fail-fast -- --test-threads=1 2>&1 | tee "$test_log" || status=$?
+cargo test --workspace --no-fail-fast -- --test-threads=1 2>&1 | tee "$test_log" || status=$?
 if [ "$status" -ne 0 ]; then
     echo
     echo "--- failed tests ---"

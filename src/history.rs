@@ -1,367 +1,204 @@
-//! The record of every questionnaire: one JSON line per request that reached the popup, written
-//! once when it ends (by the instance that replies), with when it was asked and ended, who
-//! asked, the questions (previews cut to a few lines) and how it ended, with the envelope its
-//! caller got. The plugin appends to it and keeps it bounded; `ask-popup history` reads it,
-//! and `ask-popup answer` finds an envelope in it after the session is gone.
+//! `ask-popup history`: where the plugin's record of questionnaires is (`ask_popup_protocol::history`), which
+//! of its entries a person asks for, and how each reads.
 //!
-//! It lives in the plugin's cache folder (`/cache` inside the plugin: Zellij's cache folder,
-//! then the plugin's location, then `plugin_cache`), the one folder a plugin can write that
-//! outlives its session and that every instance and session of the plugin shares. The command
-//! finds it there by its name (`FILE_NAME`).
+//! The plugin writes the record in its cache folder: Zellij's cache folder, then the plugin's
+//! location as a path (`file:/home/u/.config/zellij/plugins/ask-popup.wasm`, or a URL), then
+//! `plugin_cache`. The command looks under every location there, so a plugin loaded from a
+//! file, from another file or from a URL is found alike.
 
-use crate::request::Questionnaire;
-use serde::Serialize;
-use serde_json::Value;
-use std::io::{self, Write};
-use std::path::Path;
+use ask_popup_protocol::history::{Entry, FILE_NAME};
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 
-/// The record's file name, in the plugin's cache folder.
-pub const FILE_NAME: &str = "ask-popup-history.jsonl";
-/// Past this size the record is cut back to its newest entries (`KEEP_BYTES`, `MAX_ENTRIES`).
-pub const MAX_BYTES: u64 = 2 * 1024 * 1024;
-/// What is kept when the record is cut back.
-const KEEP_BYTES: usize = 1024 * 1024;
-/// The most entries kept when the record is cut back.
-pub const MAX_ENTRIES: usize = 1000;
-/// A preview is recorded up to this many lines, of this many characters.
-const PREVIEW_LINES: usize = 4;
-const PREVIEW_LINE_CHARS: usize = 200;
-/// A question's text and an option's description are recorded up to this many characters.
-const TEXT_CHARS: usize = 2000;
-/// The largest reply an entry keeps (see `kept_reply`).
-pub const MAX_REPLY_BYTES: usize = 256 * 1024;
+/// How deep a plugin's location goes below Zellij's cache folder at most (a path's folders).
+const MAX_DEPTH: usize = 32;
 
-/// One questionnaire and how it ended. Read back by hand from a `serde_json::Value` (see
-/// `from_line`), as the instances' messages are: serde's derive of the reading would cost the
-/// plugin tens of kilobytes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Entry {
-    /// When it reached the popup and when it ended, in milliseconds since the Unix epoch.
-    pub asked_ms: u64,
-    pub ended_ms: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub session: Option<String>,
-    /// Who asked, as the dialog named it.
-    pub agent: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pane_id: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
-    /// Empty for a request rejected before it was asked.
-    pub questions: Vec<RecordedQuestion>,
-    /// `answered`, `declined`, `chat`, `timed_out`, or the error code it was answered with
-    /// (`dismissed`, `aborted`, `superseded`, `busy`, a validation code…).
-    pub ending: String,
-    /// The envelope its caller got (one line).
-    pub reply: String,
+/// Zellij's cache folder on this system, as Zellij finds it: `$XDG_CACHE_HOME/zellij` (or
+/// `~/.cache/zellij`) on Linux, `~/Library/Caches/org.Zellij-Contributors.Zellij` on macOS.
+pub fn zellij_cache_dir(xdg_cache_home: Option<&OsStr>, home: Option<&OsStr>) -> Option<PathBuf> {
+    if cfg!(target_os = "macos") {
+        let home = Path::new(home.filter(|h| !h.is_empty())?);
+        return Some(home.join("Library/Caches/org.Zellij-Contributors.Zellij"));
+    }
+    super::xdg::path_of(xdg_cache_home, home, ".cache", "zellij")
 }
 
-/// A question as recorded.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RecordedQuestion {
-    pub question: String,
-    pub header: String,
-    pub multi_select: bool,
-    pub options: Vec<RecordedOption>,
+/// The plugin's cache folder, where its record is, when it is loaded from `location` (`file:`
+/// and a path, or a URL), as Zellij names it: the location as a path below its cache folder.
+pub fn plugin_cache_dir(cache: &Path, location: &str) -> PathBuf {
+    cache.join(location).join("plugin_cache")
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RecordedOption {
-    pub label: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub description: String,
-    /// The first lines of its preview.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub preview: Option<String>,
-}
-
-impl RecordedQuestion {
-    fn from_value(value: &Value) -> Option<RecordedQuestion> {
-        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
-        let options = value
-            .get("options")?
-            .as_array()?
-            .iter()
-            .map(|o| {
-                Some(RecordedOption {
-                    label: text(o, "label")?,
-                    description: text(o, "description").unwrap_or_default(),
-                    preview: text(o, "preview"),
-                })
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some(RecordedQuestion {
-            question: text(value, "question")?,
-            header: text(value, "header")?,
-            multi_select: value
-                .get("multiSelect")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            options,
-        })
+/// Makes the record at `record` private to its user, and the plugin's cache folder that holds
+/// it (the replies kept across a reload are there too): the plugin cannot set a file's mode
+/// (WASI has none), so what it writes there is kept from others by its folder.
+#[cfg(unix)]
+pub fn keep_private(record: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(dir) = record.parent() {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
     }
-
-    /// The questions of `questionnaire`, previews cut to `PREVIEW_LINES`.
-    pub fn all_of(questionnaire: &Questionnaire) -> Vec<RecordedQuestion> {
-        questionnaire
-            .questions
-            .iter()
-            .map(|q| RecordedQuestion {
-                question: cut(&q.question, TEXT_CHARS),
-                header: q.header.clone(),
-                multi_select: q.multi_select,
-                options: q
-                    .options
-                    .iter()
-                    .map(|o| RecordedOption {
-                        label: o.label.clone(),
-                        description: cut(&o.description, TEXT_CHARS),
-                        preview: o.preview.as_deref().map(cut_preview),
-                    })
-                    .collect(),
-            })
-            .collect()
-    }
-}
-
-/// A preview's first `PREVIEW_LINES` lines, each at most `PREVIEW_LINE_CHARS` characters, `…`
-/// where something was cut (a preview may be a megabyte on one line).
-fn cut_preview(preview: &str) -> String {
-    let mut lines = preview.lines();
-    let mut cut: Vec<String> = lines
-        .by_ref()
-        .take(PREVIEW_LINES)
-        .map(|line| cut(line, PREVIEW_LINE_CHARS))
-        .collect();
-    if lines.next().is_some() {
-        cut.push("…".to_owned());
-    }
-    cut.join("\n")
-}
-
-/// `text`, at most `max` characters of it, `…` where it was cut.
-fn cut(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", text.get(..at).unwrap_or_default()),
-        None => text.to_owned(),
-    }
-}
-
-/// The reply as the record keeps it: whole up to `MAX_REPLY_BYTES`; a larger one (a preview of
-/// the option picked comes back in it, twice) is left out, and only the answers the record
-/// keeps beside it say how it ended. The plugin writes the entry with the payloads it holds in
-/// memory: a copy of a megabyte could exhaust its 16 MiB.
-pub fn kept_reply(reply: &str) -> String {
-    let reply = reply.trim_end();
-    if reply.len() <= MAX_REPLY_BYTES {
-        reply.to_owned()
-    } else {
-        String::new()
-    }
-}
-
-impl Entry {
-    /// The entry as one line of the record (no line break).
-    pub fn to_line(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
-
-    /// A line of the record read back; None for a line that is not one (torn, or another
-    /// version's that lacks what this one needs).
-    pub fn from_line(line: &str) -> Option<Entry> {
-        let value: Value = serde_json::from_str(line.trim()).ok()?;
-        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
-        let questions = match value.get("questions") {
-            Some(Value::Array(questions)) => questions
-                .iter()
-                .map(RecordedQuestion::from_value)
-                .collect::<Option<Vec<_>>>()?,
-            _ => Vec::new(),
-        };
-        Some(Entry {
-            asked_ms: value.get("askedMs")?.as_u64()?,
-            ended_ms: value.get("endedMs")?.as_u64()?,
-            session: text("session"),
-            agent: text("agent")?,
-            pane_id: value
-                .get("paneId")
-                .and_then(Value::as_u64)
-                .and_then(|p| u32::try_from(p).ok()),
-            request_id: text("requestId"),
-            questions,
-            ending: text("ending")?,
-            reply: text("reply")?,
-        })
-    }
-
-    /// The envelope's details (a JSON object; null when the reply is not an envelope).
-    pub fn details(&self) -> Value {
-        serde_json::from_str::<Value>(&self.reply)
-            .ok()
-            .and_then(|mut v| v.get_mut("details").map(Value::take))
-            .unwrap_or(Value::Null)
-    }
-
-    /// The entry as a person reads it, a line each: `when` (as the reader tells time), who
-    /// asked and how it ended, then each question and its answer, notes below.
-    pub fn block(&self, when: &str) -> Vec<String> {
-        let mut who = self.agent.clone();
-        if let Some(pane) = self.pane_id {
-            who.push_str(&format!(" (pane {pane})"));
-        }
-        let mut head = format!("{when} · {who}");
-        if let Some(session) = &self.session {
-            head.push_str(&format!(" · session {session}"));
-        }
-        head.push_str(&format!(" · {}", self.ending));
-        if let Some(id) = &self.request_id {
-            head.push_str(&format!(" · {id}"));
-        }
-        let mut out = vec![head];
-        let details = self.details();
-        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
-        let list = |key: &str| match details.get(key) {
-            Some(Value::Array(items)) => items.clone(),
-            _ => Vec::new(),
-        };
-        let index = |v: &Value| v.get("questionIndex").and_then(Value::as_u64);
-        let (answers, unanswered) = (list("answers"), list("unansweredNotes"));
-        for (i, q) in self.questions.iter().enumerate() {
-            out.push(format!("  {}: {}", q.header, q.question));
-            out.push(format!("    → {}", answer_of(&details, i)));
-            let of_this = |v: &&Value| index(v) == Some(i as u64);
-            let notes = answers
-                .iter()
-                .filter(of_this)
-                .filter_map(|a| text(a, "notes"))
-                .chain(
-                    unanswered
-                        .iter()
-                        .filter(of_this)
-                        .filter_map(|n| text(n, "note")),
-                );
-            for note in notes {
-                out.push(format!("    note: {note}"));
-            }
-        }
-        if let Some(note) = text(&details, "globalNote") {
-            out.push(format!("  note: {note}"));
-        }
-        if self.questions.is_empty() {
-            // Answered before it was asked: what it was told.
-            let told = serde_json::from_str::<Value>(&self.reply)
-                .ok()
-                .and_then(|v| {
-                    v.pointer("/content/0/text")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                })
-                .unwrap_or_default();
-            out.push(format!("  {told}"));
-        }
-        // What agents and people wrote, cleaned as the popup shows it: one line each, and no
-        // sequence that would drive the terminal `ask-popup history` prints to.
-        out.iter()
-            .map(|line| crate::view::text::sanitize_line(line))
-            .collect()
-    }
-
-    /// Whether `text` (lower case) is in its questions, headers, labels, answers or notes.
-    pub fn mentions(&self, text: &str) -> bool {
-        let found = |s: &str| s.to_lowercase().contains(text);
-        let asked = self.questions.iter().any(|q| {
-            found(&q.question) || found(&q.header) || q.options.iter().any(|o| found(&o.label))
-        });
-        // Answers, ticked labels, notes and the global note are the details' strings.
-        asked || strings_in(&self.details()).iter().any(|s| found(s))
-    }
-}
-
-/// What question `index` got, as a line: the label, the labels ticked, the text typed, or why
-/// none. `details`: the envelope's.
-fn answer_of(details: &Value, index: usize) -> String {
-    let index = index as u64;
-    let of_this = |v: &Value| v.get("questionIndex").and_then(Value::as_u64) == Some(index);
-    if details.get("chatRequested").is_some_and(of_this) {
-        return "(chat about this)".to_owned();
-    }
-    let answer = details
-        .get("answers")
-        .and_then(Value::as_array)
-        .and_then(|answers| answers.iter().find(|a| of_this(a)));
-    let Some(answer) = answer else {
-        return "(no answer)".to_owned();
-    };
-    match answer.get("selected").and_then(Value::as_array) {
-        Some(ticked) if !ticked.is_empty() => ticked
-            .iter()
-            .filter_map(Value::as_str)
-            .collect::<Vec<_>>()
-            .join(", "),
-        _ => answer
-            .get("answer")
-            .and_then(Value::as_str)
-            .unwrap_or("(no input)")
-            .to_owned(),
-    }
-}
-
-/// Every string in `value` (the details' answers, labels and notes).
-fn strings_in(value: &Value) -> Vec<&str> {
-    match value {
-        Value::String(s) => vec![s.as_str()],
-        Value::Array(items) => items.iter().flat_map(strings_in).collect(),
-        Value::Object(map) => map.values().flat_map(strings_in).collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// Appends an entry's `line` (`Entry::to_line`) to the record at `path` (created private: its
-/// answers may be secrets), whole in one write, and cuts the record back to its newest entries
-/// once it passes `MAX_BYTES`.
-pub fn append(path: &Path, line: &str) -> io::Result<()> {
-    let line = format!("{}\n", line.trim_end());
-    let mut options = std::fs::OpenOptions::new();
-    options.create(true).append(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(crate::atomic_file::OWNER_ONLY);
-    }
-    let mut file = options.open(path)?;
-    file.write_all(line.as_bytes())?;
-    if file.metadata()?.len() > MAX_BYTES {
-        drop(file);
-        cut_back(path)?;
+    if record.exists() {
+        std::fs::set_permissions(record, std::fs::Permissions::from_mode(0o600))?;
     }
     Ok(())
 }
 
-/// Keeps the newest entries of the record at `path` that fit in `KEEP_BYTES` (at most
-/// `MAX_ENTRIES`), written whole.
-fn cut_back(path: &Path) -> io::Result<()> {
-    let text = std::fs::read_to_string(path)?;
-    let mut kept = Vec::new();
-    let mut bytes = 0;
-    for line in text.lines().rev().filter(|l| !l.trim().is_empty()) {
-        if kept.len() == MAX_ENTRIES || bytes + line.len() + 1 > KEEP_BYTES {
-            break;
+/// The record files under Zellij's cache folder `cache`: one for each location the plugin was
+/// loaded from. (Zellij's own folders there, its sessions' and its versions', hold none.)
+pub fn record_files(cache: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        // A location is a URL: its scheme has a colon (`file:`, `https:`).
+        if entry.file_name().to_string_lossy().contains(':') {
+            find_records(&entry.path(), 0, &mut found);
         }
-        bytes += line.len() + 1;
-        kept.push(line);
     }
-    let mut out = String::with_capacity(bytes);
-    for line in kept.iter().rev() {
-        out.push_str(line);
-        out.push('\n');
-    }
-    crate::atomic_file::write(path, out.as_bytes(), crate::atomic_file::OWNER_ONLY)
+    found.sort();
+    found
 }
 
-/// The entries of a record's text, oldest first; lines that are not entries are skipped.
-pub fn read(text: &str) -> Vec<Entry> {
-    text.lines().filter_map(Entry::from_line).collect()
+fn find_records(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let record = dir.join("plugin_cache").join(FILE_NAME);
+    if record.is_file() {
+        found.push(record);
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && entry.file_name() != "plugin_cache" {
+            find_records(&entry.path(), depth + 1, found);
+        }
+    }
+}
+
+/// Which entries a person asks for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Asked by this agent (its name, any case).
+    pub agent: Option<String>,
+    /// In this session.
+    pub session: Option<String>,
+    /// With this text in its questions, labels, answers or notes (any case).
+    pub search: Option<String>,
+    /// Asked at or after this time (milliseconds since the Unix epoch).
+    pub since_ms: Option<u64>,
+    /// The request with this id.
+    pub request_id: Option<String>,
+}
+
+impl Filter {
+    pub fn matches(&self, entry: &Entry) -> bool {
+        let same = |wanted: &Option<String>, got: Option<&str>| match wanted {
+            None => true,
+            Some(w) => got.is_some_and(|g| g.eq_ignore_ascii_case(w)),
+        };
+        same(&self.agent, Some(&entry.agent))
+            && same(&self.session, entry.session.as_deref())
+            && self.since_ms.is_none_or(|since| entry.asked_ms >= since)
+            && self
+                .request_id
+                .as_ref()
+                .is_none_or(|id| entry.request_id.as_ref() == Some(id))
+            && self
+                .search
+                .as_ref()
+                .is_none_or(|text| entry.mentions(&text.to_lowercase()))
+    }
+}
+
+/// The entries of every record that `filter` takes, latest first, at most `limit` (0: all).
+pub fn select(mut entries: Vec<Entry>, filter: &Filter, limit: usize) -> Vec<Entry> {
+    entries.retain(|e| filter.matches(e));
+    entries.sort_by_key(|e| std::cmp::Reverse(e.asked_ms));
+    if limit > 0 {
+        entries.truncate(limit);
+    }
+    entries
+}
+
+/// A span of time as a person writes it (`90s`, `30m`, `2h`, `3d`), in milliseconds.
+pub fn parse_span(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let unit = text.chars().last()?;
+    let number: u64 = text
+        .get(..text.len() - unit.len_utf8())?
+        .trim()
+        .parse()
+        .ok()?;
+    let ms = match unit {
+        's' => 1_000,
+        'm' => 60_000,
+        'h' => 3_600_000,
+        'd' => 86_400_000,
+        'w' => 7 * 86_400_000,
+        _ => return None,
+    };
+    number.checked_mul(ms)
+}
+
+/// An entry as one JSON line for scripts: the record's fields, the reply's details in place
+/// of the reply.
+pub fn json_line(entry: &Entry) -> String {
+    let mut value = serde_json::to_value(entry).unwrap_or_default();
+    if let Some(object) = value.as_object_mut() {
+        object.remove("reply");
+        object.insert("details".to_owned(), entry.details());
+    }
+    value.to_string()
+}
+
+/// A calendar time, as an entry's first line shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct When {
+    pub year: i32,
+    pub month: u32,
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+}
+
+/// An entry as a person reads it, `when` it was asked in the reader's time (see
+/// `ask_popup_protocol::history::Entry::block`).
+pub fn block(entry: &Entry, when: When) -> String {
+    let when = format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}",
+        when.year, when.month, when.day, when.hour, when.minute
+    );
+    entry.block(&when).join("\n")
+}
+
+/// A time in milliseconds since the Unix epoch, at `offset_s` seconds from UTC, as a calendar
+/// time (the proleptic Gregorian calendar, days from the epoch as in Howard Hinnant's
+/// `civil_from_days`).
+pub fn when(unix_ms: u64, offset_s: i64) -> When {
+    let secs = i64::try_from(unix_ms / 1000)
+        .unwrap_or(i64::MAX)
+        .saturating_add(offset_s);
+    let days = secs.div_euclid(86_400);
+    let of_day = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    When {
+        year: i32::try_from(year).unwrap_or(i32::MAX),
+        month: month as u32,
+        day: day as u32,
+        hour: (of_day / 3_600) as u32,
+        minute: (of_day % 3_600 / 60) as u32,
+    }
 }

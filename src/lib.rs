@@ -1,35 +1,22 @@
-//! ask-popup's core: the questionnaire protocol, the result envelope, the dialog and its
-//! rendering, and the broker that turns host events into effects. Pure Rust with no Zellij
-//! types, so everything here is tested on the host.
-/// Files written whole or not at all (a temporary file renamed into place), for the command's
-/// settings and the plugin alike.
-pub mod atomic_file;
-pub mod broker;
-/// The caller's side of the pipe: the `ask-popup` command's decisions (the host build only).
-#[cfg(not(target_family = "wasm"))]
-pub mod caller;
-pub mod config;
-pub mod dialog;
-pub mod effect;
-pub mod envelope;
-pub mod error_code;
-pub mod events;
-/// The record of every questionnaire and how it ended.
+//! The `ask-popup` command's decisions, apart from running anything: how a questionnaire is
+//! read and sent, which output of `zellij pipe` counts as the reply, the Claude Code hook's
+//! input and answer, the MCP tool's result, the settings that install the integrations, what
+//! notifies of a question left waiting, and how the record reads. The binary's `run/` spawns
+//! `zellij` and the notify command, handles signals and talks stdio and MCP; everything here is
+//! tested on the host. What the command shares with the plugin is `ask_popup_protocol`.
+
+pub mod ask;
+pub mod claude;
 pub mod history;
-pub mod intake;
-pub mod log_line;
-pub mod marks;
-pub mod pipe_args;
-pub mod popup;
-#[cfg(test)]
-mod protobuf_encode;
-pub mod request;
-/// The `ask_user_question` tool as agents see it: its description and JSON Schema (built from
-/// the validator's limits), and the shared data the Pi extension is generated from.
-#[cfg(not(target_family = "wasm"))]
-pub mod tool;
-pub mod view;
-pub mod wire;
-pub mod zellij_command;
-pub mod zellij_event;
-mod zellij_proto;
+pub mod later;
+pub mod mcp;
+pub mod notify;
+pub mod opencode;
+pub mod session;
+pub mod setup;
+pub mod terminal;
+pub mod web;
+pub mod xdg;
+/// Zellij's config.kdl (the alias and the binding setup writes), the doctor's checks of it,
+/// and the plugin the command carries.
+pub mod zellij_config;

@@ -5,7 +5,7 @@
 mod files;
 use files::{mode, names};
 
-use ask_popup::atomic_file::{self, OWNER_ONLY, READABLE};
+use ask_popup_protocol::atomic_file::{self, OWNER_ONLY, READABLE};
 use std::fs;
 use std::io;
 use std::os::unix::fs::PermissionsExt;

@@ -136,13 +136,13 @@ fn setup_prints_the_mcp_servers_configuration_running_this_command() {
     assert!(codex.status.success(), "{codex:?}");
     assert_eq!(
         String::from_utf8_lossy(&codex.stdout),
-        ask_popup::caller::setup::codex_snippet(exe)
+        ask_popup::setup::codex_snippet(exe)
     );
     let claude = ask_popup(&["setup", "claude-mcp"], None, "");
     assert!(claude.status.success(), "{claude:?}");
     assert_eq!(
         String::from_utf8_lossy(&claude.stdout),
-        ask_popup::caller::setup::claude_mcp_line(exe)
+        ask_popup::setup::claude_mcp_line(exe)
     );
 }
 
@@ -173,7 +173,7 @@ fn the_mcp_server_answers_what_it_was_asked_before_stdin_closed_and_ends() {
     assert_eq!(call["result"]["isError"], true);
     assert_eq!(
         call["result"]["content"][0]["text"],
-        ask_popup::envelope::NO_UI_TEXT
+        ask_popup_protocol::envelope::NO_UI_TEXT
     );
     // The text alone: no structured content for a client to hand its model instead.
     assert_eq!(call["result"].get("structuredContent"), None);
@@ -312,7 +312,7 @@ fn ask_answers_as_soon_as_the_reply_comes_not_when_zellij_pipe_exits() {
 
 #[test]
 fn claude_codes_settings_keep_mcp_calls_in_the_foreground_and_give_back_what_was_there() {
-    use ask_popup::caller::setup::{merge_claude_mcp_env, remove_claude_mcp_env, CLAUDE_MCP_ENV};
+    use ask_popup::setup::{merge_claude_mcp_env, remove_claude_mcp_env, CLAUDE_MCP_ENV};
     let original = "{\n  \"env\": {\n    \"FOO\": \"1\"\n  },\n  \"model\": \"opus\"\n}\n";
     let merged = merge_claude_mcp_env(original).unwrap().expect("a change");
     let value: serde_json::Value = serde_json::from_str(&merged).unwrap();

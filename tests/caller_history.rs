@@ -1,10 +1,10 @@
 //! `ask-popup history`'s decisions: where the record is, which entries a filter takes, how one
 //! reads.
 
-use ask_popup::caller::history::{
+use ask_popup::history::{
     block, json_line, parse_span, record_files, select, when, zellij_cache_dir, Filter, When,
 };
-use ask_popup::history::{Entry, RecordedOption, RecordedQuestion, FILE_NAME};
+use ask_popup_protocol::history::{Entry, RecordedOption, RecordedQuestion, FILE_NAME};
 use std::ffi::OsStr;
 use std::path::Path;
 
@@ -200,11 +200,11 @@ fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
 
     // `ask-popup history`, as a person runs it, on a record holding it.
     let home = tempfile::tempdir().unwrap();
-    let record = ask_popup::caller::history::plugin_cache_dir(
+    let record = ask_popup::history::plugin_cache_dir(
         &home.path().join("cache/zellij"),
         "file:/p/ask-popup.wasm",
     )
-    .join(ask_popup::history::FILE_NAME);
+    .join(ask_popup_protocol::history::FILE_NAME);
     std::fs::create_dir_all(record.parent().unwrap()).unwrap();
     std::fs::write(&record, format!("{}\n", tainted.to_line())).unwrap();
     let run = |args: &[&str]| {
@@ -248,7 +248,7 @@ fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
 
 #[test]
 fn json_for_a_terminal_is_the_same_json_without_raw_c1_controls() {
-    use ask_popup::caller::terminal::json_for_terminal;
+    use ask_popup::terminal::json_for_terminal;
     let value = serde_json::json!({"a": format!("x{INJECTED}\u{7f}y"), "b": "plain é ✓"});
     let json = serde_json::to_string(&value).unwrap();
     let safe = json_for_terminal(&json);
@@ -281,7 +281,7 @@ fn calendar_times_are_the_gregorian_calendars() {
 }
 
 mod later {
-    use ask_popup::caller::later::{
+    use ask_popup::later::{
         answer_file, answers_dir, asked_line, file_stem, standing, waiting_line, Standing,
     };
     use std::cell::Cell;

@@ -6,7 +6,7 @@
 mod files;
 use files::{mode, names};
 
-use ask_popup::caller::zellij::PLUGIN;
+use ask_popup::zellij_config::PLUGIN;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
@@ -897,7 +897,7 @@ fn setup_opencode_adds_the_server_and_the_plugin_and_remove_gives_the_config_bac
         std::fs::read_to_string(dir.join("opencode.jsonc.bak")).unwrap(),
         USER_OPENCODE
     );
-    for (file, text) in ask_popup::caller::opencode::PLUGIN {
+    for (file, text) in ask_popup::opencode::PLUGIN {
         assert_eq!(
             std::fs::read_to_string(plugin.join(file)).unwrap(),
             text,
@@ -947,7 +947,7 @@ fn setup_opencode_on_a_machine_without_a_config_writes_one_and_remove_leaves_not
     let written = std::fs::read_to_string(&config).unwrap();
     assert_eq!(
         written,
-        ask_popup::caller::opencode::snippet(env!("CARGO_BIN_EXE_ask-popup"))
+        ask_popup::opencode::snippet(env!("CARGO_BIN_EXE_ask-popup"))
     );
     // It may come to hold the providers' keys: its owner's only.
     assert_eq!(mode(&config), 0o600);

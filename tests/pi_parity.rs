@@ -5,8 +5,8 @@
 //! Fails when the committed fixture is not what the library says; `ASK_POPUP_WRITE_SHARED=1`
 //! writes it anew (as for `integrations/pi/src/shared.json`).
 
-use ask_popup::envelope::{self, Answer, ErrorCode, Outcome, Responses};
-use ask_popup::request::{
+use ask_popup_protocol::envelope::{self, Answer, ErrorCode, Outcome, Responses};
+use ask_popup_protocol::request::{
     parse, Questionnaire, MAX_HEADER_CHARS, MAX_LABEL_CHARS, RESERVED_LABELS,
 };
 use serde_json::{json, Value};
@@ -679,7 +679,7 @@ fn fixture() -> String {
 
 #[test]
 fn the_pi_extensions_parity_fixture_is_current() {
-    let current = ask_popup::tool::generated_file_is_current(
+    let current = ask_popup_protocol::tool::generated_file_is_current(
         "integrations/pi/test/parity.json",
         &fixture(),
         "cargo test --test pi_parity",

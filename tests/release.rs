@@ -5,8 +5,8 @@
 //! crate holds what the command is built from (the Pi extension it carries included), nothing
 //! of the tests.
 
-use ask_popup::caller::setup::{PI_EXTENSION, PI_PACKAGE};
-use ask_popup::caller::zellij::{release_url, REPOSITORY, VERSION, ZELLIJ_LINE, ZELLIJ_TESTED};
+use ask_popup::setup::{PI_EXTENSION, PI_PACKAGE};
+use ask_popup::zellij_config::{release_url, REPOSITORY, VERSION, ZELLIJ_LINE, ZELLIJ_TESTED};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -34,7 +34,7 @@ fn the_command_says_the_crates_version() {
         format!("ask-popup {}\n", env!("CARGO_PKG_VERSION"))
     );
     // What the plugin's version pipe answers, and the doctor compares.
-    assert_eq!(ask_popup::broker::VERSION, env!("CARGO_PKG_VERSION"));
+    assert_eq!(ask_popup_protocol::VERSION, env!("CARGO_PKG_VERSION"));
     assert_eq!(VERSION, env!("CARGO_PKG_VERSION"));
 }
 
@@ -119,7 +119,14 @@ fn the_release_url_comes_from_the_manifests_repository() {
 #[test]
 fn the_packaged_crate_holds_what_the_command_is_built_from_and_no_tests() {
     let out = Command::new(env!("CARGO"))
-        .args(["package", "--list", "--allow-dirty", "--offline"])
+        .args([
+            "package",
+            "-p",
+            "ask-popup",
+            "--list",
+            "--allow-dirty",
+            "--offline",
+        ])
         .current_dir(MANIFEST_DIR)
         .output()
         .expect("run cargo package --list");
@@ -213,7 +220,7 @@ fn the_command_unwinds_and_only_the_plugin_aborts_on_a_panic() {
 
 #[test]
 fn every_option_the_plugin_reads_is_documented_in_plugin_kdl_and_the_readme() {
-    use ask_popup::config::Settings;
+    use ask_popup_plugin::config::Settings;
     let (plugin_kdl, readme) = (read("plugin.kdl"), read("README.md"));
     for option in Settings::OPTIONS {
         // Read: a value it cannot take is said to be wrong.

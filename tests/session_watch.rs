@@ -1,6 +1,6 @@
 //! Where a waiting caller looks for its session's server, and when it takes the server for gone.
 
-use ask_popup::caller::session::{socket_path, Look, Watch, MISSES_TO_GONE};
+use ask_popup::session::{socket_path, Look, Watch, MISSES_TO_GONE};
 use std::path::{Path, PathBuf};
 
 fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {

@@ -6,9 +6,9 @@
 
 use crate::harness::{zellij_bin, Options, PipeCall, Zellij, LISTENER};
 use crate::{assert_reply, details, ANSWER, AT_ONCE};
-use ask_popup::envelope::ErrorCode;
-use ask_popup::envelope::{self, Answer, Outcome, Responses};
-use ask_popup::request;
+use ask_popup_protocol::envelope::ErrorCode;
+use ask_popup_protocol::envelope::{self, Answer, Outcome, Responses};
+use ask_popup_protocol::request;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Output;

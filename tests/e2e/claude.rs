@@ -302,7 +302,7 @@ fn claude_code_gets_a_decline_as_the_denial() {
     let (text, is_error) = claude.tool_result(&zellij);
     assert!(is_error, "a denial: {text}");
     assert!(
-        text.ends_with(ask_popup::envelope::DECLINED_TEXT),
+        text.ends_with(ask_popup_protocol::envelope::DECLINED_TEXT),
         "{text:?}"
     );
 }
@@ -422,7 +422,7 @@ fn claude_code_through_mcp_gets_a_decline() {
     zellij.send_keys(&["Esc"]);
     let (text, is_error) = claude.tool_result(&zellij);
     assert!(!is_error, "a decline is an answer: {text}");
-    assert_eq!(text, ask_popup::envelope::DECLINED_TEXT);
+    assert_eq!(text, ask_popup_protocol::envelope::DECLINED_TEXT);
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::agents::{
 };
 use crate::harness::{Options, Zellij};
 use crate::ANSWER;
-use ask_popup::envelope::Answer;
+use ask_popup_protocol::envelope::Answer;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -271,7 +271,10 @@ fn the_command_without_zellij_on_path_answers_zellij_not_found_with_status_4() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         stdout,
-        ask_popup::envelope::host_error(ask_popup::envelope::ErrorCode::ZellijNotFound, None)
+        ask_popup_protocol::envelope::host_error(
+            ask_popup_protocol::envelope::ErrorCode::ZellijNotFound,
+            None
+        )
     );
     assert_eq!(out.status.code(), Some(4));
 }
@@ -294,10 +297,10 @@ fn the_command_rejects_an_invalid_questionnaire_at_once_with_status_1() {
         .stdin(Stdio::null())
         .output()
         .expect("run the command");
-    let error = ask_popup::request::parse(&five).expect_err("five questions");
+    let error = ask_popup_protocol::request::parse(&five).expect_err("five questions");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        ask_popup::envelope::rejection(&error, Some("v-1"))
+        ask_popup_protocol::envelope::rejection(&error, Some("v-1"))
     );
     assert_eq!(out.status.code(), Some(1));
 }
@@ -498,8 +501,8 @@ pub(crate) fn ask_notifying(
     let mut asking = zellij.in_session(&command());
     asking
         .args(["ask", "--agent", agent, "--id", id, DB])
-        .env(ask_popup::caller::notify::COMMAND_VAR, notify)
-        .env(ask_popup::caller::notify::DELAY_VAR, delay)
+        .env(ask_popup::notify::COMMAND_VAR, notify)
+        .env(ask_popup::notify::DELAY_VAR, delay)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     if let Some(pane) = pane {
@@ -781,14 +784,14 @@ fn a_command_that_gets_no_reply_takes_its_question_back() {
     // with `no_reply` (the agent then asks in its own dialog), and the question must not stay
     // in the popup for the person to answer for nothing.
     let zellij = Zellij::start();
-    let bin = dropping_zellij(&zellij.scratch(), ask_popup::caller::ask::ATTEMPTS);
+    let bin = dropping_zellij(&zellij.scratch(), ask_popup::ask::ATTEMPTS);
     let out = zellij
         .in_session(&command())
         .env("PATH", crate::harness::path_with(&bin))
         .args(["ask", "--id", "n-1", "--agent", "unheard", DB])
         .output()
         .expect("run ask-popup ask");
-    assert_eq!(drops(&bin), ask_popup::caller::ask::ATTEMPTS, "{out:?}");
+    assert_eq!(drops(&bin), ask_popup::ask::ATTEMPTS, "{out:?}");
     assert_eq!(out.status.code(), Some(5), "{out:?}");
     let envelope: Value = serde_json::from_slice(&out.stdout).expect("an envelope");
     assert_eq!(envelope["details"]["error"], "no_reply");

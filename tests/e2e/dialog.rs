@@ -7,9 +7,9 @@
 
 use crate::harness::{PipeCall, Zellij};
 use crate::{assert_reply, details, rejected, ANSWER, AT_ONCE, ONE_QUESTION};
-use ask_popup::envelope::ErrorCode;
-use ask_popup::envelope::{self, Answer, Outcome, Responses};
-use ask_popup::request::{self, MAX_PAYLOAD_BYTES};
+use ask_popup_protocol::envelope::ErrorCode;
+use ask_popup_protocol::envelope::{self, Answer, Outcome, Responses};
+use ask_popup_protocol::request::{self, MAX_PAYLOAD_BYTES};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::process::Output;
@@ -599,7 +599,7 @@ fn still_serves(zellij: &Zellij, id: &str) {
 /// One stdin line of more than 1 MiB: Zellij 0.45.1 hands a pipe message to the plugin as a
 /// JSON array of byte values, about 4 bytes of text per payload byte. zellij-tile's own `pipe`
 /// export read that whole line into memory and ran out of the 16 MiB Zellij gives a plugin,
-/// killing it for every waiting caller; ours reads it in bounded memory (`ask_popup::wire`).
+/// killing it for every waiting caller; ours reads it in bounded memory (`ask_popup_plugin::wire`).
 /// The caller gets `payload_too_large`, and the plugin keeps serving.
 #[test]
 fn a_single_stdin_line_over_1_mib_is_answered_payload_too_large() {

@@ -106,8 +106,10 @@ fn check_prerequisites() {
     if let Err(e) = Command::new("tmux").arg("-V").output() {
         panic!("e2e tests need tmux on PATH ({e}): {TOOLS}");
     }
+    // (cargo's dep-info is named after the plugin crate's bin.)
     check_wasm(
         &wasm_path(),
+        &wasm_path().with_file_name("ask-popup-plugin.d"),
         "run `bash scripts/build-plugin.sh` (or `bash scripts/test.sh`)",
     );
 }
@@ -119,8 +121,9 @@ pub fn path_with(dir: &Path) -> std::ffi::OsString {
     std::env::join_paths(paths).expect("PATH with the dir in front")
 }
 
-/// Panics with `build` unless `wasm` exists and is newer than every source it was built from.
-fn check_wasm(wasm: &Path, build: &str) {
+/// Panics with `build` unless `wasm` exists and is newer than every source it was built from
+/// (per cargo's `dep_info`).
+fn check_wasm(wasm: &Path, dep_info: &Path, build: &str) {
     let built = std::fs::metadata(wasm)
         .and_then(|m| m.modified())
         .unwrap_or_else(|e| {
@@ -129,7 +132,7 @@ fn check_wasm(wasm: &Path, build: &str) {
                 wasm.display()
             )
         });
-    if let Some(newer) = newer_source(wasm, built) {
+    if let Some(newer) = newer_source(dep_info, built) {
         panic!(
             "the plugin at {} is older than {}: {build}",
             wasm.display(),
@@ -138,11 +141,10 @@ fn check_wasm(wasm: &Path, build: &str) {
     }
 }
 
-/// A source file of the wasm modified after it was built, per the dep-info file cargo writes
-/// beside it (`ask-popup.d`: `out: dep dep …`), so files outside the crate's module tree do not
-/// count.
-fn newer_source(wasm: &Path, built: SystemTime) -> Option<PathBuf> {
-    let dep_info = std::fs::read_to_string(wasm.with_extension("d")).ok()?;
+/// A source file of a wasm modified after it was built, per the dep-info file cargo writes
+/// beside it (`out: dep dep …`), so files outside the crate's module tree do not count.
+fn newer_source(dep_info: &Path, built: SystemTime) -> Option<PathBuf> {
+    let dep_info = std::fs::read_to_string(dep_info).ok()?;
     let (_, deps) = dep_info.lines().next()?.split_once(": ")?;
     // Spaces inside paths are escaped as `\ `.
     let deps = deps.replace("\\ ", "\u{0}");
@@ -226,6 +228,7 @@ impl Options {
     pub fn with_listener(mut self) -> Options {
         check_wasm(
             &listener_wasm_path(),
+            &listener_wasm_path().with_extension("d"),
             "run `cargo build --release --target wasm32-wasip1 --manifest-path \
              tests/listener/Cargo.toml` (or `bash scripts/test.sh`)",
         );
@@ -243,6 +246,7 @@ impl Options {
     pub fn with_forger(mut self) -> Options {
         check_wasm(
             &listener_wasm_path(),
+            &listener_wasm_path().with_extension("d"),
             "run `cargo build --release --target wasm32-wasip1 --manifest-path \
              tests/listener/Cargo.toml` (or `bash scripts/test.sh`)",
         );
@@ -706,8 +710,8 @@ impl Zellij {
             "ZELLIJ_PANE_ID",
             "TMUX",
             "TMUX_PANE",
-            ask_popup::caller::notify::COMMAND_VAR,
-            ask_popup::caller::notify::DELAY_VAR,
+            ask_popup::notify::COMMAND_VAR,
+            ask_popup::notify::DELAY_VAR,
         ] {
             cmd.env_remove(var);
         }

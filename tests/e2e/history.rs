@@ -8,7 +8,7 @@ use crate::agents::{submitted, DB};
 use crate::command::command;
 use crate::harness::{Options, Zellij, FIRST};
 use crate::{ANSWER, AT_ONCE};
-use ask_popup::envelope::Answer;
+use ask_popup_protocol::envelope::Answer;
 use serde_json::Value;
 use std::process::{Child, Output, Stdio};
 use std::thread;
@@ -178,7 +178,7 @@ fn every_request_is_recorded_once_with_its_ending_and_outlives_the_session() {
 
 /// The record files under the world's Zellij cache folder.
 fn record_files(zellij: &Zellij) -> Vec<std::path::PathBuf> {
-    ask_popup::caller::history::record_files(&zellij.cache_home().join("zellij"))
+    ask_popup::history::record_files(&zellij.cache_home().join("zellij"))
 }
 
 #[test]

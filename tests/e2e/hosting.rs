@@ -9,8 +9,8 @@ use crate::agents::{
 };
 use crate::harness::{settling, Options, Zellij, FIRST, SECOND};
 use crate::{assert_reply, details, ANSWER, AT_ONCE};
-use ask_popup::broker::MAX_PENDING_BYTES;
-use ask_popup::envelope::Answer;
+use ask_popup_plugin::broker::MAX_PENDING_BYTES;
+use ask_popup_protocol::envelope::Answer;
 use serde_json::json;
 use std::thread;
 use std::time::{Duration, Instant};

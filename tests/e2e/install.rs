@@ -14,7 +14,7 @@ use crate::harness::{
     agent_bin, free_port, settling, shell_quote, zellij_bin, Options, Setup, Zellij, FIRST,
 };
 use crate::ANSWER;
-use ask_popup::envelope::Answer;
+use ask_popup_protocol::envelope::Answer;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::thread;

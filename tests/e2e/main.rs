@@ -23,8 +23,8 @@ mod release;
 mod soak;
 mod web;
 
-use ask_popup::envelope::{self, Outcome, Responses};
-use ask_popup::request;
+use ask_popup_protocol::envelope::{self, Outcome, Responses};
+use ask_popup_protocol::request;
 use harness::Zellij;
 use std::process::Output;
 use std::time::Duration;
@@ -88,7 +88,7 @@ fn a_single_question_is_answered_with_the_picked_option() {
     let out = call.wait(ANSWER);
     let questionnaire = request::parse(ONE_QUESTION).unwrap();
     let mut responses = Responses::empty(1);
-    responses.answers[0] = Some(ask_popup::envelope::Answer::Option(1));
+    responses.answers[0] = Some(ask_popup_protocol::envelope::Answer::Option(1));
     assert_reply(
         &out,
         &envelope::outcome(

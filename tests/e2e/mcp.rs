@@ -13,10 +13,10 @@ use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, Options, Zellij};
 use crate::model::{responses, ModelServer};
 use crate::ANSWER;
-use ask_popup::caller::setup;
-use ask_popup::envelope::{self, Answer, Outcome, Responses};
-use ask_popup::request;
-use ask_popup::tool;
+use ask_popup::setup;
+use ask_popup_protocol::envelope::{self, Answer, Outcome, Responses};
+use ask_popup_protocol::request;
+use ask_popup_protocol::tool;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -647,8 +647,8 @@ fn an_mcp_server_notifies_of_a_call_left_waiting_never_of_one_answered_first() {
     let mut server = StdioServer::start(
         &zellij,
         &[
-            (ask_popup::caller::notify::COMMAND_VAR, notify.as_str()),
-            (ask_popup::caller::notify::DELAY_VAR, "10"),
+            (ask_popup::notify::COMMAND_VAR, notify.as_str()),
+            (ask_popup::notify::DELAY_VAR, "10"),
         ],
     );
     server.initialize(&zellij, "notifier");

@@ -12,7 +12,7 @@ use crate::claude::{database, Claude, DATABASE};
 use crate::command;
 use crate::harness::{settling, Options, PipeCall, Zellij, FIRST};
 use crate::{assert_reply, details, ANSWER, AT_ONCE};
-use ask_popup::envelope::Answer;
+use ask_popup_protocol::envelope::Answer;
 use serde_json::json;
 use std::thread;
 use std::time::{Duration, Instant};

@@ -1,0 +1,78 @@
+//! The record of every questionnaire (`ask_popup_protocol::history`): the instance that replies to a request
+//! writes its entry, once, whoever asked and however it ended (`Effect::Record`).
+
+use super::*;
+use ask_popup_protocol::history::{Entry, RecordedQuestion};
+
+impl Broker {
+    /// The host's wall clock when the broker's clock read 0, in milliseconds since the Unix
+    /// epoch: the record says when things happened.
+    pub fn set_epoch(&mut self, unix_ms: u64) {
+        self.epoch_ms = unix_ms;
+    }
+
+    /// The session's name, for the record.
+    pub fn set_session(&mut self, name: &str) {
+        if !name.is_empty() {
+            self.session = Some(name.to_owned());
+        }
+    }
+
+    /// Records `request`, which ended as `ending` with `reply`.
+    pub(super) fn record_request(
+        &self,
+        request: &Request,
+        ending: &str,
+        reply: &str,
+        effects: &mut Vec<Effect>,
+    ) {
+        let entry = Entry {
+            asked_ms: self.epoch_ms.saturating_add(request.arrived_ms),
+            ended_ms: self.epoch_ms.saturating_add(self.now_ms),
+            session: self.session.clone(),
+            agent: self.agent_name(request),
+            pane_id: request.pane,
+            request_id: request.request_id.clone(),
+            questions: RecordedQuestion::all_of(request.dialog.questionnaire()),
+            ending: ending.to_owned(),
+            reply: ask_popup_protocol::history::kept_reply(reply),
+        };
+        self.record(&entry, effects);
+    }
+
+    /// Records a request of pipe arguments `args` that ended as `ending` with `reply` before it
+    /// was asked (rejected, busy, withdrawn before it came), with its questions when they were
+    /// read.
+    pub(super) fn record_unasked(
+        &self,
+        args: &BTreeMap<String, String>,
+        questionnaire: Option<&Questionnaire>,
+        ending: &str,
+        reply: &str,
+        effects: &mut Vec<Effect>,
+    ) {
+        let pane = args.get("pane_id").and_then(|p| parse_pane_id(p));
+        let agent = agent_arg(args);
+        let now = self.epoch_ms.saturating_add(self.now_ms);
+        let entry = Entry {
+            asked_ms: now,
+            ended_ms: now,
+            session: self.session.clone(),
+            agent: self.caller_name(agent.as_deref(), pane),
+            pane_id: pane,
+            request_id: args.get("id").cloned().filter(|id| !id.is_empty()),
+            questions: questionnaire
+                .map(RecordedQuestion::all_of)
+                .unwrap_or_default(),
+            ending: ending.to_owned(),
+            reply: ask_popup_protocol::history::kept_reply(reply),
+        };
+        self.record(&entry, effects);
+    }
+
+    fn record(&self, entry: &Entry, effects: &mut Vec<Effect>) {
+        if self.config.history {
+            effects.push(Effect::Record(entry.to_line()));
+        }
+    }
+}

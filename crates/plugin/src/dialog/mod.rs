@@ -1,0 +1,404 @@
+//! The dialog for one questionnaire: its state, and what each key does to it.
+//!
+//! A state machine with no Zellij types: `handle(input) -> Response`, `tick(ms) -> Response`.
+//! Rendering (in `view`) only reads this state.
+
+pub mod editor;
+mod input;
+mod key_press;
+mod keymap;
+
+use ask_popup_protocol::envelope::{Answer, Outcome, Responses};
+use ask_popup_protocol::request::Questionnaire;
+pub use editor::{Edit, Editor};
+pub use key_press::{KeyName, KeyPress, UnknownKey};
+pub use keymap::{key_of, Hint};
+use std::rc::Rc;
+
+/// A key, as the dialog understands it. The plugin maps Zellij's keys onto these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// A printable character (no Ctrl or Alt).
+    Char(char),
+    Enter,
+    /// Alt+Enter: a newline in an editor.
+    AltEnter,
+    Esc,
+    Tab,
+    BackTab,
+    Up,
+    Down,
+    Left,
+    Right,
+    Home,
+    End,
+    PageUp,
+    PageDown,
+    Backspace,
+    Delete,
+    /// Ctrl+U: clear the editor.
+    ClearLine,
+    /// Ctrl+E: expand or collapse the context.
+    ToggleContext,
+    /// The configured hide key.
+    Hide,
+    /// Anything else: it stops the countdown and does nothing more.
+    Other,
+}
+
+/// The symbol typed with Ctrl when a key arrives as one of the bare control characters
+/// 0x1c-0x1f. Legacy terminals (tmux, and most others without the kitty keyboard protocol)
+/// send Ctrl+\, Ctrl+], Ctrl+^ and Ctrl+_ as those bytes, and Zellij passes them on unnamed,
+/// as plain characters without Ctrl, while Ctrl+letters arrive named. Naming them lets a
+/// configured `Ctrl ]` match on every terminal.
+pub fn ctrl_symbol(c: char) -> Option<char> {
+    match c {
+        '\u{1c}'..='\u{1f}' => char::from_u32(c as u32 + 0x40),
+        _ => None,
+    }
+}
+
+/// Something a click or the wheel can land on; the renderer reports where each one is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Tab(usize),
+    Row(usize),
+    SubmitChoice(usize),
+    Preview,
+}
+
+/// Input from the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    Key(Key),
+    /// Text pasted into the terminal, inserted whole into the open editor.
+    Paste(String),
+    Click(Target),
+    /// The mouse wheel (Zellij does not say where the pointer is): it scrolls the preview;
+    /// negative lines scroll up.
+    Wheel {
+        lines: i32,
+    },
+}
+
+/// What an input did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Response {
+    /// Nothing changed: no new frame needed.
+    Unchanged,
+    /// Draw a new frame.
+    Render,
+    /// Hide the popup; the request stays pending.
+    Hide,
+    /// Show the list of the questionnaires asked before (the request stays pending).
+    History,
+    /// The questionnaire is over.
+    Finished(Outcome),
+}
+
+/// A row of a question tab, in display order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Row {
+    Option(usize),
+    /// `Type something.`: the inline free-form editor.
+    Freeform,
+    /// Multi-select only: commit the ticks and go on (`Next`, or `Submit` on the last question).
+    Next,
+    /// `Chat about this`.
+    Chat,
+}
+
+/// A single-select question's committed choice. Typed text lives in the draft, so the choice
+/// `Freeform` always means "whatever the draft says now".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    Option(usize),
+    Freeform,
+}
+
+/// Per-question state: kept while the user moves between tabs.
+#[derive(Clone, Debug, Default)]
+pub struct TabState {
+    pub focus: usize,
+    pub choice: Option<Choice>,
+    pub ticks: Vec<bool>,
+    pub draft: Editor,
+    pub note: Editor,
+    pub preview_scroll: usize,
+}
+
+/// Where typed keys go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Moving between rows and tabs.
+    Browse,
+    /// Typing into the free-form row of the current question.
+    Typing,
+    /// Typing a note (on the Submit tab: the global note).
+    Note,
+}
+
+/// The countdown of a request with a timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Countdown {
+    pub remaining_ms: u64,
+}
+
+/// The whole dialog of one questionnaire.
+#[derive(Clone, Debug)]
+pub struct Dialog {
+    /// Shared, not copied, when the dialog is (carried over to a request that supersedes
+    /// this one): previews can be large.
+    questionnaire: Rc<Questionnaire>,
+    tab: usize,
+    tabs: Vec<TabState>,
+    submit_focus: usize,
+    global_note: Editor,
+    mode: Mode,
+    esc_armed: bool,
+    countdown: Option<Countdown>,
+    context_expanded: bool,
+}
+
+/// The Submit tab's choices.
+pub const SUBMIT_CHOICES: [&str; 2] = ["Submit answers", "Cancel"];
+
+impl Dialog {
+    pub fn new(questionnaire: Questionnaire) -> Self {
+        let tabs = questionnaire
+            .questions
+            .iter()
+            .map(|question| TabState {
+                // The option the agent recommends holds the focus when the question first shows.
+                focus: question.recommended().unwrap_or(0),
+                ticks: vec![false; question.options.len()],
+                ..TabState::default()
+            })
+            .collect();
+        let countdown = questionnaire
+            .timeout_ms
+            .map(|remaining_ms| Countdown { remaining_ms });
+        Dialog {
+            questionnaire: Rc::new(questionnaire),
+            tab: 0,
+            tabs,
+            submit_focus: 0,
+            global_note: Editor::new(),
+            mode: Mode::Browse,
+            esc_armed: false,
+            countdown,
+            context_expanded: false,
+        }
+    }
+
+    pub fn questionnaire(&self) -> &Questionnaire {
+        &self.questionnaire
+    }
+    pub fn tab(&self) -> usize {
+        self.tab
+    }
+    pub fn tab_state(&self, i: usize) -> Option<&TabState> {
+        self.tabs.get(i)
+    }
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+    pub fn esc_armed(&self) -> bool {
+        self.esc_armed
+    }
+    pub fn countdown(&self) -> Option<Countdown> {
+        self.countdown
+    }
+    pub fn context_expanded(&self) -> bool {
+        self.context_expanded
+    }
+    pub fn submit_focus(&self) -> usize {
+        self.submit_focus
+    }
+    pub fn global_note(&self) -> &Editor {
+        &self.global_note
+    }
+    pub fn question_count(&self) -> usize {
+        self.questionnaire.questions.len()
+    }
+
+    /// The Submit tab exists when there is more than one question or any multi-select one;
+    /// a lone single-select question submits on Enter.
+    pub fn has_submit_tab(&self) -> bool {
+        self.questionnaire.questions.len() > 1
+            || self
+                .questionnaire
+                .questions
+                .iter()
+                .any(|question| question.multi_select)
+    }
+
+    pub fn tab_count(&self) -> usize {
+        self.question_count() + usize::from(self.has_submit_tab())
+    }
+
+    pub fn on_submit_tab(&self) -> bool {
+        self.tab >= self.question_count()
+    }
+
+    /// The rows of question `index`, in display order.
+    pub fn rows(&self, index: usize) -> Vec<Row> {
+        let Some(question) = self.questionnaire.questions.get(index) else {
+            return Vec::new();
+        };
+        let mut rows: Vec<Row> = (0..question.options.len()).map(Row::Option).collect();
+        rows.push(Row::Freeform);
+        if question.multi_select {
+            rows.push(Row::Next);
+        }
+        rows.push(Row::Chat);
+        rows
+    }
+
+    /// The focused row of the current question tab.
+    pub fn focused_row(&self) -> Option<Row> {
+        let state = self.tabs.get(self.tab)?;
+        self.rows(self.tab).get(state.focus).copied()
+    }
+
+    /// The answer question `index` would be submitted with now. A draft that was never committed
+    /// still counts when nothing else was chosen: typed text is never lost.
+    pub fn answer(&self, index: usize) -> Option<Answer> {
+        let state = self.tabs.get(index)?;
+        let question = self.questionnaire.questions.get(index)?;
+        let draft = state.draft.text();
+        if question.multi_select {
+            let ticked: Vec<usize> = state
+                .ticks
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| **t)
+                .map(|(i, _)| i)
+                .collect();
+            let text = (!state.draft.is_blank()).then(|| draft.trim().to_owned());
+            if ticked.is_empty() && text.is_none() {
+                return None;
+            }
+            return Some(Answer::Multi { ticked, text });
+        }
+        match state.choice {
+            Some(Choice::Option(i)) => Some(Answer::Option(i)),
+            Some(Choice::Freeform) => Some(Answer::Custom(draft.trim().to_owned())),
+            None if !state.draft.is_blank() => Some(Answer::Custom(draft.trim().to_owned())),
+            None => None,
+        }
+    }
+
+    pub fn is_answered(&self, index: usize) -> bool {
+        self.answer(index).is_some()
+    }
+
+    /// The questions not answered yet that have an option marked `(Recommended)`.
+    pub fn unanswered_with_recommendation(&self) -> Vec<usize> {
+        (0..self.question_count())
+            .filter(|i| !self.is_answered(*i))
+            .filter(|i| {
+                self.questionnaire
+                    .questions
+                    .get(*i)
+                    .is_some_and(|q| q.recommended().is_some())
+            })
+            .collect()
+    }
+
+    /// Answers every question not answered yet with its recommended option (a multi-select
+    /// question: every option marked so, ticked).
+    pub fn accept_recommended(&mut self) -> Response {
+        let questions = self.unanswered_with_recommendation();
+        if questions.is_empty() {
+            return Response::Unchanged;
+        }
+        for i in questions {
+            let (Some(question), Some(state)) =
+                (self.questionnaire.questions.get(i), self.tabs.get_mut(i))
+            else {
+                continue;
+            };
+            if question.multi_select {
+                for (tick, option) in state.ticks.iter_mut().zip(&question.options) {
+                    *tick |= option.is_recommended();
+                }
+            } else {
+                state.choice = question.recommended().map(Choice::Option);
+            }
+        }
+        Response::Render
+    }
+
+    /// Everything the user has left so far.
+    pub fn responses(&self) -> Responses {
+        let n = self.question_count();
+        Responses {
+            answers: (0..n).map(|index| self.answer(index)).collect(),
+            notes: self
+                .tabs
+                .iter()
+                .map(|t| t.note.text().trim().to_owned())
+                .collect(),
+            global_note: self.global_note.text().trim().to_owned(),
+        }
+    }
+
+    /// Whether a cancel would throw away something the user gave.
+    fn has_something_to_lose(&self) -> bool {
+        !self.responses().is_empty() || self.tabs.iter().any(|t| !t.draft.is_blank())
+    }
+
+    /// The countdown as another instance has it: `remaining_ms` left, or none (stopped, or no
+    /// timeout).
+    pub fn set_countdown(&mut self, remaining_ms: Option<u64>) {
+        self.countdown = remaining_ms.map(|remaining_ms| Countdown { remaining_ms });
+    }
+
+    /// Stops the countdown for good: the user is here (in another client's popup).
+    pub fn stop_countdown(&mut self) {
+        self.countdown = None;
+    }
+
+    /// Advances the countdown; at zero the request resolves as timed out.
+    pub fn tick(&mut self, elapsed_ms: u64) -> Response {
+        let Some(countdown) = self.countdown.as_mut() else {
+            return Response::Unchanged;
+        };
+        let before = countdown.remaining_ms.div_ceil(1000);
+        countdown.remaining_ms = countdown.remaining_ms.saturating_sub(elapsed_ms);
+        if countdown.remaining_ms == 0 {
+            self.countdown = None;
+            return Response::Finished(Outcome::TimedOut(self.responses()));
+        }
+        if countdown.remaining_ms.div_ceil(1000) == before {
+            Response::Unchanged
+        } else {
+            Response::Render
+        }
+    }
+}
+
+/// The row that carries number `n` (1-based): the options and `Type something.` are numbered
+/// in order, then `Chat about this`; `Next` has no number.
+pub fn numbered_row(rows: &[Row], n: usize) -> Option<usize> {
+    rows.iter()
+        .enumerate()
+        .filter(|(_, r)| **r != Row::Next)
+        .nth(n.checked_sub(1)?)
+        .map(|(i, _)| i)
+}
+
+/// The number shown before row `index`, if it has one.
+pub fn row_number(rows: &[Row], index: usize) -> Option<usize> {
+    if rows.get(index) == Some(&Row::Next) {
+        return None;
+    }
+    Some(
+        rows[..index.min(rows.len())]
+            .iter()
+            .filter(|r| **r != Row::Next)
+            .count()
+            + 1,
+    )
+}

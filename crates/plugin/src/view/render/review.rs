@@ -1,0 +1,142 @@
+//! The Submit tab: every question with its answer and notes, a warning naming the unanswered
+//! ones, and the two choices.
+
+use super::block::{Block, Focus};
+use super::editor::note_lines;
+use crate::dialog::{Dialog, Mode, Target, SUBMIT_CHOICES};
+use crate::view::style::{Line, Role, Style};
+use crate::view::text::{sanitize, sanitize_line, truncate_ellipsis};
+use crate::view::wrap::wrap;
+use ask_popup_protocol::envelope;
+
+/// The Submit tab for a pane `width` cells wide.
+pub(super) fn review(dialog: &Dialog, width: usize) -> Block {
+    let mut out = Block::default();
+    out.push(Line::styled(
+        "Review your answers",
+        Style::new(Role::Accent).bold(),
+    ));
+    out.blank();
+    let mut unanswered = Vec::new();
+    for question_index in 0..dialog.questionnaire().questions.len() {
+        if let Some(header) = question_summary(dialog, question_index, width, &mut out) {
+            unanswered.push(header);
+        }
+    }
+    if !dialog.global_note().is_blank() && dialog.mode() != Mode::Note {
+        out.push(Line::styled(" ● Note", Role::Success));
+        let text = format!("   → {}", sanitize_line(dialog.global_note().text().trim()));
+        out.push(Line::styled(
+            truncate_ellipsis(&text, width).into_owned(),
+            Role::Text,
+        ));
+    }
+    out.blank();
+    readiness(&unanswered, width, &mut out);
+    out.blank();
+    submit_choices(dialog, width, &mut out);
+    out
+}
+
+/// A question's header with its answer (its first three lines) or `not answered`, and its
+/// notes. Returns the header of a question not answered.
+fn question_summary(
+    dialog: &Dialog,
+    question_index: usize,
+    width: usize,
+    out: &mut Block,
+) -> Option<String> {
+    let questionnaire = dialog.questionnaire();
+    let header = sanitize_line(&questionnaire.questions.get(question_index)?.header);
+    let mut unanswered = None;
+    match dialog.answer(question_index) {
+        Some(answer) => {
+            out.push(Line::styled(
+                truncate_ellipsis(&format!(" ● {header}"), width).into_owned(),
+                Role::Success,
+            ));
+            let text = sanitize(&envelope::answer_text(
+                questionnaire,
+                question_index,
+                &answer,
+            ));
+            let answer_width = width.saturating_sub(5).max(1);
+            for (n, line) in wrap(&text, answer_width).into_iter().take(3).enumerate() {
+                let lead = if n == 0 { "   → " } else { "     " };
+                let mut answer_line = Line::styled(lead, Role::Muted);
+                answer_line.push(line, Role::Text);
+                out.push(answer_line);
+            }
+        }
+        None => {
+            out.push(Line::styled(
+                truncate_ellipsis(&format!(" ○ {header}"), width).into_owned(),
+                Role::Muted,
+            ));
+            out.push(Line::styled("   → not answered", Role::Dim));
+            unanswered = Some(header);
+        }
+    }
+    if let Some(note) = dialog
+        .tab_state(question_index)
+        .map(|tab| &tab.note)
+        .filter(|note| !note.is_blank())
+    {
+        let text = format!("     notes: {}", sanitize_line(note.text().trim()));
+        out.push(Line::styled(
+            truncate_ellipsis(&text, width).into_owned(),
+            Role::Dim,
+        ));
+    }
+    unanswered
+}
+
+/// Whether the answers are ready to go, or a warning that names the `unanswered` questions.
+fn readiness(unanswered: &[String], width: usize, out: &mut Block) {
+    if unanswered.is_empty() {
+        out.push(Line::styled("Ready to submit your answers?", Role::Muted));
+    } else {
+        let text = format!(
+            "⚠ Not answered: {} (you can still submit)",
+            unanswered.join(", ")
+        );
+        for line in wrap(&text, width) {
+            out.push(Line::styled(line, Role::Warning));
+        }
+    }
+}
+
+/// The choices (submit, or cancel), the focused one the block's focus; and the global note's
+/// editor under them while it is open, kept in view with them.
+fn submit_choices(dialog: &Dialog, width: usize, out: &mut Block) {
+    let start = out.len();
+    for (choice_index, choice) in SUBMIT_CHOICES.iter().enumerate() {
+        let focused = dialog.submit_focus() == choice_index;
+        let pointer = if focused { "❯ " } else { "  " };
+        let text = format!("{pointer}{}. {choice}", choice_index + 1);
+        out.push(Line::styled(
+            text,
+            if focused {
+                Style::new(Role::Accent).bold()
+            } else {
+                Style::new(Role::Text)
+            },
+        ));
+        out.hit(Target::SubmitChoice(choice_index), 0..width);
+    }
+    let pointer = (start + dialog.submit_focus()).min(out.len().saturating_sub(1));
+    out.focus = Some(Focus {
+        start,
+        end: out.len(),
+        pointer,
+    });
+    if dialog.mode() == Mode::Note {
+        note_lines(dialog, dialog.global_note(), width, "Global note", out);
+        // While typing the note, keep it in view.
+        out.focus = Some(Focus {
+            start,
+            end: out.len(),
+            pointer,
+        });
+    }
+}

@@ -1,0 +1,417 @@
+//! The record of every questionnaire: each request that reaches the popup gets one entry, with
+//! how it ended, from the instance that replied; the file stays private and bounded.
+
+mod broker_io;
+
+use ask_popup_plugin::broker::{Broker, Config, Effect};
+use ask_popup_plugin::dialog::{Input, Key};
+use ask_popup_protocol::history::{self, Entry, MAX_BYTES, MAX_ENTRIES};
+use broker_io::*;
+use serde_json::json;
+
+/// One instance serving alone, its clock started at `EPOCH` ms since the Unix epoch, in
+/// session `demo`.
+const EPOCH: u64 = 1_796_000_000_000;
+
+fn alone() -> Broker {
+    let mut b = instance();
+    b.join(1);
+    b.set_epoch(EPOCH);
+    b.set_session("demo");
+    b.pane_titles([(3, "claude".to_owned())]);
+    b
+}
+
+fn asked(b: &mut Broker, pipe: &str, id: &str) -> Vec<Effect> {
+    let payload = json!({"questions": [
+        {"question": "Which one?", "header": "Pick", "options": [
+            {"label": "A", "description": "the first", "preview": "l1\nl2\nl3\nl4\nl5\nl6"},
+            "B"
+        ]}
+    ]})
+    .to_string();
+    b.pipe(cli(pipe, Some(&payload), &[("pane_id", "3"), ("id", id)]))
+}
+
+/// How a request ends, as a test drives it.
+type Ending = fn(&mut Broker) -> Vec<Effect>;
+
+#[test]
+fn every_ending_is_recorded_once_with_who_asked_and_the_reply() {
+    // (how the request ends, the ending recorded)
+    let endings: [(&str, Ending); 7] = [
+        ("answered", |b| {
+            settle(b);
+            b.input(Input::Key(Key::Enter))
+        }),
+        ("declined", |b| {
+            settle(b);
+            b.input(Input::Key(Key::Esc))
+        }),
+        ("chat", |b| {
+            settle(b);
+            b.input(Input::Key(Key::Char('4')));
+            b.input(Input::Key(Key::Enter))
+        }),
+        ("dismissed", |b| b.before_close()),
+        ("aborted", |b| {
+            b.pipe(named(
+                "c",
+                "cancel",
+                Some(""),
+                &[("pane_id", "3"), ("id", "r")],
+            ))
+        }),
+        // Another questionnaire with the same id replaces it (the same one again is a retry:
+        // see `a_retry_of_the_same_questionnaire_is_one_entry`).
+        ("superseded", |b| {
+            let other = question("Another one?");
+            b.pipe(cli("p2", Some(&other), &[("pane_id", "3"), ("id", "r")]))
+        }),
+        ("dismissed", |b| b.pane_closed(3)),
+    ];
+    for (ending, end) in endings {
+        let mut b = alone();
+        let fx = asked(&mut b, "p1", "r");
+        assert!(records(&fx).is_empty(), "recorded when it ends: {fx:?}");
+        tick(&mut b, 2000);
+        let fx = end(&mut b);
+        let entries = records(&fx);
+        assert_eq!(entries.len(), 1, "{ending}: {fx:?}");
+        let entry = &entries[0];
+        assert_eq!(entry.ending, ending);
+        assert_eq!(entry.agent, "claude", "{ending}");
+        assert_eq!(entry.pane_id, Some(3));
+        assert_eq!(entry.session.as_deref(), Some("demo"));
+        assert_eq!(entry.request_id.as_deref(), Some("r"));
+        assert_eq!(entry.asked_ms, EPOCH);
+        assert!(entry.ended_ms >= EPOCH + 2000, "{entry:?}");
+        assert_eq!(entry.questions[0].header, "Pick");
+        assert_eq!(entry.questions[0].options[1].label, "B");
+        // A preview is kept to its first lines.
+        assert_eq!(
+            entry.questions[0].options[0].preview.as_deref(),
+            Some("l1\nl2\nl3\nl4\n…")
+        );
+        // The reply recorded is the one the caller got.
+        let reply = replies(&fx)
+            .into_iter()
+            .find(|(p, _)| p == "p1")
+            .map(|(_, r)| r)
+            .expect("p1's reply");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&entry.reply).unwrap(),
+            reply
+        );
+    }
+}
+
+#[test]
+fn a_retry_of_the_same_questionnaire_is_one_entry() {
+    // Zellij dropped the caller's first CLI after the question arrived, and the command asked
+    // again with the same id: the first arrival is superseded by the retry, which is the same
+    // request, so the record keeps one entry, asked when the first arrived.
+    let mut b = alone();
+    let mut all = asked(&mut b, "p1", "r");
+    tick(&mut b, 300);
+    all.extend(asked(&mut b, "p2", "r"));
+    assert_eq!(replies(&all)[0].1["details"]["error"], "superseded");
+    assert!(records(&all).is_empty(), "{all:?}");
+    settle(&mut b);
+    all.extend(b.input(Input::Key(Key::Enter)));
+    let entries = records(&all);
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0].ending, "answered");
+    assert_eq!(entries[0].asked_ms, EPOCH);
+    let answer = replies(&all)
+        .into_iter()
+        .find(|(p, _)| p == "p2")
+        .map(|(_, r)| r)
+        .expect("p2's reply");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&entries[0].reply).unwrap(),
+        answer
+    );
+}
+
+#[test]
+fn a_request_answered_before_it_was_asked_is_recorded_with_its_code() {
+    let mut b = alone();
+    let fx = b.pipe(cli(
+        "bad",
+        Some("{\"questions\": []}"),
+        &[("agent", "codex"), ("id", "x")],
+    ));
+    let entries = records(&fx);
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].ending, "no_questions");
+    assert_eq!(entries[0].agent, "codex");
+    // Asked again with the same id after its reply was lost: the same reply, no second entry.
+    let mut b = alone();
+    asked(&mut b, "p1", "r");
+    settle(&mut b);
+    assert_eq!(records(&b.input(Input::Key(Key::Enter))).len(), 1);
+    let fx = asked(&mut b, "p2", "r");
+    assert_eq!(replies(&fx).len(), 1);
+    assert!(records(&fx).is_empty(), "{fx:?}");
+}
+
+#[test]
+fn with_two_clients_only_the_instance_that_replies_records() {
+    for answer_in_leader in [true, false] {
+        let (mut one, mut two) = two_clients();
+        let ask = cli("p1", Some(&question("Q?")), &[("id", "r")]);
+        let (a, b) = both(ask, &mut one, &mut two);
+        assert!(records(&a).is_empty() && records(&b).is_empty());
+        settle(&mut one);
+        settle(&mut two);
+        let answering = if answer_in_leader { &mut one } else { &mut two };
+        let fx = answering.input(Input::Key(Key::Enter));
+        let (a, b) = carry(&fx, &mut one, &mut two);
+        let all = [fx, a, b].concat();
+        assert_eq!(records(&all).len(), 1, "{all:?}");
+        // What every instance decides alike is the leader's to reply, and to record.
+        let (a, b) = both(cli("bad", Some("nope"), &[]), &mut one, &mut two);
+        assert_eq!((records(&a).len(), records(&b).len()), (1, 0));
+    }
+}
+
+#[test]
+fn with_history_off_nothing_is_recorded() {
+    let mut b = Broker::new(Config {
+        history: false,
+        ..Config::default()
+    });
+    b.join(1);
+    asked(&mut b, "p1", "r");
+    settle(&mut b);
+    let fx = b.input(Input::Key(Key::Enter));
+    assert_eq!(replies(&fx).len(), 1);
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Record(_))));
+}
+
+fn entry(n: usize, size: usize) -> Entry {
+    Entry {
+        asked_ms: EPOCH + n as u64,
+        ended_ms: EPOCH + n as u64,
+        session: None,
+        agent: format!("agent{n}"),
+        pane_id: None,
+        request_id: Some(format!("r{n}")),
+        questions: Vec::new(),
+        ending: "declined".to_owned(),
+        reply: "x".repeat(size),
+    }
+}
+
+#[test]
+fn the_record_is_private_and_stays_bounded_keeping_the_newest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(history::FILE_NAME);
+    for n in 0..3000 {
+        history::append(&path, &entry(n, 1500).to_line()).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() <= MAX_BYTES + 2000);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let entries = history::read(&std::fs::read_to_string(&path).unwrap());
+    assert_eq!(entries.last().unwrap().agent, "agent2999");
+    // Oldest first, none missing from the newest back.
+    for pair in entries.windows(2) {
+        assert_eq!(pair[0].asked_ms + 1, pair[1].asked_ms);
+    }
+    // Many small entries: when it is cut back, at most MAX_ENTRIES are kept.
+    let path = dir.path().join("small.jsonl");
+    let mut before = 0;
+    let mut cut = None;
+    for n in 0..30_000 {
+        history::append(&path, &entry(n, 50).to_line()).unwrap();
+        let size = std::fs::metadata(&path).unwrap().len();
+        if size < before {
+            cut = Some(n);
+            break;
+        }
+        before = size;
+    }
+    let cut = cut.expect("cut back once past MAX_BYTES");
+    assert!(before > MAX_BYTES - 300, "{before}");
+    let entries = history::read(&std::fs::read_to_string(&path).unwrap());
+    assert_eq!(entries.len(), MAX_ENTRIES);
+    assert_eq!(entries.last().unwrap().agent, format!("agent{cut}"));
+}
+
+#[test]
+fn a_torn_or_foreign_line_is_skipped() {
+    let good = entry(1, 10).to_line();
+    let text = format!("{good}\n{{\"askedMs\": 5, \"agen\n\nnot json\n{good}\n");
+    assert_eq!(history::read(&text).len(), 2);
+}
+
+#[test]
+fn a_search_finds_questions_labels_answers_and_notes() {
+    let mut b = alone();
+    asked(&mut b, "p1", "r");
+    settle(&mut b);
+    b.input(Input::Key(Key::Char('n')));
+    for c in "use Postgres".chars() {
+        b.input(Input::Key(Key::Char(c)));
+    }
+    b.input(Input::Key(Key::Enter));
+    let fx = b.input(Input::Key(Key::Enter));
+    let entry = records(&fx).remove(0);
+    for found in ["which one", "pick", "b", "postgres", "a"] {
+        assert!(entry.mentions(found), "{found}: {entry:?}");
+    }
+    assert!(!entry.mentions("sqlite"));
+}
+
+/// The list of questionnaires, as the popup draws it, in plain text.
+fn listed(b: &mut Broker) -> String {
+    let text = b.screen_text(30, 100, &ask_popup_plugin::view::Theme::default(), &[]);
+    // The frame's escape sequences out.
+    let mut plain = String::new();
+    let mut in_escape = false;
+    for c in text.chars() {
+        match c {
+            '\u{1b}' => in_escape = true,
+            'm' | 'H' | 'K' | 'J' if in_escape => in_escape = false,
+            _ if in_escape => {}
+            _ => plain.push(c),
+        }
+    }
+    plain
+}
+
+fn answered_entries() -> Vec<Entry> {
+    let mut b = alone();
+    asked(&mut b, "p1", "r1");
+    settle(&mut b);
+    b.input(Input::Key(Key::Down));
+    let mut entries = records(&b.input(Input::Key(Key::Enter)));
+    asked(&mut b, "p2", "r2");
+    settle(&mut b);
+    entries.extend(records(&b.input(Input::Key(Key::Esc))));
+    entries
+}
+
+#[test]
+fn with_no_question_waiting_the_bring_back_binding_lists_the_sessions_questionnaires() {
+    let mut b = alone();
+    // The `show` pipe (the binding's message) asks for the record.
+    let fx = b.pipe(named("s", "show", Some("x"), &[]));
+    assert!(fx.contains(&Effect::OpenHistory), "{fx:?}");
+    // Another session's entry is not listed.
+    let mut entries = answered_entries();
+    let mut elsewhere = entries[0].clone();
+    elsewhere.session = Some("other".to_owned());
+    elsewhere.agent = "stranger".to_owned();
+    entries.push(elsewhere);
+    let fx = b.history_loaded(entries);
+    assert!(fx.contains(&Effect::Show), "{fx:?}");
+    assert!(b.showing_history());
+    let text = listed(&mut b);
+    assert!(text.contains("Asked before in this session"), "{text}");
+    assert!(
+        text.contains("claude (pane 3) · session demo · answered"),
+        "{text}"
+    );
+    assert!(text.contains("Pick: Which one?"), "{text}");
+    assert!(text.contains("→ B"), "{text}");
+    assert!(text.contains("declined"), "{text}");
+    assert!(!text.contains("stranger"), "{text}");
+    assert!(text.contains("Esc close"), "{text}");
+    // The latest first: the declined one above the answered one.
+    assert!(text.find("declined").unwrap() < text.find("answered").unwrap());
+    // Keys scroll it or close it; nothing is answered.
+    let fx = b.input(Input::Key(Key::Enter));
+    assert!(replies(&fx).is_empty());
+    let fx = b.input(Input::Key(Key::Esc));
+    assert!(fx.contains(&Effect::Hide), "{fx:?}");
+    assert!(!b.showing_history());
+}
+
+#[test]
+fn from_a_question_h_lists_the_questionnaires_and_h_goes_back_with_the_countdown_paused() {
+    let mut b = alone();
+    let timed = json!({"questions": [{"question": "Q?", "header": "H", "options": ["A", "B"]}],
+                       "timeout": 3000})
+    .to_string();
+    b.pipe(cli("p1", Some(&timed), &[("id", "t")]));
+    settle(&mut b);
+    let fx = b.input(Input::Key(Key::Char('h')));
+    assert!(fx.contains(&Effect::OpenHistory), "{fx:?}");
+    b.history_loaded(answered_entries());
+    assert!(listed(&mut b).contains("Esc, h back to the questions"));
+    // `h` is a key: the user is here, and the question's countdown stopped for good, as any
+    // key stops it. It waits, unanswered, however long the list shows.
+    for _ in 0..5 {
+        let fx = tick(&mut b, 1000);
+        assert!(replies(&fx).is_empty(), "{fx:?}");
+    }
+    let fx = b.input(Input::Key(Key::Char('h')));
+    assert!(
+        fx.contains(&Effect::FitAnew) && fx.contains(&Effect::Render),
+        "{fx:?}"
+    );
+    assert!(!b.showing_history());
+    assert_eq!(b.pending_count(), 1);
+}
+
+#[test]
+fn a_question_that_comes_while_the_list_shows_takes_its_place() {
+    let mut b = alone();
+    b.pipe(named("s", "show", Some("x"), &[]));
+    b.history_loaded(answered_entries());
+    let fx = asked(&mut b, "p3", "r3");
+    assert!(fx.contains(&Effect::Show));
+    assert!(!b.showing_history());
+    assert!(listed(&mut b).contains("Which one?"));
+}
+
+#[test]
+fn with_history_off_the_bring_back_binding_lists_nothing() {
+    let mut b = Broker::new(Config {
+        history: false,
+        ..Config::default()
+    });
+    b.join(1);
+    let fx = b.pipe(named("s", "show", Some("x"), &[]));
+    assert!(!fx.contains(&Effect::OpenHistory), "{fx:?}");
+}
+
+#[test]
+fn a_huge_question_is_recorded_small() {
+    // A megabyte preview on one line, a long question: the entry keeps their beginnings.
+    let mut b = alone();
+    let payload = json!({"questions": [{
+        "question": format!("{}?", "q".repeat(50_000)),
+        "header": "Big",
+        "options": [
+            {"label": "A", "description": "d".repeat(20_000), "preview": "p".repeat(800 * 1024)},
+            "B"
+        ]
+    }]})
+    .to_string();
+    b.pipe(cli("p1", Some(&payload), &[("id", "big")]));
+    settle(&mut b);
+    // Picked with its preview: the reply carries the preview twice and is not kept.
+    let fx = b.input(Input::Key(Key::Enter));
+    let line = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Record(line) => Some(line.clone()),
+            _ => None,
+        })
+        .expect("recorded");
+    assert!(line.len() < 8 * 1024, "{} bytes", line.len());
+    let entry = Entry::from_line(&line).unwrap();
+    assert_eq!(entry.ending, "answered");
+    assert!(entry.reply.is_empty());
+    let preview = entry.questions[0].options[0].preview.as_deref().unwrap();
+    assert_eq!(preview.chars().count(), 201);
+    assert!(entry.questions[0].question.ends_with('…'));
+}

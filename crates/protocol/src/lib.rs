@@ -1,0 +1,24 @@
+//! What the two programs of ask-popup share: the questionnaire and its validation, the result
+//! envelope and its error codes, the pipe's arguments, the record's entry and file, the tool's
+//! definition agents read, and the cleaning of untrusted text. No Zellij and no process here;
+//! the only I/O is `std::fs` for the files both programs write (`atomic_file`, the record), which
+//! works alike on the host and in the plugin's WASI. Built for both targets and tested on the
+//! host.
+
+/// Files written whole or not at all (a temporary file renamed into place), for the command's
+/// settings and the plugin's files alike.
+pub mod atomic_file;
+pub mod envelope;
+pub mod error_code;
+/// The record of every questionnaire and how it ended.
+pub mod history;
+pub mod pipe_args;
+pub mod request;
+pub mod text;
+/// The `ask_user_question` tool as agents see it: its description and JSON Schema (built from
+/// the validator's limits), and the shared data the Pi extension is generated from.
+pub mod tool;
+
+/// The version of both programs: the plugin's `version` pipe answers it, the command says it
+/// and the doctor compares the two.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,275 @@
+//! `ask-popup doctor`: every check of what ask-popup needs (Zellij on PATH, its config, the
+//! plugin answering in this session, the web client, each installed agent wired to the
+//! command), run and reported. What each check means is `ask_popup::zellij_config` and
+//! `ask_popup::web`.
+
+use super::install::{config_dir, opencode_plugin_current, pi_extension_current, pi_package};
+use super::programs::{find_on_path, ZellijCli};
+use super::Zellij;
+use ask_popup::opencode::{self, Entry};
+use ask_popup::setup;
+use ask_popup::terminal;
+use ask_popup::zellij_config::{self, Check, PLUGIN_FILE};
+use ask_popup_protocol::envelope::ErrorCode;
+use ask_popup_protocol::VERSION;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+/// `ask-popup doctor [--json]`.
+pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
+    let mut checks = Vec::new();
+    checks.push(zellij_config::zellij_check(zellij_version().as_deref()));
+    match config_dir(dir) {
+        None => checks.push(Check::fail(
+            "config dir",
+            "HOME and ZELLIJ_CONFIG_DIR are not set",
+            "set HOME, or pass --config-dir",
+        )),
+        Some(dir) => {
+            let plugin_file = std::fs::read(dir.join("plugins").join(PLUGIN_FILE)).ok();
+            let config = std::fs::read_to_string(dir.join("config.kdl")).ok();
+            checks.extend(zellij_config::config_checks(
+                &dir,
+                plugin_file.as_deref(),
+                config.as_deref(),
+            ));
+        }
+    }
+    checks.push(plugin_answers(plugin));
+    checks.push(record_check());
+    checks.extend(super::web::checks(dir));
+    checks.extend(agent_checks());
+    if json {
+        let json = serde_json::to_string_pretty(&checks).unwrap_or_default();
+        super::print(&format!("{}\n", terminal::json_for_terminal(&json)));
+    } else {
+        super::print(&terminal::for_person(&zellij_config::report(&checks)));
+    }
+    if zellij_config::all_hold(&checks) {
+        0
+    } else {
+        1
+    }
+}
+
+/// Whether the record of questionnaires is private (each record's folder its user's alone).
+/// The folder is what keeps it so: the plugin cannot set the mode of a file it writes (WASI has
+/// none), so a record it started is its user's by the folder alone.
+fn record_check() -> Check {
+    use std::os::unix::fs::PermissionsExt;
+    let files = super::later::zellij_cache_dir()
+        .map(|cache| ask_popup::history::record_files(&cache))
+        .unwrap_or_default();
+    let open: Vec<&PathBuf> = files
+        .iter()
+        .filter(|file| {
+            let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o077);
+            file.parent().is_some_and(|d| mode(d).is_ok_and(|m| m != 0))
+        })
+        .collect();
+    match (files.first(), open.first()) {
+        (None, _) => Check::skip("record", "no questionnaire recorded yet"),
+        (Some(first), None) => Check::pass("record", format!("{} (private)", first.display())),
+        (Some(_), Some(file)) => Check::fail(
+            "record",
+            format!("{} can be read by others", file.display()),
+            "ask-popup history --limit 1 (it makes the record private)",
+        ),
+    }
+}
+
+/// What `zellij --version` prints; None without a `zellij` on PATH, or when it fails.
+fn zellij_version() -> Option<String> {
+    let out = ZellijCli::find()?
+        .command()
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Inside Zellij: the plugin answers its `version` pipe within a few seconds, with this
+/// command's version.
+fn plugin_answers(plugin: &str) -> Check {
+    const CHECK: &str = "plugin in this session";
+    let zellij = match Zellij::find(plugin) {
+        Ok(zellij) => zellij,
+        Err(ErrorCode::NoUi) => {
+            return Check::skip(
+                CHECK,
+                "not inside Zellij: run `ask-popup doctor` in a Zellij pane to check it",
+            )
+        }
+        Err(_) => {
+            return Check::fail(
+                CHECK,
+                "cannot run zellij pipe: zellij is not on PATH",
+                format!(
+                    "cargo install --locked zellij --version {}",
+                    zellij_config::ZELLIJ_TESTED
+                ),
+            )
+        }
+    };
+    let answer = (0..3).find_map(|_| {
+        zellij
+            .call("version", "", "doctor", Duration::from_secs(5))
+            .map(|(_, out)| String::from_utf8_lossy(&out).trim().to_owned())
+            .filter(|text| !text.is_empty())
+    });
+    match answer {
+        Some(version) if version == VERSION => {
+            Check::pass(CHECK, format!("`{plugin}` answers, version {version}"))
+        }
+        Some(other) => Check::fail(
+            CHECK,
+            format!(
+                "the `{plugin}` loaded in this session is not this command's version {VERSION} (it answered {:?})",
+                other.chars().take(60).collect::<String>()
+            ),
+            "ask-popup setup zellij --write, then restart the session (Zellij keeps a loaded plugin until then)",
+        ),
+        None => Check::fail(
+            CHECK,
+            format!("`{plugin}` did not answer within 5 seconds: it is not loaded, or waits for (or was denied) its permissions"),
+            format!("look at the popup: if it asks for permissions, press y; if they were denied, delete the plugin's entry from ~/.cache/zellij/permissions.kdl and run `zellij pipe --plugin {plugin} --name show -- x`"),
+        ),
+    }
+}
+
+/// Each installed agent wired to this command.
+fn agent_checks() -> Vec<Check> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let mut checks = Vec::new();
+    if find_on_path("claude").is_some() {
+        let settings =
+            std::fs::read_to_string(home.join(".claude").join("settings.json")).unwrap_or_default();
+        checks.push(if setup::has_claude_hook(&settings) {
+            Check::pass(
+                "Claude Code",
+                "~/.claude/settings.json sends AskUserQuestion to ask-popup",
+            )
+        } else {
+            Check::fail(
+                "Claude Code",
+                "no ask-popup hook in ~/.claude/settings.json",
+                "ask-popup setup claude --write",
+            )
+        });
+    } else {
+        checks.push(Check::skip("Claude Code", "not installed"));
+    }
+    if find_on_path("codex").is_some() {
+        let path = setup::codex_config(|name| std::env::var(name).ok()).unwrap_or_default();
+        let config = std::fs::read_to_string(&path).unwrap_or_default();
+        checks.push(if setup::has_codex_table(&config) {
+            Check::pass("Codex", format!("{} runs ask-popup mcp", path.display()))
+        } else {
+            Check::fail(
+                "Codex",
+                format!("no [mcp_servers.ask-popup] table in {}", path.display()),
+                "ask-popup setup codex --write",
+            )
+        });
+    } else {
+        checks.push(Check::skip("Codex", "not installed"));
+    }
+    if find_on_path("pi").is_some() {
+        let agent = setup::pi_agent_dir(|name| std::env::var(name).ok()).unwrap_or_default();
+        let dir = agent.join("extensions").join(setup::PI_EXTENSION_DIR);
+        checks.push(pi_check(&dir, pi_package(&agent)));
+    } else {
+        checks.push(Check::skip("Pi", "not installed"));
+    }
+    checks.extend(opencode_checks());
+    checks
+}
+
+/// opencode, when installed: the MCP server in its config, and the plugin in its plugin dir.
+fn opencode_checks() -> Vec<Check> {
+    const FIX: &str = "ask-popup setup opencode --write";
+    if find_on_path("opencode").is_none() {
+        return vec![Check::skip("opencode", "not installed")];
+    }
+    let Some(dir) = opencode::config_dir(|name| std::env::var(name).ok()) else {
+        return vec![Check::fail("opencode", "HOME is not set", "set HOME")];
+    };
+    let path = opencode::config_file(&dir, Path::exists);
+    let config = std::fs::read_to_string(&path).unwrap_or_default();
+    let shown = path.display();
+    let server = match opencode::entry_in(&config, &super::exe()) {
+        Entry::Current => Check::pass("opencode", format!("{shown} runs ask-popup mcp")),
+        Entry::Other => Check::fail(
+            "opencode",
+            format!("the ask-popup server in {shown} runs another command"),
+            FIX,
+        ),
+        Entry::Missing => Check::fail("opencode", format!("no ask-popup server in {shown}"), FIX),
+    };
+    let plugins = dir.join(opencode::PLUGIN_DIR);
+    let main = plugins.join(opencode::PLUGIN[0].0);
+    let plugin = if opencode_plugin_current(&plugins) {
+        Check::pass(
+            "opencode plugin",
+            format!("{} is this command's plugin", main.display()),
+        )
+    } else if main.exists() {
+        Check::fail(
+            "opencode plugin",
+            format!("{} is another version of the plugin", main.display()),
+            FIX,
+        )
+    } else {
+        Check::fail(
+            "opencode plugin",
+            format!("no ask-popup plugin in {}", plugins.display()),
+            FIX,
+        )
+    };
+    vec![server, plugin]
+}
+
+/// Pi's extension: the files `setup pi` writes into `dir`, or the package `pi install` added
+/// (`package`, its source), and not both.
+fn pi_check(dir: &Path, package: Option<String>) -> Check {
+    let current = pi_extension_current(dir);
+    match package {
+        Some(source) if dir.exists() => Check::fail(
+            "Pi",
+            format!(
+                "Pi loads the extension twice: the package {source} and {}",
+                dir.display()
+            ),
+            "ask-popup setup pi --remove --write",
+        ),
+        Some(source) => match setup::pinned_version(&source) {
+            Some(version) if version != VERSION => Check::warn(
+                "Pi",
+                format!("Pi loads the package {source}, not this command's version {VERSION}"),
+                format!("pi install npm:{}@{VERSION}", setup::PI_PACKAGE),
+            ),
+            _ => Check::pass("Pi", format!("Pi loads the package {source}")),
+        },
+        None if current => Check::pass(
+            "Pi",
+            format!("{} holds this command's extension", dir.display()),
+        ),
+        None if dir.exists() => Check::fail(
+            "Pi",
+            format!("{} holds another version of the extension", dir.display()),
+            "ask-popup setup pi --write",
+        ),
+        None => Check::fail(
+            "Pi",
+            format!("no ask_user_question extension in {}", dir.display()),
+            "ask-popup setup pi --write",
+        ),
+    }
+}

@@ -1,0 +1,340 @@
+//! Asking without waiting (`ask-popup ask --no-wait`), the process that waits in its place
+//! (`--keep-answer`), fetching the answer (`ask-popup answer`), and reading the record of
+//! questionnaires (`ask-popup history`). What is decided (where things are kept, where a
+//! request stands, which entries a person asks for, how they read) is `ask_popup::later`
+//! and `ask_popup::history`.
+
+use super::{answer, exe, print, Interrupts, Zellij};
+use ask_popup::ask::{self, Caller};
+use ask_popup::history::{self, Filter};
+use ask_popup::later::{self, Standing};
+use ask_popup::terminal;
+use ask_popup_protocol::atomic_file;
+use ask_popup_protocol::envelope::ErrorCode;
+use ask_popup_protocol::history::Entry;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+/// How often `ask-popup answer --wait` looks again.
+const LOOK_EVERY: Duration = Duration::from_millis(250);
+
+/// The folder of kept answers, made private; None without a home to put it in.
+fn answers_dir() -> Option<PathBuf> {
+    let dir = later::answers_dir(
+        std::env::var_os("XDG_STATE_HOME").as_deref(),
+        std::env::var_os("HOME").as_deref(),
+    )?;
+    std::fs::create_dir_all(&dir).ok()?;
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+    Some(dir)
+}
+
+/// `ask-popup ask --no-wait`: the questionnaire checked, left with a process of its own that
+/// waits for the answer and keeps it, and its id printed at once.
+pub fn ask_without_waiting(
+    payload: Result<Vec<u8>, ask_popup_protocol::request::RequestError>,
+    caller: &Caller,
+    plugin: &str,
+) -> i32 {
+    match leave_question(payload, caller, plugin) {
+        Ok(id) => {
+            print(&later::asked_line(&id));
+            ask::EXIT_RESPONDED
+        }
+        Err(envelope) => printed(&envelope),
+    }
+}
+
+/// Checks the questionnaire and leaves it with a process of its own that waits for the answer
+/// and keeps it: the request's id, or the envelope of why it was not asked.
+pub fn leave_question(
+    payload: Result<Vec<u8>, ask_popup_protocol::request::RequestError>,
+    caller: &Caller,
+    plugin: &str,
+) -> Result<String, String> {
+    let line = match payload.and_then(|payload| ask::prepare(&payload)) {
+        Ok(line) => line,
+        Err(error) => return Err(caller.rejection(&error)),
+    };
+    if let Err(code) = Zellij::find(plugin) {
+        return Err(caller.failure(code));
+    }
+    let Some(dir) = answers_dir() else {
+        say_err!("ask-popup: no folder to keep the answer in (set HOME)");
+        return Err(caller.failure(ErrorCode::NoReply));
+    };
+    forget_old_answers(&dir);
+    let mut command = Command::new(exe());
+    command
+        // `--name=value`: a value may start with `-` (an id such as `-1`).
+        .args([
+            "ask".to_owned(),
+            "--keep-answer".to_owned(),
+            format!("--id={}", caller.id),
+            format!("--plugin={plugin}"),
+        ])
+        .args(caller.agent.iter().map(|a| format!("--agent={a}")))
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: setsid is async-signal-safe. A session of its own: the terminal closing or the
+    // agent's process group being stopped does not take the question with it.
+    unsafe {
+        command.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            say_err!("ask-popup: cannot start the process that waits for the answer: {e}");
+            return Err(caller.failure(ErrorCode::NoReply));
+        }
+    };
+    let waiting = later::waiting_file(&dir, &caller.id);
+    let _ = atomic_file::write(
+        &waiting,
+        child.id().to_string().as_bytes(),
+        atomic_file::OWNER_ONLY,
+    );
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(format!("{line}\n").as_bytes());
+    }
+    // Reaped when it ends: a long-lived parent (`ask-popup mcp`) would keep a zombie of every
+    // question asked for later. (`ask --no-wait` ends at once, and the process is re-parented.)
+    std::thread::spawn(move || child.wait());
+    Ok(caller.id.clone())
+}
+
+/// `ask-popup ask --keep-answer`, the process `--no-wait` leaves: asks as `ask` does (the
+/// signals withdraw the question, the parent's end does not: it ends at once), and keeps the
+/// envelope for `ask-popup answer`.
+pub fn ask_and_keep(
+    payload: Result<Vec<u8>, ask_popup_protocol::request::RequestError>,
+    caller: &Caller,
+    plugin: &str,
+) -> i32 {
+    let envelope = answer(payload, caller, plugin, &Interrupts::signals_only());
+    if let Some(dir) = answers_dir() {
+        let kept = later::answer_file(&dir, &caller.id);
+        if let Err(e) = atomic_file::write(&kept, envelope.as_bytes(), atomic_file::OWNER_ONLY) {
+            say_err!(
+                "ask-popup: cannot keep the answer ({}): {e}",
+                kept.display()
+            );
+        }
+        let _ = std::fs::remove_file(later::waiting_file(&dir, &caller.id));
+    }
+    ask::exit_status(&envelope)
+}
+
+/// Deletes the kept answers older than `later::KEEP_MS`, and the marks of waiting processes
+/// that are gone.
+fn forget_old_answers(dir: &Path) {
+    let now = SystemTime::now();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|at| now.duration_since(at).ok())
+            .is_some_and(|age| age.as_millis() > u128::from(later::KEEP_MS));
+        let gone = path.extension().is_some_and(|e| e == "waiting") && !process_runs(&path);
+        if old || gone {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// Whether the process whose pid the file at `path` holds still runs.
+fn process_runs(path: &Path) -> bool {
+    let Some(pid) = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| text.trim().parse::<libc::pid_t>().ok())
+        .filter(|pid| *pid > 0)
+    else {
+        return false;
+    };
+    // SAFETY: signal 0 only asks whether the process exists.
+    let exists = unsafe { libc::kill(pid, 0) == 0 };
+    exists && !is_zombie(pid)
+}
+
+/// Whether process `pid` has ended and waits to be reaped (a zombie answers signal 0 as if it
+/// ran). Where there is no /proc (macOS), nothing is a zombie: the parent reaps its child.
+fn is_zombie(pid: libc::pid_t) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            // `pid (comm) state …`: the name may hold spaces and parentheses.
+            let after_name = stat.rsplit_once(')')?.1;
+            after_name
+                .split_whitespace()
+                .next()
+                .map(|state| state == "Z")
+        })
+        .unwrap_or(false)
+}
+
+/// `ask-popup answer ID`: the envelope of a request asked with `--no-wait` (or any request the
+/// record holds), once it ended; while it waits, says so (exit `later::EXIT_WAITING`), or with
+/// `wait` looks again until it ends or `timeout` passes.
+pub fn answer_command(id: &str, wait: bool, timeout: Option<Duration>) -> i32 {
+    let started = Instant::now();
+    loop {
+        match standing(id) {
+            Standing::Ended(envelope) => return printed(&envelope),
+            Standing::Waiting => {
+                let timed_out = timeout.is_some_and(|limit| started.elapsed() >= limit);
+                if !wait || timed_out {
+                    print(&later::waiting_line(id));
+                    return later::EXIT_WAITING;
+                }
+                std::thread::sleep(LOOK_EVERY);
+            }
+            Standing::Unknown => {
+                say_err!("ask-popup answer: no request {id:?} is waiting or recorded");
+                let caller = Caller {
+                    pane_id: None,
+                    agent: None,
+                    id: id.to_owned(),
+                    id_given: true,
+                };
+                return printed(&caller.failure(ErrorCode::NoReply));
+            }
+        }
+    }
+}
+
+/// Where request `id` stands, from its waiting process, what is kept of it and the record.
+pub fn standing(id: &str) -> Standing {
+    let dir = answers_dir();
+    later::standing(
+        || {
+            dir.as_ref()
+                .is_some_and(|dir| process_runs(&later::waiting_file(dir, id)))
+        },
+        || {
+            let file = later::answer_file(dir.as_ref()?, id);
+            std::fs::read_to_string(file).ok()
+        },
+        || {
+            let filter = Filter {
+                request_id: Some(id.to_owned()),
+                ..Filter::default()
+            };
+            history::select(recorded_entries(), &filter, 1)
+                .into_iter()
+                .next()
+                .map(|e| e.reply)
+        },
+    )
+}
+
+/// Every entry of every record on this machine.
+fn recorded_entries() -> Vec<Entry> {
+    record_files()
+        .iter()
+        .filter_map(|path| std::fs::read_to_string(path).ok())
+        .flat_map(|text| ask_popup_protocol::history::read(&text))
+        .collect()
+}
+
+/// The record files: under Zellij's cache folder, one for each location the plugin was loaded
+/// from; each kept private as it is found (see `history::keep_private`).
+pub fn record_files() -> Vec<PathBuf> {
+    let files = zellij_cache_dir()
+        .map(|cache| history::record_files(&cache))
+        .unwrap_or_default();
+    for file in &files {
+        let _ = history::keep_private(file);
+    }
+    files
+}
+
+/// Zellij's cache folder, as Zellij finds it from this environment.
+pub fn zellij_cache_dir() -> Option<PathBuf> {
+    history::zellij_cache_dir(
+        std::env::var_os("XDG_CACHE_HOME").as_deref(),
+        std::env::var_os("HOME").as_deref(),
+    )
+}
+
+/// What `ask-popup history` shows.
+pub struct HistoryRequest {
+    pub filter: Filter,
+    pub limit: usize,
+    pub json: bool,
+    pub clear: bool,
+}
+
+/// `ask-popup history`.
+pub fn history_command(request: HistoryRequest) -> i32 {
+    let files = record_files();
+    if request.clear {
+        let entries = recorded_entries().len();
+        for path in &files {
+            if let Err(e) = std::fs::remove_file(path) {
+                say_err!("ask-popup history: cannot clear {}: {e}", path.display());
+                return 1;
+            }
+        }
+        say!("Cleared the record: {entries} questionnaires.");
+        return 0;
+    }
+    let entries = history::select(recorded_entries(), &request.filter, request.limit);
+    if request.json {
+        let mut out = String::new();
+        for entry in &entries {
+            out.push_str(&history::json_line(entry));
+            out.push('\n');
+        }
+        print(&terminal::json_for_terminal(&out));
+        return 0;
+    }
+    if entries.is_empty() {
+        say!(
+            "No questionnaires recorded{}.",
+            if files.is_empty() {
+                " yet"
+            } else {
+                " that match"
+            }
+        );
+        return 0;
+    }
+    let blocks: Vec<String> = entries
+        .iter()
+        .map(|e| history::block(e, history::when(e.asked_ms, local_offset_s(e.asked_ms))))
+        .collect();
+    print(&terminal::for_person(&format!("{}\n", blocks.join("\n\n"))));
+    0
+}
+
+/// The local time's offset from UTC, in seconds, at `unix_ms`.
+fn local_offset_s(unix_ms: u64) -> i64 {
+    let secs = libc::time_t::try_from(unix_ms / 1000).unwrap_or_default();
+    // SAFETY: localtime_r writes only into the tm it is given.
+    unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&secs, &mut tm).is_null() {
+            return 0;
+        }
+        // c_long: i64 here, narrower on 32-bit systems.
+        #[allow(clippy::useless_conversion)]
+        i64::from(tm.tm_gmtoff)
+    }
+}
+
+/// Prints an envelope; the exit status for it.
+fn printed(envelope: &str) -> i32 {
+    print(envelope);
+    ask::exit_status(envelope)
+}

@@ -1,0 +1,836 @@
+//! What the `ask-popup` command does: its arguments, the `zellij pipe` calls, signals and stdio.
+//! What it decides (the payload, the pipe's arguments, which output is the reply, the exit
+//! statuses, the Claude Code hook's answer, the MCP tool's result, the settings, the
+//! notification of a question left waiting) lives in the library (`ask_popup`); the MCP server's
+//! protocol side is `mcp.rs`, the notification's timer and command `notify.rs`.
+
+/// `println!` for a person: the line cleaned for their terminal (`ask_popup::terminal`).
+macro_rules! say {
+    ($($arg:tt)*) => { $crate::run::say(&format!($($arg)*)) };
+}
+
+/// `eprintln!` for a person, cleaned the same way.
+macro_rules! say_err {
+    ($($arg:tt)*) => { $crate::run::say_err(&format!($($arg)*)) };
+}
+
+mod children;
+mod doctor;
+mod install;
+mod later;
+mod mcp;
+mod notify;
+mod programs;
+mod web;
+
+use ask_popup::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
+use ask_popup::claude;
+use ask_popup::terminal;
+use ask_popup_protocol::envelope::{Envelope, ErrorCode};
+use ask_popup_protocol::error_code::Next;
+use clap::{Parser, Subcommand};
+use programs::ZellijCli;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(
+    name = "ask-popup",
+    version,
+    about = "Ask the user 1-4 structured questions in the ask-popup Zellij plugin and print the answers"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Action,
+}
+
+#[derive(Subcommand)]
+enum Action {
+    /// Put a questionnaire to the user and print the one JSON result envelope.
+    ///
+    /// Exit status: 0 when the user responded (answers, a decline or a chat request), 1 when the
+    /// envelope carries an error (a validation error, timed_out, dismissed, superseded, busy,
+    /// aborted), 3 outside Zellij (no_ui), 4 without zellij on PATH (zellij_not_found), 5 when no
+    /// reply came (no_reply). Every failure still prints an envelope. Stopped by SIGINT, SIGTERM
+    /// or SIGHUP, or when its parent process dies, it withdraws the question from the popup and
+    /// prints the `aborted` envelope.
+    Ask {
+        /// The questionnaire: its JSON, a file holding it, or `-` (the default) for stdin.
+        questionnaire: Option<String>,
+        /// The name the dialog shows for the asking agent (default: the parent program's name).
+        #[arg(long, env = "ASK_POPUP_AGENT")]
+        agent: Option<String>,
+        /// A request id, echoed in details.requestId; asking again with it replaces the earlier
+        /// request (default: a fresh one).
+        #[arg(long, env = "ASK_POPUP_ID", allow_hyphen_values = true)]
+        id: Option<String>,
+        /// Put the question up and print {"requestId": …} at once (exit 0); `ask-popup answer`
+        /// prints the envelope once the user has answered.
+        #[arg(long)]
+        no_wait: bool,
+        /// (What --no-wait leaves to wait: keeps the envelope for `ask-popup answer`.)
+        #[arg(long, hide = true, conflicts_with = "no_wait")]
+        keep_answer: bool,
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
+    /// Print the envelope of a question asked with --no-wait (or of any recorded one), once it
+    /// has ended; while it waits, print {"requestId": …, "waiting": true} and exit 6. Exit
+    /// statuses otherwise as for `ask`.
+    Answer {
+        /// The request's id, as `ask --no-wait` printed it.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        /// Wait until it has ended (or --timeout passes).
+        #[arg(long)]
+        wait: bool,
+        /// With --wait: give up after this many seconds.
+        #[arg(long)]
+        timeout: Option<u64>,
+    },
+    /// The record of every questionnaire put to the user, the latest first: when, who asked,
+    /// each question and its answer. Works outside Zellij.
+    History {
+        /// Only those asked by this agent.
+        #[arg(long)]
+        agent: Option<String>,
+        /// Only those of this Zellij session.
+        #[arg(long)]
+        session: Option<String>,
+        /// Only those with this text in a question, an option, an answer or a note.
+        #[arg(long)]
+        search: Option<String>,
+        /// Only those asked in this last span of time (90s, 30m, 2h, 3d).
+        #[arg(long, value_parser = parse_span)]
+        since: Option<u64>,
+        /// At most this many (0: all).
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// One JSON object per line, with the envelope's details.
+        #[arg(long)]
+        json: bool,
+        /// Delete the record.
+        #[arg(long)]
+        clear: bool,
+    },
+    /// Print what is waiting in the popup, as JSON (the plugin's `status` pipe).
+    Status {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
+    /// Bring a hidden popup back (the plugin's `show` pipe).
+    Show {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
+    /// Claude Code's PreToolUse hook for AskUserQuestion: reads the hook input on stdin and
+    /// answers Claude Code from the popup (see `ask-popup setup claude`).
+    ClaudeHook {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
+    /// An MCP server on stdio with one tool, ask_user_question, answered in the popup (see
+    /// `ask-popup setup codex` and `ask-popup setup claude-mcp`).
+    Mcp {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
+    /// Wire Zellij and the installed agents to ask-popup (all of them, or the one named): print
+    /// what would change, do it with --write, take it out again with --remove --write.
+    Setup {
+        #[command(subcommand)]
+        agent: Option<SetupAgent>,
+        #[command(flatten)]
+        how: SetupHow,
+    },
+    /// Check that everything ask-popup needs is in place: one line per check, each ✗ with the
+    /// command that fixes it. Exits 0 only when every check holds.
+    Doctor {
+        /// Print the checks as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Zellij's config dir (default: $ZELLIJ_CONFIG_DIR, else where Zellij finds it).
+        #[arg(long)]
+        config_dir: Option<PathBuf>,
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
+}
+
+#[derive(clap::Args)]
+struct PluginArg {
+    /// The plugin's URL or alias.
+    #[arg(long, env = "ASK_POPUP_PLUGIN", default_value = DEFAULT_PLUGIN)]
+    plugin: String,
+}
+
+#[derive(Subcommand)]
+enum SetupAgent {
+    /// Zellij: the plugin file in Zellij's config dir, and the `ask-popup` alias and the binding
+    /// that brings a hidden popup back (Ctrl o, then y) merged into config.kdl. Without --write
+    /// it prints what it would change.
+    Zellij {
+        #[command(flatten)]
+        how: SetupHow,
+        /// Zellij's config dir (default: $ZELLIJ_CONFIG_DIR, else where Zellij finds it).
+        #[arg(long)]
+        config_dir: Option<PathBuf>,
+        /// Have Zellij load the plugin from this URL (http or https) instead of the file this
+        /// command carries: no file is written, and an alias already there is pointed at it.
+        /// Without a value: this version's release on the project's page.
+        #[arg(long, num_args = 0..=1, default_missing_value = "", conflicts_with = "remove")]
+        url: Option<String>,
+    },
+    /// Zellij's web client, to answer from a browser: sharing and the web server turned on in
+    /// config.kdl, the server started, a login token made when none exists, and the URL to open
+    /// printed. Zellij shows a token only once, so it is made and printed only when stdout is a
+    /// terminal (otherwise setup prints the command to run in one). --remove --write also
+    /// revokes the tokens setup made and stops the server if setup started it. Without --write
+    /// it prints what it would do.
+    Web {
+        #[command(flatten)]
+        how: SetupHow,
+        /// Make a new login token even when one exists (with --write, in a terminal).
+        #[arg(long, conflicts_with = "remove")]
+        new_token: bool,
+        /// Zellij's config dir (default: $ZELLIJ_CONFIG_DIR, else where Zellij finds it).
+        #[arg(long)]
+        config_dir: Option<PathBuf>,
+    },
+    /// Claude Code: the PreToolUse hook that answers AskUserQuestion from the popup, printed, or
+    /// merged into ~/.claude/settings.json with --write.
+    Claude {
+        #[command(flatten)]
+        how: SetupHow,
+    },
+    /// Codex: the `[mcp_servers.ask-popup]` table, printed, or merged into
+    /// ~/.codex/config.toml ($CODEX_HOME) with --write.
+    Codex {
+        #[command(flatten)]
+        how: SetupHow,
+    },
+    /// Pi: the ask_user_question extension, installed into Pi's extensions dir with --write
+    /// (~/.pi/agent/extensions/ask-popup, or under $PI_CODING_AGENT_DIR).
+    Pi {
+        #[command(flatten)]
+        how: SetupHow,
+    },
+    /// opencode: the `ask-popup` MCP server in its config (~/.config/opencode/opencode.json or
+    /// opencode.jsonc; $XDG_CONFIG_HOME, $OPENCODE_CONFIG_DIR), printed, or merged in with
+    /// --write, and the plugin that answers opencode's own question tool in the popup, written
+    /// into its plugin dir.
+    Opencode {
+        #[command(flatten)]
+        how: SetupHow,
+    },
+    /// Claude Code: the `claude mcp add` line for the MCP server (the hook, `setup claude`, is
+    /// the better fit for Claude Code); with --write, also keeps the server's calls in the
+    /// foreground however long the user takes (CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS=0 in the `env`
+    /// of ~/.claude/settings.json).
+    ClaudeMcp {
+        #[command(flatten)]
+        how: SetupHow,
+    },
+}
+
+/// What a setup does: print, write, or take out again.
+#[derive(clap::Args, Clone, Copy)]
+struct SetupHow {
+    /// Do it (keeping each edited file's old text beside it, as .bak).
+    #[arg(long)]
+    write: bool,
+    /// Take out exactly what setup added (with --write; without, print what it would take out).
+    #[arg(long)]
+    remove: bool,
+}
+
+pub fn main() -> i32 {
+    match Cli::parse().command {
+        Action::Ask {
+            questionnaire,
+            agent,
+            id,
+            no_wait,
+            keep_answer,
+            plugin,
+        } => {
+            let how = if no_wait {
+                Asking::Later
+            } else if keep_answer {
+                Asking::Kept
+            } else {
+                Asking::Waiting
+            };
+            ask_command(questionnaire.as_deref(), agent, id, &plugin.plugin, how)
+        }
+        Action::Answer { id, wait, timeout } => {
+            later::answer_command(&id, wait, timeout.map(Duration::from_secs))
+        }
+        Action::History {
+            agent,
+            session,
+            search,
+            since,
+            limit,
+            json,
+            clear,
+        } => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+            let filter = ask_popup::history::Filter {
+                agent,
+                session,
+                search,
+                since_ms: since.map(|span| now.saturating_sub(span)),
+                request_id: None,
+            };
+            later::history_command(later::HistoryRequest {
+                filter,
+                limit,
+                json,
+                clear,
+            })
+        }
+        Action::Status { plugin } => pipe_command(&plugin.plugin, "status"),
+        Action::Show { plugin } => pipe_command(&plugin.plugin, "show"),
+        Action::ClaudeHook { plugin } => claude_hook(&plugin.plugin),
+        Action::Mcp { plugin } => mcp::serve(&plugin.plugin),
+        Action::Doctor {
+            json,
+            config_dir,
+            plugin,
+        } => doctor::doctor(json, config_dir.as_deref(), &plugin.plugin),
+        Action::Setup { agent, how } => match agent {
+            None => install::setup_all(how.write, how.remove),
+            Some(SetupAgent::Zellij {
+                how,
+                config_dir,
+                url,
+            }) => match url {
+                None => install::setup_zellij(how.write, how.remove, config_dir.as_deref()),
+                Some(url) => install::setup_zellij_url(how.write, &url, config_dir.as_deref()),
+            },
+            Some(SetupAgent::Web {
+                how,
+                new_token,
+                config_dir,
+            }) => web::setup_web(how.write, how.remove, new_token, config_dir.as_deref()),
+            Some(SetupAgent::Claude { how }) => install::setup_claude(how.write, how.remove),
+            Some(SetupAgent::Codex { how }) => install::setup_codex(how.write, how.remove),
+            Some(SetupAgent::Pi { how }) => install::setup_pi(how.write, how.remove),
+            Some(SetupAgent::Opencode { how }) => install::setup_opencode(how.write, how.remove),
+            Some(SetupAgent::ClaudeMcp { how }) => install::setup_claude_mcp(how.write, how.remove),
+        },
+    }
+}
+
+/// How `ask-popup ask` waits for the answer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Asking {
+    /// Until it comes, and prints it.
+    Waiting,
+    /// Not: prints the request's id (`--no-wait`).
+    Later,
+    /// In the place of an `ask --no-wait`, keeping the answer (`--keep-answer`).
+    Kept,
+}
+
+/// `ask-popup ask`.
+fn ask_command(
+    arg: Option<&str>,
+    agent: Option<String>,
+    id: Option<String>,
+    plugin: &str,
+    how: Asking,
+) -> i32 {
+    // Asked without waiting, the id is what the answer is fetched with: always the caller's.
+    let id_given = how != Asking::Waiting || id.as_deref().is_some_and(|id| !id.is_empty());
+    let caller = Caller {
+        pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),
+        agent: agent.or_else(parent_name),
+        id: id.filter(|id| !id.is_empty()).unwrap_or_else(fresh_id),
+        id_given,
+    };
+    let payload = read_payload(&PayloadSource::of(arg, |path| Path::new(path).is_file()));
+    match how {
+        Asking::Later => later::ask_without_waiting(payload, &caller, plugin),
+        Asking::Kept => later::ask_and_keep(payload, &caller, plugin),
+        Asking::Waiting => {
+            let envelope = answer(payload, &caller, plugin, &Interrupts::install());
+            print(&envelope);
+            ask::exit_status(&envelope)
+        }
+    }
+}
+
+/// A span of time as `--since` takes it (`2h`).
+fn parse_span(text: &str) -> Result<u64, String> {
+    ask_popup::history::parse_span(text)
+        .ok_or_else(|| format!("{text:?} is not a span of time like 90s, 30m, 2h or 3d"))
+}
+
+/// The envelope for a questionnaire read as `payload`: rejected at once, or asked in the popup
+/// until it is answered, fails, or `stop` says the caller went away (then withdrawn).
+fn answer(
+    payload: Result<Vec<u8>, ask_popup_protocol::request::RequestError>,
+    caller: &Caller,
+    plugin: &str,
+    stop: &dyn Stop,
+) -> String {
+    let line = match payload.and_then(|payload| ask::prepare(&payload)) {
+        Ok(line) => line,
+        Err(error) => return caller.rejection(&error),
+    };
+    match Zellij::find(plugin) {
+        Err(code) => caller.failure(code),
+        Ok(zellij) => zellij.ask(caller, &line, stop),
+    }
+}
+
+/// `ask-popup claude-hook`: prints Claude Code's answer, or nothing so that it asks itself.
+fn claude_hook(plugin: &str) -> i32 {
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        say_err!("ask-popup claude-hook: could not read the hook input: {e}");
+        return 0;
+    }
+    let call = match claude::read_input(&input) {
+        Ok(Some(call)) => call,
+        Ok(None) => return 0,
+        Err(e) => {
+            say_err!("ask-popup claude-hook: {e}; Claude Code asks the question itself");
+            return 0;
+        }
+    };
+    let caller = Caller {
+        pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),
+        agent: Some(claude::AGENT.to_owned()),
+        id: call.tool_use_id.clone().unwrap_or_else(fresh_id),
+        id_given: false,
+    };
+    // Asked as `ask-popup ask` asks; the hook's answer (or none: Claude Code asks itself) is
+    // decided on the envelope.
+    let payload = Ok(call.payload.clone().into_bytes());
+    let envelope = answer(payload, &caller, plugin, &Interrupts::install());
+    if let Some(answer) = claude::answer(&call, &envelope) {
+        print(&answer);
+    } else if let Some(refused) = Envelope::read(&envelope)
+        .filter(|e| matches!(e.error(), Some(Ok(code)) if code.next() == Next::FixTheRequest))
+    {
+        say_err!(
+            "ask-popup claude-hook: the popup cannot show these questions ({}); Claude Code asks them itself",
+            refused.text()
+        );
+    }
+    0
+}
+
+/// `ask-popup status` and `ask-popup show`: what the pipe answers, printed as it came.
+fn pipe_command(plugin: &str, name: &str) -> i32 {
+    let zellij = match Zellij::find(plugin) {
+        Ok(zellij) => zellij,
+        Err(code) => {
+            say_err!(
+                "ask-popup {name}: {}",
+                ask_popup_protocol::envelope::host_text(code)
+            );
+            return code.exit_status();
+        }
+    };
+    for attempt in 1..=ask::ATTEMPTS {
+        thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
+        let Some((success, stdout)) = zellij.call(name, "", "now", PIPE_TIMEOUT) else {
+            continue;
+        };
+        let answered = if name == "status" {
+            ask::is_status(&stdout)
+        } else {
+            success
+        };
+        if answered {
+            // The plugin's JSON: what agents asked (their names, headers) stays exact, and
+            // cannot drive the terminal.
+            print(&terminal::json_for_terminal(&String::from_utf8_lossy(
+                &stdout,
+            )));
+            return 0;
+        }
+    }
+    say_err!(
+        "ask-popup {name}: no answer from the plugin `{plugin}` (is it loaded in this session?)"
+    );
+    ErrorCode::NoReply.exit_status()
+}
+
+/// This command's path, for the configuration that runs it.
+pub(crate) fn exe() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.to_str().map(str::to_owned))
+        .unwrap_or_else(|| "ask-popup".to_owned())
+}
+
+/// How long a `zellij pipe` that answers at once (`cancel`, `status`, `show`) may take.
+const PIPE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often a waiting command looks at its child and its parent.
+const POLL: Duration = Duration::from_millis(50);
+
+/// The Zellij session this command runs in, and the plugin it asks.
+struct Zellij {
+    cli: ZellijCli,
+    plugin: String,
+}
+
+impl Zellij {
+    /// The session's `zellij`, or why there is none: not inside Zellij, or not installed.
+    fn find(plugin: &str) -> Result<Zellij, ErrorCode> {
+        let inside = ["ZELLIJ", "ZELLIJ_SESSION_NAME"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+        if !inside {
+            return Err(ErrorCode::NoUi);
+        }
+        let cli = ZellijCli::find().ok_or(ErrorCode::ZellijNotFound)?;
+        Ok(Zellij {
+            cli,
+            plugin: plugin.to_owned(),
+        })
+    }
+
+    /// A `zellij pipe` that ends with this command (see `children`).
+    fn pipe(&self, name: &str, args: &str) -> Command {
+        let mut command = self.pipe_on_its_own(name, args);
+        children::tied_to_this_process(&mut command);
+        command
+    }
+
+    /// A `zellij pipe` that this command's end does not end.
+    fn pipe_on_its_own(&self, name: &str, args: &str) -> Command {
+        let mut command = self.cli.command();
+        command.args(["pipe", "--plugin", &self.plugin, "--name", name]);
+        if !args.is_empty() {
+            command.args(["--args", args]);
+        }
+        command.stderr(Stdio::null());
+        command
+    }
+
+    /// Asks the question until an envelope for it comes back; withdraws it when interrupted,
+    /// and gives up (`no_reply`) once the session's server is gone. Asked again or not, it is
+    /// one question: the user's notify command runs at most once, and only while no envelope
+    /// is in hand.
+    fn ask(&self, caller: &Caller, line: &str, stop: &dyn Stop) -> String {
+        let notice = notify::Notice::start(&self.cli, caller, line);
+        let args = caller.pipe_args();
+        let mut session = children::SessionWatch::of_this_session();
+        for attempt in 1..=ask::ATTEMPTS {
+            if stop.wait(Duration::from_millis(ask::backoff_ms(attempt))) {
+                notice.settle();
+                return self.withdraw(caller, None);
+            }
+            let mut command = self.pipe("ask", &args);
+            let Ok(mut child) = command.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn() else {
+                continue;
+            };
+            let stdin = child.stdin.take();
+            let payload = format!("{line}\n");
+            thread::spawn(move || {
+                if let Some(mut stdin) = stdin {
+                    let _ = stdin.write_all(payload.as_bytes());
+                }
+            });
+            let stdout = reply_in_background(&mut child, &caller.id);
+            let out = loop {
+                match stdout.recv_timeout(POLL) {
+                    Ok(out) => break out,
+                    Err(RecvTimeoutError::Disconnected) => break Vec::new(),
+                    Err(RecvTimeoutError::Timeout) => {}
+                }
+                if stop.wait(Duration::ZERO) {
+                    notice.settle();
+                    return self.withdraw(caller, Some(child));
+                }
+                if session.gone() {
+                    // Its `zellij pipe` would wait for good, spinning a core.
+                    notice.settle();
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return caller.failure(ErrorCode::NoReply);
+                }
+            };
+            if let Some(envelope) = ask::reply_in(&out, &caller.id) {
+                notice.settle();
+                // The CLI exits once the plugin lets its pipe go, a moment after the reply:
+                // the agent need not wait for that.
+                thread::spawn(move || child.wait());
+                return envelope;
+            }
+            let _ = child.wait();
+        }
+        // No reply came back, but a question may have reached the popup all the same: it is
+        // taken back, or the agent, asking in its own dialog now, would leave it there for
+        // the person to answer for nothing.
+        if !session.gone() {
+            self.take_back(caller);
+        }
+        caller.failure(ErrorCode::NoReply)
+    }
+
+    /// Takes the question back from the popup (the `cancel` pipe) and returns the `aborted`
+    /// envelope.
+    fn withdraw(&self, caller: &Caller, asking: Option<Child>) -> String {
+        if let Some(mut child) = asking {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self.take_back(caller);
+        caller.failure(ErrorCode::Aborted)
+    }
+
+    /// Sends the `cancel` pipe for the caller's question until the plugin says it is withdrawn
+    /// (or a few times).
+    fn take_back(&self, caller: &Caller) {
+        let args = caller.pipe_args();
+        for attempt in 1..=3 {
+            thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
+            // On its own: Claude Code sends SIGKILL to the hook's whole group 1.5 s after
+            // SIGTERM, and the withdrawal must get through even so; it still ends by itself.
+            let mut command = self.pipe_on_its_own("cancel", &args);
+            children::on_its_own_for(&mut command, PIPE_TIMEOUT);
+            if let Some((_, out)) = run(command, "withdraw", PIPE_TIMEOUT) {
+                if ask::is_withdrawal(&out) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// One `zellij pipe` that answers at once: whether it exited 0, and its stdout.
+    fn call(
+        &self,
+        name: &str,
+        args: &str,
+        payload: &str,
+        limit: Duration,
+    ) -> Option<(bool, Vec<u8>)> {
+        run(self.pipe(name, args), payload, limit)
+    }
+}
+
+/// Runs a `zellij pipe` command with `payload` as its argument and no stdin, for at most
+/// `limit`: whether it exited 0, and its stdout.
+fn run(mut command: Command, payload: &str, limit: Duration) -> Option<(bool, Vec<u8>)> {
+    command.args(["--", payload]);
+    run_for(command, limit)
+}
+
+/// Runs a command with no stdin for at most `limit` (then kills it): whether it exited 0, and
+/// its stdout.
+fn run_for(mut command: Command, limit: Duration) -> Option<(bool, Vec<u8>)> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let stdout = read_in_background(&mut child);
+    let until = Instant::now() + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < until => thread::sleep(POLL),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    Some((status.success(), stdout.recv().unwrap_or_default()))
+}
+
+/// Reads a `zellij pipe` child's stdout on a thread of its own, and sends what it printed as
+/// soon as that holds the reply to the question `id`, or at its end when it never does. The
+/// question is answered when the reply comes, not when the child is next seen to have exited.
+fn reply_in_background(child: &mut Child, id: &str) -> Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take();
+    let id = id.to_owned();
+    thread::spawn(move || {
+        let mut out = Vec::new();
+        let mut sent = false;
+        if let Some(mut stdout) = stdout {
+            let mut chunk = [0u8; 64 * 1024];
+            loop {
+                match stdout.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        let Some(read) = chunk.get(..n) else { break };
+                        if sent {
+                            // Read on to the end, so the child never blocks on a full pipe.
+                            continue;
+                        }
+                        out.extend_from_slice(read);
+                        if read.contains(&b'\n') && ask::reply_in(&out, &id).is_some() {
+                            sent = tx.send(std::mem::take(&mut out)).is_ok();
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        }
+        if !sent {
+            let _ = tx.send(out);
+        }
+    });
+    rx
+}
+
+/// Reads a child's stdout to its end on a thread of its own.
+fn read_in_background(child: &mut Child) -> Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take();
+    thread::spawn(move || {
+        let mut out = Vec::new();
+        if let Some(mut stdout) = stdout {
+            let _ = stdout.read_to_end(&mut out);
+        }
+        let _ = tx.send(out);
+    });
+    rx
+}
+
+/// What tells a waiting question that its caller went away, so it is withdrawn.
+trait Stop {
+    /// Waits up to `limit`; true once the caller has gone.
+    fn wait(&self, limit: Duration) -> bool;
+}
+
+/// What stops a waiting command: SIGINT, SIGTERM or SIGHUP, or its parent process ending.
+struct Interrupts {
+    signals: Receiver<()>,
+    /// None: the parent's end does not count.
+    parent: Option<libc::pid_t>,
+}
+
+impl Interrupts {
+    fn install() -> Interrupts {
+        let (tx, rx) = mpsc::channel();
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+            thread::spawn(move || {
+                for _ in signals.forever() {
+                    if tx.send(()).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        // SAFETY: getppid has no preconditions.
+        let parent = unsafe { libc::getppid() };
+        // `wait` notices a new parent (the old one ended) within a poll. Not PR_SET_PDEATHSIG:
+        // Linux sends it when the *thread* that spawned this process ends, and multi-threaded
+        // agents spawn from worker threads that come and go (Codex's MCP servers got it 10 s
+        // into every call, when the thread pool let its spawning thread go).
+        Interrupts {
+            signals: rx,
+            parent: Some(parent),
+        }
+    }
+
+    /// The signals alone: for a process whose parent ends at once by design.
+    fn signals_only() -> Interrupts {
+        Interrupts {
+            parent: None,
+            ..Interrupts::install()
+        }
+    }
+
+    /// Whether the parent this command started with has ended.
+    fn parent_gone(&self) -> bool {
+        // SAFETY: getppid has no preconditions.
+        self.parent
+            .is_some_and(|parent| unsafe { libc::getppid() } != parent)
+    }
+}
+
+impl Stop for Interrupts {
+    fn wait(&self, limit: Duration) -> bool {
+        if self.parent_gone() {
+            return true;
+        }
+        match self.signals.recv_timeout(limit) {
+            Ok(()) => true,
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => self.parent_gone(),
+        }
+    }
+}
+
+/// The parent program's name, for an agent that gave none.
+fn parent_name() -> Option<String> {
+    // SAFETY: getppid has no preconditions.
+    let parent = unsafe { libc::getppid() };
+    let comm = std::fs::read_to_string(format!("/proc/{parent}/comm"))
+        .ok()
+        .or_else(|| {
+            // No /proc (macOS): `ps` names it, there as the program's path.
+            let out = Command::new("ps")
+                .args(["-o", "comm=", "-p", &parent.to_string()])
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .output()
+                .ok()?;
+            out.status
+                .success()
+                .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        })?;
+    let comm = comm.trim();
+    ask::agent_from_parent(comm.rsplit('/').next().unwrap_or(comm))
+}
+
+fn fresh_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    ask::fresh_id(std::process::id(), nanos)
+}
+
+/// Prints to stdout; a reader that went away (the agent was stopped) is not an error here.
+/// Prints `line` and a line break for a person (see `say!`).
+pub(crate) fn say(line: &str) {
+    print(&format!("{}\n", terminal::for_person(line)));
+}
+
+/// Writes `line` and a line break to stderr for a person (see `say_err!`).
+pub(crate) fn say_err(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", terminal::for_person(line));
+}
+
+/// Prints `text` as it is: an envelope, JSON (see `terminal::json_for_terminal`), or text
+/// cleaned already.
+pub(crate) fn print(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
+
+/// Reads the questionnaire from where the argument says.
+fn read_payload(
+    source: &PayloadSource,
+) -> Result<Vec<u8>, ask_popup_protocol::request::RequestError> {
+    match source {
+        PayloadSource::Inline(json) => Ok(json.clone().into_bytes()),
+        PayloadSource::File(path) => std::fs::File::open(path)
+            .map_err(|e| ask_popup_protocol::request::RequestError::Unreadable {
+                detail: format!("{}: {e}", path.display()),
+            })
+            .and_then(ask::read_bounded),
+        PayloadSource::Stdin => ask::read_bounded(std::io::stdin().lock()),
+    }
+}

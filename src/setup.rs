@@ -1,0 +1,681 @@
+//! `ask-popup setup`: the configuration that wires an agent to the popup, printed for the user to
+//! paste or merged into the agent's settings file without touching anything else there.
+
+use serde_json::{json, Map, Value};
+
+/// How long Claude Code lets the hook wait for the user, in seconds. When it runs out, Claude
+/// Code stops the hook, which withdraws the question from the popup, and its own dialog asks.
+pub const CLAUDE_HOOK_TIMEOUT_S: u64 = 3600;
+
+/// Why the settings file was left alone.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SetupError {
+    #[error("it is not valid JSON ({0}); fix or move it, then run this again")]
+    NotJson(String),
+    #[error(
+        "`{0}` in it is not of the kind the agent expects (an object, a list or a table); add the entry by hand"
+    )]
+    Unexpected(&'static str),
+    #[error("it is not valid TOML ({0}); fix or move it, then run this again")]
+    NotToml(String),
+    #[error("it is not valid JSON with comments ({0}); fix or move it, then run this again")]
+    NotJsonc(String),
+    #[error(
+        "the entry cannot go into it so that `--remove` gives the file back byte for byte (an empty `mcp` or root object would go with it); add it by hand:\n{0}"
+    )]
+    NotReversible(String),
+}
+
+/// The `hooks.PreToolUse` entry that sends Claude Code's `AskUserQuestion` to the popup.
+pub fn claude_hook_entry(command: &str) -> Value {
+    json!({
+        "matcher": crate::claude::TOOL,
+        "hooks": [{
+            "type": "command",
+            "command": command,
+            "timeout": CLAUDE_HOOK_TIMEOUT_S,
+        }]
+    })
+}
+
+/// The settings snippet to paste into `~/.claude/settings.json`.
+pub fn claude_snippet(command: &str) -> String {
+    let settings = json!({ "hooks": { "PreToolUse": [claude_hook_entry(command)] } });
+    format!("{}\n", pretty(&settings))
+}
+
+/// `existing` settings (empty when there is no file yet) with the hook in: an entry of ours
+/// (a command that runs `claude-hook`) is replaced, any other left as it is. Returns the new text,
+/// or `None` when the hook is already there as it should be.
+pub fn merge_claude(existing: &str, command: &str) -> Result<Option<String>, SetupError> {
+    let mut settings = settings_or_new(existing)?;
+    let root = settings
+        .as_object_mut()
+        .ok_or(SetupError::Unexpected("the file"))?;
+    let hooks = root
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or(SetupError::Unexpected("hooks"))?;
+    let pre_tool_use = hooks
+        .entry("PreToolUse")
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or(SetupError::Unexpected("hooks.PreToolUse"))?;
+    let entry = claude_hook_entry(command);
+    if pre_tool_use.contains(&entry) {
+        return Ok(None);
+    }
+    pre_tool_use.retain(|e| !is_ours(e));
+    pre_tool_use.push(entry);
+    Ok(Some(format!("{}\n", pretty(&settings))))
+}
+
+/// `existing` Claude Code settings without this command's hook; None when it has none.
+pub fn remove_claude(existing: &str) -> Result<Option<String>, SetupError> {
+    let Some(mut settings) = settings_if_any(existing)? else {
+        return Ok(None);
+    };
+    let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return Ok(None);
+    };
+    let Some(entries) = hooks.get_mut("PreToolUse").and_then(Value::as_array_mut) else {
+        return Ok(None);
+    };
+    let before = entries.len();
+    entries.retain(|e| !is_ours(e));
+    if entries.len() == before {
+        return Ok(None);
+    }
+    if entries.is_empty() {
+        hooks.remove("PreToolUse");
+    }
+    if hooks.is_empty() {
+        if let Some(root) = settings.as_object_mut() {
+            root.remove("hooks");
+        }
+    }
+    Ok(Some(format!("{}\n", pretty(&settings))))
+}
+
+/// The Pi extension (`integrations/pi`), carried by the command so that `setup pi --write` can
+/// install it where Pi finds it on its own: `(path in the extension's dir, text)`.
+pub const PI_EXTENSION: [(&str, &str); 12] = [
+    (
+        "package.json",
+        include_str!("../integrations/pi/package.json"),
+    ),
+    ("README.md", include_str!("../integrations/pi/README.md")),
+    (
+        "src/index.ts",
+        include_str!("../integrations/pi/src/index.ts"),
+    ),
+    (
+        "src/command.ts",
+        include_str!("../integrations/pi/src/command.ts"),
+    ),
+    (
+        "src/config.ts",
+        include_str!("../integrations/pi/src/config.ts"),
+    ),
+    (
+        "src/envelope.ts",
+        include_str!("../integrations/pi/src/envelope.ts"),
+    ),
+    (
+        "src/events.ts",
+        include_str!("../integrations/pi/src/events.ts"),
+    ),
+    (
+        "src/fallback.ts",
+        include_str!("../integrations/pi/src/fallback.ts"),
+    ),
+    (
+        "src/questionnaire.ts",
+        include_str!("../integrations/pi/src/questionnaire.ts"),
+    ),
+    (
+        "src/schema.ts",
+        include_str!("../integrations/pi/src/schema.ts"),
+    ),
+    (
+        "src/shared.ts",
+        include_str!("../integrations/pi/src/shared.ts"),
+    ),
+    (
+        "src/shared.json",
+        include_str!("../integrations/pi/src/shared.json"),
+    ),
+];
+/// The extension's directory under Pi's `extensions/`.
+pub const PI_EXTENSION_DIR: &str = "ask-popup";
+
+/// The Pi extension's npm package (`integrations/pi/package.json`'s name).
+pub const PI_PACKAGE: &str = "pi-ask-popup";
+
+/// The Pi package source in Pi's `settings` (the text of its settings.json) that loads this
+/// extension, as `pi install` adds it: `npm:pi-ask-popup`, pinned (`npm:pi-ask-popup@0.1.0`,
+/// `npm:pi-ask-popup@file:…tgz`) or not, or a local path to the package (a folder named
+/// pi-ask-popup, or integrations/pi in a clone). None: Pi loads no such package.
+pub fn pi_package_source(settings: &str) -> Option<String> {
+    let settings: Value = serde_json::from_str(settings).ok()?;
+    let packages = settings.get("packages")?.as_array()?;
+    packages
+        .iter()
+        .filter_map(|p| p.as_str().or_else(|| p.get("source")?.as_str()))
+        .find(|source| is_this_package(source))
+        .map(str::to_owned)
+}
+
+fn is_this_package(source: &str) -> bool {
+    if let Some(spec) = source.strip_prefix("npm:") {
+        let name = spec.split_once('@').map_or(spec, |(name, _)| name);
+        return name.trim() == PI_PACKAGE;
+    }
+    let path = source.trim_end_matches('/');
+    path.ends_with(&format!("/{PI_PACKAGE}")) || path.ends_with("integrations/pi")
+}
+
+/// The version a package source pins (`npm:pi-ask-popup@0.1.0`), when it names one.
+pub fn pinned_version(source: &str) -> Option<&str> {
+    let (_, version) = source.strip_prefix("npm:")?.split_once('@')?;
+    let plain = version.split('.').count() == 3
+        && version
+            .split('.')
+            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    plain.then_some(version)
+}
+
+/// Pi's agent dir, as Pi finds it: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
+pub fn pi_agent_dir(env: impl Fn(&str) -> Option<String>) -> Option<std::path::PathBuf> {
+    if let Some(dir) = env("PI_CODING_AGENT_DIR").filter(|d| !d.is_empty()) {
+        return Some(dir.into());
+    }
+    env("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|home| std::path::Path::new(&home).join(".pi").join("agent"))
+}
+
+/// Codex's config.toml: `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`.
+pub fn codex_config(env: impl Fn(&str) -> Option<String>) -> Option<std::path::PathBuf> {
+    if let Some(dir) = env("CODEX_HOME").filter(|d| !d.is_empty()) {
+        return Some(std::path::Path::new(&dir).join("config.toml"));
+    }
+    env("HOME").filter(|h| !h.is_empty()).map(|home| {
+        std::path::Path::new(&home)
+            .join(".codex")
+            .join("config.toml")
+    })
+}
+
+/// Whether Claude Code's `settings` (the text of settings.json) send AskUserQuestion to this
+/// command's hook.
+pub fn has_claude_hook(settings: &str) -> bool {
+    serde_json::from_str::<Value>(settings).is_ok_and(|settings| {
+        settings
+            .pointer("/hooks/PreToolUse")
+            .and_then(Value::as_array)
+            .is_some_and(|entries| entries.iter().any(is_ours))
+    })
+}
+
+/// Whether Codex's `config` (the text of config.toml) has the `ask-popup` MCP server, however
+/// it is written (`[mcp_servers.ask-popup]`, dotted keys, an inline table): read as `merge_codex`
+/// reads it.
+pub fn has_codex_table(config: &str) -> bool {
+    config
+        .parse::<toml_edit::DocumentMut>()
+        .ok()
+        .and_then(|doc| {
+            doc.get("mcp_servers")
+                .and_then(|servers| servers.get("ask-popup"))
+                .map(|server| server.is_table_like())
+        })
+        .unwrap_or(false)
+}
+
+/// Whether a `PreToolUse` entry is one this command wrote (its only hook runs `claude-hook`).
+fn is_ours(entry: &Value) -> bool {
+    let hooks = entry.get("hooks").and_then(Value::as_array);
+    entry.get("matcher").and_then(Value::as_str) == Some(crate::claude::TOOL)
+        && hooks.is_some_and(|hooks| {
+            hooks.len() == 1
+                && hooks[0]
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| c.trim_end().ends_with(" claude-hook"))
+        })
+}
+
+/// How long an MCP client should let the tool wait for the user, in seconds (Codex's
+/// `tool_timeout_sec`; its default, 300 s, is shorter than a person may take). When it runs out
+/// the client cancels the call, which withdraws the question from the popup.
+pub const MCP_TOOL_TIMEOUT_S: u64 = 3600;
+
+/// The variables the MCP server needs from the agent's environment to reach the popup: the
+/// session it runs in, the pane to mark, and where Zellij keeps its sockets (`zellij pipe` looks
+/// in `$ZELLIJ_SOCKET_DIR`, else `$XDG_RUNTIME_DIR/zellij`, else under `$TMPDIR`). Codex passes
+/// a server none of the Zellij ones, nor `XDG_RUNTIME_DIR`, unless they are named.
+pub const MCP_ENV_VARS: [&str; 6] = [
+    "ZELLIJ",
+    "ZELLIJ_SESSION_NAME",
+    "ZELLIJ_PANE_ID",
+    "ZELLIJ_SOCKET_DIR",
+    "XDG_RUNTIME_DIR",
+    "TMPDIR",
+];
+
+/// The `[mcp_servers.ask-popup]` table for `~/.codex/config.toml`, running `exe mcp`.
+pub fn codex_snippet(exe: &str) -> String {
+    let mut servers = toml_edit::Table::new();
+    servers.set_implicit(true);
+    servers.insert("ask-popup", toml_edit::Item::Table(codex_table(exe)));
+    let mut doc = toml_edit::DocumentMut::new();
+    doc.insert("mcp_servers", toml_edit::Item::Table(servers));
+    doc.to_string()
+}
+
+/// The body of the `[mcp_servers.ask-popup]` table: the server's command line, the variables
+/// it needs passed, and the tool's timeout.
+fn codex_table(exe: &str) -> toml_edit::Table {
+    let mut table = toml_edit::Table::new();
+    // Merged into a file, the table goes where it always went: toml_edit orders a document's
+    // tables by position, and this one had position 1 when it was parsed from the snippet to
+    // be merged; and no blank line before its header, as parsed from there.
+    table.set_position(Some(1));
+    table.decor_mut().set_prefix("");
+    table.insert("command", toml_edit::value(basic_string(exe)));
+    table.insert(
+        "args",
+        toml_edit::value(toml_edit::Array::from_iter(["mcp"])),
+    );
+    table.insert(
+        "env_vars",
+        toml_edit::value(toml_edit::Array::from_iter(MCP_ENV_VARS)),
+    );
+    table.insert(
+        "tool_timeout_sec",
+        toml_edit::value(i64::try_from(MCP_TOOL_TIMEOUT_S).unwrap_or(i64::MAX)),
+    );
+    table
+}
+
+/// `text` as a TOML basic string (`"…"`), as the table has always written the command: left to
+/// itself toml_edit writes a path with a quote or a backslash as a literal string (`'…'`).
+fn basic_string(text: &str) -> toml_edit::Value {
+    use toml_writer::ToTomlValue;
+    let quoted = toml_writer::TomlStringBuilder::new(text)
+        .as_basic()
+        .to_toml_value();
+    // The encoder's basic string always reads back; should it not, the path goes as toml_edit
+    // writes it, which reads back too.
+    quoted
+        .parse::<toml_edit::Value>()
+        .unwrap_or_else(|_| toml_edit::Value::from(text))
+}
+
+/// `existing` (the text of Codex's config.toml, empty when there is none) with the
+/// `[mcp_servers.ask-popup]` table as `codex_snippet` writes it, everything else kept as it was.
+/// None when the table is there as it should be. A table of the same name is replaced.
+pub fn merge_codex(existing: &str, exe: &str) -> Result<Option<String>, SetupError> {
+    let mut doc: toml_edit::DocumentMut = existing
+        .parse()
+        .map_err(|e: toml_edit::TomlError| SetupError::NotToml(e.to_string()))?;
+    let table = toml_edit::Item::Table(codex_table(exe));
+    let servers = doc
+        .entry("mcp_servers")
+        .or_insert_with(|| {
+            let mut t = toml_edit::Table::new();
+            t.set_implicit(true);
+            toml_edit::Item::Table(t)
+        })
+        .as_table_mut()
+        .ok_or(SetupError::Unexpected("mcp_servers"))?;
+    if servers
+        .get("ask-popup")
+        .is_some_and(|t| t.to_string() == table.to_string())
+    {
+        return Ok(None);
+    }
+    servers.insert("ask-popup", table);
+    let mut text = doc.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(Some(text))
+}
+
+/// `existing` without the `[mcp_servers.ask-popup]` table; None when it has none.
+pub fn remove_codex(existing: &str) -> Result<Option<String>, SetupError> {
+    let mut doc: toml_edit::DocumentMut = existing
+        .parse()
+        .map_err(|e: toml_edit::TomlError| SetupError::NotToml(e.to_string()))?;
+    let Some(servers) = doc.get_mut("mcp_servers").and_then(|s| s.as_table_mut()) else {
+        return Ok(None);
+    };
+    if servers.remove("ask-popup").is_none() {
+        return Ok(None);
+    }
+    if servers.is_empty() && servers.is_implicit() {
+        doc.remove("mcp_servers");
+    }
+    Ok(Some(doc.to_string()))
+}
+
+/// The variable of Claude Code's own environment, and its value, that keeps an MCP call in
+/// the foreground however long it runs. Claude Code 2.1.212 and later move an MCP tool call that
+/// runs past 2 minutes to the background (its model goes on without the answer, told the result
+/// may come later or be lost); 0 turns that off (Claude Code 2.1.328 reads it as the limit in
+/// milliseconds, 0 for none). A person may take longer than 2 minutes to answer.
+pub const CLAUDE_MCP_ENV: (&str, &str) = ("CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS", "0");
+
+/// Claude Code's `existing` settings with `CLAUDE_MCP_ENV` in their `env`; None when it is
+/// there already.
+pub fn merge_claude_mcp_env(existing: &str) -> Result<Option<String>, SetupError> {
+    let mut settings = settings_or_new(existing)?;
+    let env = settings
+        .as_object_mut()
+        .ok_or(SetupError::Unexpected("the file"))?
+        .entry("env")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or(SetupError::Unexpected("env"))?;
+    let (name, value) = CLAUDE_MCP_ENV;
+    if env.get(name).and_then(Value::as_str) == Some(value) {
+        return Ok(None);
+    }
+    env.insert(name.to_owned(), Value::from(value));
+    Ok(Some(format!("{}\n", pretty(&settings))))
+}
+
+/// Claude Code's `existing` settings without `CLAUDE_MCP_ENV` (as setup wrote it: another
+/// value is the user's, and stays); None when it is not there.
+pub fn remove_claude_mcp_env(existing: &str) -> Result<Option<String>, SetupError> {
+    let Some(mut settings) = settings_if_any(existing)? else {
+        return Ok(None);
+    };
+    let (name, value) = CLAUDE_MCP_ENV;
+    let Some(env) = settings.get_mut("env").and_then(Value::as_object_mut) else {
+        return Ok(None);
+    };
+    if env.get(name).and_then(Value::as_str) != Some(value) {
+        return Ok(None);
+    }
+    env.remove(name);
+    if env.is_empty() {
+        if let Some(root) = settings.as_object_mut() {
+            root.remove("env");
+        }
+    }
+    Ok(Some(format!("{}\n", pretty(&settings))))
+}
+
+/// The command line that adds the MCP server to Claude Code for every project of the user.
+pub fn claude_mcp_line(exe: &str) -> String {
+    format!(
+        "claude mcp add --scope user ask-popup -- {} mcp\n",
+        shell_word(exe)
+    )
+}
+
+/// Claude Code's settings, read from `existing` (empty: none yet, an empty object).
+fn settings_or_new(existing: &str) -> Result<Value, SetupError> {
+    Ok(settings_if_any(existing)?.unwrap_or_else(|| Value::Object(Map::new())))
+}
+
+/// Claude Code's settings, read from `existing`; None when it is empty.
+fn settings_if_any(existing: &str) -> Result<Option<Value>, SetupError> {
+    if existing.trim().is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str(existing)
+        .map(Some)
+        .map_err(|e| SetupError::NotJson(e.to_string()))
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+/// A path as one word of a shell command line (Claude Code runs hooks through a shell).
+pub fn shell_word(path: &str) -> String {
+    if !path.is_empty()
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%".contains(c))
+    {
+        path.to_owned()
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOOK: &str = "/usr/local/bin/ask-popup claude-hook";
+
+    #[test]
+    fn the_snippet_is_the_pre_tool_use_entry_for_ask_user_question() {
+        assert_eq!(
+            claude_snippet(HOOK),
+            r#"{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "AskUserQuestion",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/ask-popup claude-hook",
+            "timeout": 3600
+          }
+        ]
+      }
+    ]
+  }
+}
+"#
+        );
+    }
+
+    #[test]
+    fn merging_adds_the_hook_and_keeps_everything_else_in_its_order() {
+        let existing = r#"{"model":"opus","permissions":{"allow":["Bash(ls)"]},"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"audit"}]}],"Stop":[]},"env":{"A":"1"}}"#;
+        let merged = merge_claude(existing, HOOK).unwrap().expect("changed");
+        let value: Value = serde_json::from_str(&merged).unwrap();
+        let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["model", "permissions", "hooks", "env"]);
+        assert_eq!(
+            value["hooks"]["PreToolUse"],
+            json!([
+                {"matcher":"Bash","hooks":[{"type":"command","command":"audit"}]},
+                claude_hook_entry(HOOK),
+            ])
+        );
+        assert_eq!(value["hooks"]["Stop"], json!([]));
+        assert_eq!(value["permissions"], json!({"allow":["Bash(ls)"]}));
+    }
+
+    #[test]
+    fn merging_again_changes_nothing_and_a_moved_command_replaces_ours() {
+        let once = merge_claude("", HOOK).unwrap().expect("a new file");
+        assert_eq!(once, claude_snippet(HOOK));
+        assert_eq!(merge_claude(&once, HOOK), Ok(None));
+        let moved = merge_claude(&once, "/opt/ask-popup claude-hook")
+            .unwrap()
+            .expect("changed");
+        let value: Value = serde_json::from_str(&moved).unwrap();
+        assert_eq!(
+            value["hooks"]["PreToolUse"],
+            json!([claude_hook_entry("/opt/ask-popup claude-hook")])
+        );
+    }
+
+    #[test]
+    fn a_file_it_cannot_read_as_settings_is_refused() {
+        assert!(matches!(
+            merge_claude("{ not json", HOOK),
+            Err(SetupError::NotJson(_))
+        ));
+        assert_eq!(
+            merge_claude("[]", HOOK),
+            Err(SetupError::Unexpected("the file"))
+        );
+        assert_eq!(
+            merge_claude(r#"{"hooks":[]}"#, HOOK),
+            Err(SetupError::Unexpected("hooks"))
+        );
+        assert_eq!(
+            merge_claude(r#"{"hooks":{"PreToolUse":{}}}"#, HOOK),
+            Err(SetupError::Unexpected("hooks.PreToolUse"))
+        );
+    }
+
+    #[test]
+    fn the_codex_table_runs_the_server_with_the_sessions_variables_and_a_long_timeout() {
+        assert_eq!(
+            codex_snippet("/usr/local/bin/ask-popup"),
+            "[mcp_servers.ask-popup]\n\
+             command = \"/usr/local/bin/ask-popup\"\n\
+             args = [\"mcp\"]\n\
+             env_vars = [\"ZELLIJ\", \"ZELLIJ_SESSION_NAME\", \"ZELLIJ_PANE_ID\", \"ZELLIJ_SOCKET_DIR\", \"XDG_RUNTIME_DIR\", \"TMPDIR\"]\n\
+             tool_timeout_sec = 3600\n"
+        );
+        // A path with a quote or a backslash stays one TOML string.
+        assert!(codex_snippet(r#"/a "b"\c"#).contains(r#"command = "/a \"b\"\\c""#));
+        // A control character (DEL is one TOML does not allow bare) is escaped, so the table
+        // reads back and merges.
+        let odd = merge_codex("", "/a\u{7f}b").unwrap().unwrap();
+        assert!(odd.contains(r#"command = "/a\u007Fb""#), "{odd}");
+        assert_eq!(merge_codex(&odd, "/a\u{7f}b").unwrap(), None);
+    }
+
+    #[test]
+    fn the_codex_table_is_merged_keeping_the_rest_and_taken_out_again() {
+        let original = "# my codex\nmodel = \"o4\"   # fast\n\n[mcp_servers.other]\ncommand = \"x\"\n\n[profiles.work]\nmodel = \"o3\"\n";
+        let merged = merge_codex(original, "/bin/ask-popup").unwrap().unwrap();
+        assert!(
+            merged.starts_with("# my codex\nmodel = \"o4\"   # fast\n"),
+            "{merged}"
+        );
+        assert!(
+            merged.contains("[mcp_servers.other]\ncommand = \"x\"\n"),
+            "{merged}"
+        );
+        assert!(
+            merged.contains(&codex_snippet("/bin/ask-popup")),
+            "{merged}"
+        );
+        assert!(has_codex_table(&merged));
+        // However the table is written, and not where a line only looks like it.
+        assert!(has_codex_table(
+            "mcp_servers.ask-popup = { command = \"x\" }\n"
+        ));
+        assert!(has_codex_table(
+            "[mcp_servers]\n\"ask-popup\".command = \"x\"\n"
+        ));
+        assert!(!has_codex_table(
+            "notes = \"\"\"\n[mcp_servers.ask-popup]\n\"\"\"\n"
+        ));
+        assert!(!has_codex_table("[mcp_servers.ask-popup\n"));
+        assert_eq!(merge_codex(&merged, "/bin/ask-popup").unwrap(), None);
+        assert_eq!(remove_codex(&merged).unwrap().as_deref(), Some(original));
+        assert_eq!(remove_codex(original).unwrap(), None);
+    }
+
+    #[test]
+    fn the_claude_hook_is_taken_out_leaving_the_rest() {
+        let mine = r#"{"model": "opus", "hooks": {"Stop": []}}"#;
+        let merged = merge_claude(mine, "/x/ask-popup claude-hook")
+            .unwrap()
+            .unwrap();
+        assert!(has_claude_hook(&merged));
+        let removed = remove_claude(&merged).unwrap().unwrap();
+        assert!(!has_claude_hook(&removed));
+        let removed: Value = serde_json::from_str(&removed).unwrap();
+        assert_eq!(removed, serde_json::from_str::<Value>(mine).unwrap());
+        assert_eq!(remove_claude(mine).unwrap(), None);
+        let alone = merge_claude("", "/x/ask-popup claude-hook")
+            .unwrap()
+            .unwrap();
+        assert_eq!(remove_claude(&alone).unwrap().as_deref(), Some("{}\n"));
+    }
+
+    #[test]
+    fn the_pi_extension_carries_every_file_of_integrations_pi() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/pi/src");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| format!("src/{}", e.unwrap().file_name().to_string_lossy()))
+            .collect();
+        on_disk.sort();
+        let mut carried: Vec<String> = PI_EXTENSION
+            .iter()
+            .map(|(path, _)| path.to_string())
+            .filter(|p| p.starts_with("src/"))
+            .collect();
+        carried.sort();
+        assert_eq!(carried, on_disk);
+    }
+
+    #[test]
+    fn a_pi_package_of_the_extension_is_found_in_pis_settings() {
+        let settings = |packages: &str| format!(r#"{{"theme": "dark", "packages": {packages}}}"#);
+        for (packages, found) in [
+            (r#"["npm:pi-ask-popup"]"#, Some("npm:pi-ask-popup")),
+            (
+                r#"["npm:other", "npm:pi-ask-popup@0.1.0"]"#,
+                Some("npm:pi-ask-popup@0.1.0"),
+            ),
+            (
+                r#"["npm:pi-ask-popup@file:/tmp/pi-ask-popup-0.1.0.tgz"]"#,
+                Some("npm:pi-ask-popup@file:/tmp/pi-ask-popup-0.1.0.tgz"),
+            ),
+            (
+                r#"[{"source": "/src/ask-popup/integrations/pi", "skills": []}]"#,
+                Some("/src/ask-popup/integrations/pi"),
+            ),
+            (r#"["npm:pi-ask-popup-fork", "npm:@x/pi-ask-popup"]"#, None),
+            ("[]", None),
+        ] {
+            assert_eq!(
+                pi_package_source(&settings(packages)).as_deref(),
+                found,
+                "{packages}"
+            );
+        }
+        assert_eq!(pi_package_source(r#"{"theme": "dark"}"#), None);
+        assert_eq!(pi_package_source("not json"), None);
+        assert_eq!(pinned_version("npm:pi-ask-popup@0.1.0"), Some("0.1.0"));
+        assert_eq!(pinned_version("npm:pi-ask-popup@file:/x.tgz"), None);
+        assert_eq!(pinned_version("npm:pi-ask-popup"), None);
+    }
+
+    #[test]
+    fn a_fresh_codex_config_gets_the_table_alone() {
+        let merged = merge_codex("", "/bin/ask-popup").unwrap().unwrap();
+        assert_eq!(merged, codex_snippet("/bin/ask-popup"));
+        assert_eq!(remove_codex(&merged).unwrap().as_deref(), Some(""));
+        assert!(matches!(
+            merge_codex("[x", "e"),
+            Err(SetupError::NotToml(_))
+        ));
+    }
+
+    #[test]
+    fn the_claude_mcp_line_adds_the_server_for_the_user() {
+        assert_eq!(
+            claude_mcp_line("/home/a b/ask-popup"),
+            "claude mcp add --scope user ask-popup -- '/home/a b/ask-popup' mcp\n"
+        );
+    }
+
+    #[test]
+    fn paths_become_one_shell_word() {
+        assert_eq!(shell_word("/usr/bin/ask-popup"), "/usr/bin/ask-popup");
+        assert_eq!(shell_word("/home/a b/ask-popup"), "'/home/a b/ask-popup'");
+        assert_eq!(shell_word("/it's"), "'/it'\\''s'");
+    }
+}

@@ -1,0 +1,32 @@
+//! What the command prints for a person, made safe for their terminal. Text that came from an
+//! agent (a question, an answer, its name), from a user's file or from an error is cleaned as
+//! the popup cleans what it shows (no control characters but the line break, no bidi
+//! controls): it cannot set the window's title or colours, write to the clipboard or forge a
+//! link. JSON stays exact: serde_json escapes the C0 controls, and the C1 controls (which some
+//! terminals obey as they come) are written as escapes too.
+
+use std::borrow::Cow;
+
+/// `text` for a person's terminal: line breaks kept, every other control character and bidi
+/// control taken out, a tab as four spaces.
+pub fn for_person(text: &str) -> String {
+    ask_popup_protocol::text::sanitize(text)
+}
+
+/// `json` (serde_json's output) with its C1 controls and DEL escaped: the same JSON value,
+/// safe to print to a terminal.
+pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
+    let raw = |c: char| ('\u{7f}'..='\u{9f}').contains(&c);
+    if !json.chars().any(raw) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if raw(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
