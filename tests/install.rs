@@ -213,7 +213,8 @@ fn setup_zellij_refuses_a_location_it_cannot_write_and_leaves_the_config_alone()
         assert!(!stderr.contains("panicked"), "{stderr}");
         assert_eq!(std::fs::read_to_string(&config).unwrap(), "plugins {\n}\n");
     }
-    // A config dir whose path is not UTF-8: config.kdl would name another file.
+    // A config dir whose path is not UTF-8 (--config-dir; Zellij's variables are read as text):
+    // config.kdl would name another file.
     use std::os::unix::ffi::OsStrExt;
     let home = Home::new("setup-bytes");
     let dir = home
@@ -221,8 +222,8 @@ fn setup_zellij_refuses_a_location_it_cannot_write_and_leaves_the_config_alone()
         .join(std::ffi::OsStr::from_bytes(b"zellij-\xff-config"));
     let out = home
         .command(env!("CARGO_BIN_EXE_ask-popup"))
-        .env("ZELLIJ_CONFIG_DIR", &dir)
-        .args(["setup", "zellij", "--write"])
+        .args(["setup", "zellij", "--write", "--config-dir"])
+        .arg(&dir)
         .output()
         .expect("run ask-popup");
     assert_eq!(out.status.code(), Some(1), "{out:?}");

@@ -101,10 +101,12 @@ pub(crate) fn marked(title: &str) -> String {
     format!("⏳ {title}")
 }
 
-/// Asks the `status` pipe, which answers at once.
+/// Asks the `status` pipe, which answers at once and changes nothing: asked again when Zellij
+/// drops its CLI, as `ask-popup status` does.
 pub(crate) fn status(zellij: &Zellij) -> Value {
     let out = zellij
         .pipe_to("ask-popup", "status", &[], "x")
+        .answered_at_once()
         .wait(AT_ONCE);
     assert!(
         out.status.success(),

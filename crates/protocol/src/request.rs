@@ -35,7 +35,7 @@ pub const RESERVED_LABELS: [&str; 4] = [OTHER_LABEL, FREEFORM_LABEL, CHAT_LABEL,
 
 /// A validated questionnaire: 1-4 questions, ready to show. Serialised, it is a request in
 /// the canonical shape that `parse` reads back as the same questionnaire (without its timeout).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Questionnaire {
     pub questions: Vec<Question>,
     /// Auto-dismiss after this many milliseconds, with a countdown.
@@ -47,25 +47,19 @@ impl Questionnaire {
     /// A fingerprint of what is asked (the questions and the timeout): a reply kept for a
     /// caller's id is repeated only to the same questionnaire asked again with that id.
     ///
-    /// FNV-1a over the canonical JSON, written out because it must stay the same across
-    /// builds, targets and plugin instances (it is kept across a reload), which std's hasher
-    /// does not promise.
+    /// Std's hasher, whose algorithm may change between Rust releases: a fingerprint is
+    /// compared within one build of the plugin. (A reply kept across a reload into a plugin of
+    /// another build is then not repeated, and its caller is asked again: safe.)
     pub fn digest(&self) -> u64 {
-        const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-        const PRIME: u64 = 0x0000_0100_0000_01b3;
-        let canonical = serde_json::to_vec(self).unwrap_or_default();
-        let timeout = self.timeout_ms.map_or([0xff; 8], u64::to_le_bytes);
-        canonical
-            .iter()
-            .chain(timeout.iter())
-            .fold(OFFSET, |hash, byte| {
-                (hash ^ u64::from(*byte)).wrapping_mul(PRIME)
-            })
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        self.hash(&mut hasher);
+        hasher.finish()
     }
 }
 
 /// One question: its text, a short header for the tab, and 2-4 options.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Question {
     pub question: String,
@@ -78,7 +72,7 @@ pub struct Question {
 }
 
 /// One option the user can pick.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct QuestionOption {
     pub label: String,
     pub description: String,

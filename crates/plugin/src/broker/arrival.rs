@@ -57,11 +57,17 @@ impl Arrivals {
     }
 
     /// The reply the request of `caller` with `id` ended with lately, if that request asked
-    /// the questionnaire of `digest`. (A used id with another questionnaire is a new question.)
-    pub(super) fn kept_reply(&self, caller: &Asker, id: &str, digest: u64) -> Option<String> {
+    /// `questionnaire`. (A used id with another questionnaire is a new question.) Its digest
+    /// is taken only when there is a reply to compare it with.
+    pub(super) fn kept_reply(
+        &self,
+        caller: &Asker,
+        id: &str,
+        questionnaire: &Questionnaire,
+    ) -> Option<String> {
         self.replies
             .get(&(caller.clone(), id.to_owned()))
-            .filter(|kept| kept.digest == digest)
+            .filter(|kept| kept.digest == questionnaire.digest())
             .map(|kept| kept.output.clone())
     }
 

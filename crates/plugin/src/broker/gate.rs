@@ -284,8 +284,11 @@ impl Broker {
         let questionnaire = self.with_default_timeout(questionnaire);
         if let Some(id) = msg.args.get("id").filter(|id| !id.is_empty()) {
             // Asked again after it ended: its reply is repeated, nothing shows.
-            let digest = questionnaire.digest();
-            if self.arrivals.kept_reply(&caller, id, digest).is_some() {
+            if self
+                .arrivals
+                .kept_reply(&caller, id, &questionnaire)
+                .is_some()
+            {
                 return;
             }
         }

@@ -42,8 +42,7 @@ impl Broker {
                 self.reply_shared(&pipe, output, effects);
                 return;
             }
-            let digest = questionnaire.digest();
-            if let Some(output) = self.arrivals.kept_reply(&caller, id, digest) {
+            if let Some(output) = self.arrivals.kept_reply(&caller, id, &questionnaire) {
                 // It ended a moment ago and is asked again: its caller never got the reply.
                 self.reply_shared(&pipe, output, effects);
                 return;
