@@ -443,7 +443,7 @@ mod tests {
         let current = ask_popup_protocol::tool::generated_file_is_current(
             "integrations/opencode/ask-popup/shared.json",
             &shared_file(),
-            "cargo test --lib opencode",
+            "cargo test -p ask-popup --lib opencode",
         );
         assert_eq!(current, Ok(()));
     }

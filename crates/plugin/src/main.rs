@@ -69,7 +69,9 @@ fn main() {
 /// library beside it): it says how to build it.
 #[cfg(not(target_family = "wasm"))]
 fn main() {
-    eprintln!("ask-popup's plugin runs inside Zellij: build it with scripts/build-plugin.sh");
+    use std::io::Write;
+    let said = b"ask-popup's plugin runs inside Zellij: build it with scripts/build-plugin.sh\n";
+    let _ = std::io::stderr().write_all(said);
     std::process::exit(2);
 }
 

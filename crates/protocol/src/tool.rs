@@ -209,12 +209,15 @@ pub fn pi_shared_file() -> String {
     )
 }
 
-/// Checks that the generated file `file` (relative to the crate) holds `expected`, or, with
+/// Checks that the generated file `file` (relative to the repository) holds `expected`, or, with
 /// `ASK_POPUP_WRITE_SHARED` set, writes it: the tests that keep the Pi extension's generated
 /// files current (`shared.json` here, the parity fixture in `tests/pi_parity.rs`) use it.
 /// `Err` says how to write it anew (`rewrite`: the test command that does).
 pub fn generated_file_is_current(file: &str, expected: &str, rewrite: &str) -> Result<(), String> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    // `file` is named from the repository's root, two folders above this crate.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(file);
     if std::env::var_os("ASK_POPUP_WRITE_SHARED").is_some() {
         crate::atomic_file::write(&path, expected.as_bytes(), crate::atomic_file::READABLE)
             .map_err(|e| format!("write {}: {e}", path.display()))?;
@@ -256,7 +259,7 @@ mod tests {
         let current = generated_file_is_current(
             "integrations/pi/src/shared.json",
             &pi_shared_file(),
-            "cargo test --lib shared_file",
+            "cargo test -p ask-popup-protocol --lib shared_file",
         );
         assert_eq!(current, Ok(()));
     }
