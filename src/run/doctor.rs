@@ -13,7 +13,6 @@ use ask_popup::zellij_config::{self, Check, PLUGIN_FILE};
 use ask_popup_protocol::envelope::ErrorCode;
 use ask_popup_protocol::VERSION;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 /// `ask-popup doctor [--json]`.
@@ -81,16 +80,9 @@ fn record_check() -> Check {
 
 /// What `zellij --version` prints; None without a `zellij` on PATH, or when it fails.
 fn zellij_version() -> Option<String> {
-    let out = ZellijCli::find()?
-        .command()
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    let mut version = ZellijCli::find()?.command();
+    version.arg("--version");
+    super::programs::output_of(version)
 }
 
 /// Inside Zellij: the plugin answers its `version` pipe within a few seconds, with this

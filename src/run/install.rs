@@ -9,7 +9,6 @@ use ask_popup::terminal;
 use ask_popup::zellij_config::{self, PLUGIN, PLUGIN_FILE};
 use ask_popup_protocol::atomic_file::{self, OWNER_ONLY, READABLE};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 /// Zellij's config dir: `arg`, else where Zellij finds it (`ask_popup::zellij_config`).
 pub(super) fn config_dir(arg: Option<&Path>) -> Option<PathBuf> {
@@ -28,17 +27,12 @@ pub(super) fn read_text(path: &Path) -> Result<Option<String>, String> {
 
 /// Zellij's own default config (`zellij setup --dump-config`), for a machine with none yet.
 pub(super) fn default_config() -> Option<String> {
-    let out = ZellijCli::find()?
-        .command()
-        .args(["setup", "--dump-config"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut dump = ZellijCli::find()?.command();
+    dump.args(["setup", "--dump-config"]);
+    let text = super::programs::output_of(dump)?;
     // Only a config that setup can read back (a `zellij` that is not Zellij prints anything).
     let readable = zellij_config::inspect(&text, "the default config").is_ok();
-    (out.status.success() && readable).then_some(text)
+    readable.then_some(text)
 }
 
 /// Zellij's config dir, the plugin file and config.kdl in it, and config.kdl's text (None

@@ -779,15 +779,9 @@ fn parent_name() -> Option<String> {
         .ok()
         .or_else(|| {
             // No /proc (macOS): `ps` names it, there as the program's path.
-            let out = Command::new("ps")
-                .args(["-o", "comm=", "-p", &parent.to_string()])
-                .stdin(Stdio::null())
-                .stderr(Stdio::null())
-                .output()
-                .ok()?;
-            out.status
-                .success()
-                .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+            let mut ps = Command::new("ps");
+            ps.args(["-o", "comm=", "-p", &parent.to_string()]);
+            programs::output_of(ps)
         })?;
     let comm = comm.trim();
     ask::agent_from_parent(comm.rsplit('/').next().unwrap_or(comm))

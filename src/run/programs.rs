@@ -3,7 +3,7 @@
 //! at the web server) is found and run through, and the agents setup and the doctor look for.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// Zellij's CLI: the first executable `zellij` on PATH.
 #[derive(Clone, Debug)]
@@ -36,4 +36,17 @@ pub(crate) fn find_on_path(program: &str) -> Option<PathBuf> {
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// What `command` prints on stdout, run with no stdin and its stderr dropped; None when it
+/// cannot start or fails.
+pub(crate) fn output_of(mut command: Command) -> Option<String> {
+    let out = command
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }

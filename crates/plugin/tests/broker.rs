@@ -317,14 +317,7 @@ fn a_kept_reply_read_back_after_a_reload_answers_only_its_own_questionnaire() {
     let mut closing = Broker::new(Config::default());
     let args = [("id", "r1"), ("pane_id", "3")];
     closing.pipe(cli("p1", Some(&question("Kept?")), &args));
-    let kept = closing
-        .before_close()
-        .into_iter()
-        .find_map(|e| match e {
-            Effect::KeepAcrossReload(kept) => Some(kept),
-            _ => None,
-        })
-        .expect("the replies kept across the reload");
+    let kept = kept_across_reload(&closing.before_close());
     let mut fresh = Broker::new(Config::default());
     fresh.recall(&kept);
     let fx = fresh.pipe(cli("p2", Some(&question("Something else?")), &args));
@@ -380,17 +373,10 @@ fn a_popup_closed_stays_closed_for_callers_that_ask_again_after_the_reload() {
     let fx = closing.before_close();
     let lost = replies(&fx);
     assert_eq!(lost.len(), 3);
-    let kept: Vec<&String> = fx
-        .iter()
-        .filter_map(|e| match e {
-            Effect::KeepAcrossReload(kept) => Some(kept),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(kept.len(), 1, "{fx:?}");
+    let kept = kept_across_reload(&fx);
 
     let mut fresh = Broker::new(Config::default());
-    fresh.recall(kept[0]);
+    fresh.recall(&kept);
     for (i, args) in callers.iter().enumerate() {
         let fx = fresh.pipe(cli(
             &format!("again{i}"),

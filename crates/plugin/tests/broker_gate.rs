@@ -404,14 +404,7 @@ fn the_replies_kept_across_a_reload_are_deleted_once_the_leader_has_read_them() 
     let mut closing = instance();
     closing.join(1);
     closing.pipe(ask("p1", "r1"));
-    let kept = closing
-        .before_close()
-        .into_iter()
-        .find_map(|e| match e {
-            Effect::KeepAcrossReload(kept) => Some(kept),
-            _ => None,
-        })
-        .expect("kept across the reload");
+    let kept = kept_across_reload(&closing.before_close());
     // The next instance reads it as it loads, asks no one, and once it leads and has answered
     // what waited, the file goes.
     let mut b = instance();

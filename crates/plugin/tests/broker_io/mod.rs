@@ -164,3 +164,16 @@ pub fn records(fx: &[Effect]) -> Vec<ask_popup_protocol::history::Entry> {
         })
         .collect()
 }
+
+/// The text kept across the reload among `fx` (`Effect::KeepAcrossReload`), which must hold one.
+pub fn kept_across_reload(fx: &[Effect]) -> String {
+    let kept: Vec<&String> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::KeepAcrossReload(kept) => Some(kept),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kept.len(), 1, "{fx:?}");
+    kept[0].clone()
+}
