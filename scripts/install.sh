@@ -22,7 +22,9 @@ fi
 bash scripts/build-plugin.sh
 # Built in the clone's target dir, where a later install (and `cargo build --release`) reuses
 # the build.
-ASK_POPUP_PLUGIN_WASM="$PWD/target/wasm32-wasip1/plugin/ask-popup.wasm" \
+target_dir=${CARGO_TARGET_DIR:-target}
+case $target_dir in /*) ;; *) target_dir=$PWD/$target_dir ;; esac
+ASK_POPUP_PLUGIN_WASM="$target_dir/wasm32-wasip1/plugin/ask-popup.wasm" \
     cargo install --locked --force --path . --target-dir "${CARGO_TARGET_DIR:-target}" \
     "${root_args[@]}"
 echo
