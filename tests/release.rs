@@ -95,7 +95,7 @@ fn the_changelog_begins_with_this_versions_entry() {
 
 #[test]
 fn the_zellij_line_is_the_one_the_plugin_is_built_against() {
-    let manifest = read("Cargo.toml");
+    let manifest = read("crates/plugin/Cargo.toml");
     assert!(
         manifest.contains(&format!("zellij-tile = \"={ZELLIJ_TESTED}\"")),
         "zellij-tile is pinned to {ZELLIJ_TESTED}"
@@ -215,13 +215,13 @@ fn the_command_unwinds_and_only_the_plugin_aborts_on_a_panic() {
     assert_eq!(profile("plugin")["inherits"].as_str(), Some("release"));
     assert_eq!(profile("plugin")["panic"].as_str(), Some("abort"));
     assert!(read("scripts/build-plugin.sh")
-        .contains("cargo build --profile plugin --target wasm32-wasip1"));
+        .contains("cargo build -p ask-popup-plugin --profile plugin --target wasm32-wasip1"));
 }
 
 #[test]
-fn every_option_the_plugin_reads_is_documented_in_plugin_kdl_and_the_readme() {
+fn every_option_the_plugin_reads_is_documented_in_plugin_kdl_and_the_options_table() {
     use ask_popup_plugin::config::Settings;
-    let (plugin_kdl, readme) = (read("plugin.kdl"), read("README.md"));
+    let (plugin_kdl, table) = (read("plugin.kdl"), read("docs/install.md"));
     for option in Settings::OPTIONS {
         // Read: a value it cannot take is said to be wrong.
         let map = [(option.to_owned(), "not-a-value!".to_owned())].into();
@@ -233,10 +233,10 @@ fn every_option_the_plugin_reads_is_documented_in_plugin_kdl_and_the_readme() {
                 .starts_with(&format!("{option} "))
         });
         assert!(documented, "plugin.kdl does not document {option}");
-        let in_table = readme
+        let in_table = table
             .lines()
             .any(|l| l.starts_with("| `") && l.contains(&format!("`{option}`")));
-        assert!(in_table, "the README's options table lacks {option}");
+        assert!(in_table, "docs/install.md's options table lacks {option}");
     }
     // What is not an option is not read.
     let map = [("default_timeout_ms".to_owned(), "1".to_owned())].into();
