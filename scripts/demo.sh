@@ -14,9 +14,13 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 bash scripts/ensure-tools.sh
 bash scripts/build-plugin.sh
-# The agent side: the `ask-popup` command, the same crate built for this machine.
+# The agent side: the `ask-popup` command, built for this machine. Both where cargo builds
+# (`$CARGO_TARGET_DIR` honoured).
 cargo build --release --bin ask-popup >&2
-wasm="$root/target/wasm32-wasip1/plugin/ask-popup.wasm"
+target_dir=${CARGO_TARGET_DIR:-target}
+case $target_dir in /*) ;; *) target_dir=$root/$target_dir ;; esac
+wasm="$target_dir/wasm32-wasip1/plugin/ask-popup.wasm"
+ask_popup_command="$target_dir/release/ask-popup"
 
 demo="$root/target/demo"
 rm -rf "$demo"
@@ -83,6 +87,7 @@ cat >"$demo/zellij.sh" <<EOF
 #!/usr/bin/env bash
 export XDG_CONFIG_HOME="$demo/config" XDG_CACHE_HOME="$demo/cache"
 export XDG_DATA_HOME="$demo/data" ZELLIJ_SOCKET_DIR="$demo/sock"
+export ASK_POPUP_DEMO_COMMAND="$ask_popup_command"
 exec zellij --config "$demo/config.kdl" "\$@"
 EOF
 chmod +x "$demo/zellij.sh"
