@@ -32,7 +32,7 @@ pub(super) struct Arrivals {
 
 /// A reply kept for a caller that may ask again.
 #[derive(Debug)]
-pub(super) struct KeptReply {
+struct KeptReply {
     /// When the request ended.
     at_ms: u64,
     /// `Questionnaire::digest` of what was asked: only the same questionnaire gets it again.

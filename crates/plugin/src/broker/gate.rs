@@ -258,7 +258,8 @@ impl Broker {
             return;
         }
         let caller = Asker::of(&msg.args);
-        if let Some(id) = msg.args.get("id").filter(|id| !id.is_empty()) {
+        let id = msg.args.get("id").filter(|id| !id.is_empty());
+        if let Some(id) = id {
             let waiting = self
                 .pending
                 .iter()
@@ -282,15 +283,14 @@ impl Broker {
             return;
         };
         let questionnaire = self.with_default_timeout(questionnaire);
-        if let Some(id) = msg.args.get("id").filter(|id| !id.is_empty()) {
-            // Asked again after it ended: its reply is repeated, nothing shows.
-            if self
-                .arrivals
+        // Asked again after it ended: its reply is repeated, nothing shows.
+        let answered = |id: &String| {
+            self.arrivals
                 .kept_reply(&caller, id, &questionnaire)
                 .is_some()
-            {
-                return;
-            }
+        };
+        if id.is_some_and(answered) {
+            return;
         }
         let dialog = Dialog::new(questionnaire);
         let mut request = Request::new(pipe.clone(), &msg.args, dialog, 0, self.now_ms);
