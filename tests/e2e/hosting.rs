@@ -117,6 +117,36 @@ fn a_client_that_attaches_while_a_question_waits_shows_it_and_the_first_keeps_it
 }
 
 #[test]
+fn a_question_hidden_by_another_hand_as_a_client_attaches_shows_again_on_both() {
+    // A client attaching sets off more than one hand on the popup's one pane (Zellij hides a
+    // web client's tab's floating panes; the new client's instance hides the pane it showed
+    // for its permission request): a question that shows comes back.
+    let zellij = Zellij::start();
+    let (pane, _) = caller_pane(&zellij);
+    let id = pane.to_string();
+    let call = crate::dialog::ask(
+        &zellij,
+        DB,
+        &[("agent", "claude"), ("pane_id", &id), ("id", "hand-1")],
+        |s| s.contains("claude asks") && s.contains("Which database?"),
+    );
+    zellij.attach_second_client();
+    // Another hand hides the floating panes the moment the client is there.
+    let hidden = zellij.action(&["toggle-floating-panes"]);
+    assert!(hidden.status.success(), "{hidden:?}");
+    for client in [FIRST, SECOND] {
+        zellij.wait_for_screen_of(client, "the question shown again", ANSWER, |s| {
+            s.contains("claude asks") && s.contains("Which database?") && !settling(s)
+        });
+    }
+    zellij.type_into(SECOND, &["Enter"]);
+    assert_reply(
+        &call.wait(ANSWER),
+        &submitted(DB, &[(0, Answer::Option(0))], &[], Some("hand-1")),
+    );
+}
+
+#[test]
 fn keys_typed_as_the_popup_appears_do_not_answer_it() {
     let zellij = Zellij::start();
     // Loaded and idle, so the next question shows the moment it arrives.

@@ -87,7 +87,9 @@ mod plugin {
     use ask_popup_plugin::zellij_command::{
         self, Command, PluginIds, PluginMessage, PERMISSIONS, SUBSCRIPTIONS,
     };
-    use ask_popup_plugin::zellij_event::{ClosedPane, MouseEvent, TabState, ZellijEvent};
+    use ask_popup_plugin::zellij_event::{
+        ClosedPane, MouseEvent, PopupSighting, TabState, ZellijEvent,
+    };
     use ask_popup_protocol::request::RequestError;
     use std::collections::BTreeMap;
     use zellij_tile::prelude::ZellijPlugin;
@@ -115,6 +117,8 @@ mod plugin {
         trace: bool,
         /// The name this instance gave the popup's pane last.
         own_title: Option<String>,
+        /// Whether the popup's pane is on screen, as Zellij's latest updates have it.
+        sighting: PopupSighting,
     }
 
     impl ZellijPlugin for State {
@@ -206,20 +210,33 @@ mod plugin {
                     return true;
                 }
                 ZellijEvent::PaneUpdate(panes) => {
+                    if let Some(id) = self.plugin_id {
+                        self.sighting.panes(&panes, id);
+                    }
+                    let mut effects = self.broker.popup_seen(self.sighting.on_screen());
                     let titles = panes
                         .into_iter()
                         .filter(|p| !p.is_plugin)
                         .map(|p| (p.id, p.title))
                         .collect::<Vec<_>>();
-                    self.broker.pane_titles(titles)
+                    effects.extend(self.broker.pane_titles(titles));
+                    effects
                 }
                 ZellijEvent::PaneClosed(ClosedPane::Terminal(id)) => self.broker.pane_closed(id),
                 ZellijEvent::TabUpdate(tabs) => {
                     if let Some(tab) = tabs.iter().find(|t| t.active) {
                         self.screen = Some((tab.display_area_rows, tab.display_area_columns));
                     }
+                    self.sighting.tabs(&tabs);
                     // Who is attached: a client may have come or gone.
-                    self.broker.attached(&other_clients(&tabs))
+                    let mut effects = self.broker.attached(&other_clients(&tabs));
+                    if !effects
+                        .iter()
+                        .any(|e| matches!(e, Effect::Show | Effect::ShowAsPlaced))
+                    {
+                        effects.extend(self.broker.popup_seen(self.sighting.on_screen()));
+                    }
+                    effects
                 }
                 ZellijEvent::PaneClosed(ClosedPane::Plugin(_)) | ZellijEvent::Other => Vec::new(),
             };
@@ -296,7 +313,25 @@ mod plugin {
             match event {
                 ZellijEvent::TabUpdate(tabs) => {
                     let others = other_clients(tabs);
-                    self.log(format_args!("tab update, other clients {others:?}"));
+                    let floating: Vec<usize> = tabs
+                        .iter()
+                        .filter(|t| t.floating_visible)
+                        .map(|t| t.position)
+                        .collect();
+                    self.log(format_args!(
+                        "tab update, other clients {others:?}, floating panes shown on tabs {floating:?}"
+                    ));
+                }
+                ZellijEvent::PaneUpdate(panes) => {
+                    if let Some(popup) = panes
+                        .iter()
+                        .find(|p| p.is_plugin && Some(p.id) == self.plugin_id)
+                    {
+                        self.log(format_args!(
+                            "pane update, popup on tab {}, floating {}, hidden {}",
+                            popup.tab, popup.is_floating, popup.is_suppressed
+                        ));
+                    }
                 }
                 ZellijEvent::PermissionRequestResult(granted) => {
                     self.log(format_args!("permission granted: {granted}"));
@@ -307,7 +342,7 @@ mod plugin {
                 ZellijEvent::Timer => self.log(format_args!("timer")),
                 ZellijEvent::BeforeClose => self.log(format_args!("before close")),
                 ZellijEvent::PaneClosed(pane) => self.log(format_args!("pane closed {pane:?}")),
-                ZellijEvent::PaneUpdate(_) | ZellijEvent::ModeUpdate(_) | ZellijEvent::Other => {}
+                ZellijEvent::ModeUpdate(_) | ZellijEvent::Other => {}
             }
         }
 

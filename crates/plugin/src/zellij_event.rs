@@ -89,7 +89,11 @@ pub enum MouseEvent {
 /// What the plugin reads of a tab.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TabState {
+    /// The tab's position (what a pane update names its tab by).
+    pub position: usize,
     pub active: bool,
+    /// Whether the tab shows its floating panes.
+    pub floating_visible: bool,
     /// The other clients focused on this tab.
     pub other_focused_clients: Vec<u16>,
     pub display_area_rows: usize,
@@ -102,6 +106,47 @@ pub struct PaneState {
     pub id: u32,
     pub is_plugin: bool,
     pub title: String,
+    /// The position of the pane's tab.
+    pub tab: usize,
+    pub is_floating: bool,
+    /// Hidden by its plugin (`hide_self`): on no tab's screen.
+    pub is_suppressed: bool,
+}
+
+/// Whether the popup's pane is on screen, as the latest tab and pane updates have it: not
+/// hidden by its plugin, and, floating, on a tab that shows its floating panes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PopupSighting {
+    /// The positions of the tabs that show their floating panes.
+    floating_shown: Vec<usize>,
+    /// The popup's pane, once a pane update has listed it.
+    pane: Option<PaneState>,
+}
+
+impl PopupSighting {
+    /// A tab update came.
+    pub fn tabs(&mut self, tabs: &[TabState]) {
+        self.floating_shown = tabs
+            .iter()
+            .filter(|t| t.floating_visible)
+            .map(|t| t.position)
+            .collect();
+    }
+
+    /// A pane update came; the popup is plugin `plugin_id`'s pane.
+    pub fn panes(&mut self, panes: &[PaneState], plugin_id: u32) {
+        self.pane = panes
+            .iter()
+            .find(|p| p.is_plugin && p.id == plugin_id)
+            .cloned();
+    }
+
+    /// Whether the popup is on screen (false when no update listed its pane).
+    pub fn on_screen(&self) -> bool {
+        self.pane.as_ref().is_some_and(|p| {
+            !p.is_suppressed && (!p.is_floating || self.floating_shown.contains(&p.tab))
+        })
+    }
 }
 
 /// The pane a `PaneClosed` event names.
@@ -233,7 +278,9 @@ fn mouse_event(mouse: proto::MouseEventPayload) -> Result<MouseEvent, Malformed>
 
 fn tab_state(tab: proto::TabInfo) -> TabState {
     TabState {
+        position: tab.position as usize,
         active: tab.active,
+        floating_visible: tab.are_floating_panes_visible,
         // zellij-utils keeps the low 16 bits of each id.
         other_focused_clients: tab
             .other_focused_clients
@@ -254,10 +301,14 @@ fn pane_states(update: proto::PaneUpdatePayload) -> Result<Vec<PaneState>, Malfo
             return Err(Malformed);
         }
         tabs.push(manifest.tab_index);
+        let tab = manifest.tab_index as usize;
         panes.extend(manifest.panes.into_iter().map(|pane| PaneState {
             id: pane.id,
             is_plugin: pane.is_plugin,
             title: pane.title,
+            tab,
+            is_floating: pane.is_floating,
+            is_suppressed: pane.is_suppressed,
         }));
     }
     Ok(panes)

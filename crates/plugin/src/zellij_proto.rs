@@ -122,8 +122,12 @@ pub struct TabUpdatePayload {
 /// Of a tab, what the plugin reads.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct TabInfo {
+    #[prost(uint32, tag = "1")]
+    pub position: u32,
     #[prost(bool, tag = "3")]
     pub active: bool,
+    #[prost(bool, tag = "7")]
+    pub are_floating_panes_visible: bool,
     #[prost(uint32, repeated, tag = "8")]
     pub other_focused_clients: Vec<u32>,
     #[prost(uint32, tag = "13")]
@@ -154,6 +158,10 @@ pub struct PaneInfo {
     pub id: u32,
     #[prost(bool, tag = "2")]
     pub is_plugin: bool,
+    #[prost(bool, tag = "5")]
+    pub is_floating: bool,
+    #[prost(bool, tag = "6")]
+    pub is_suppressed: bool,
     #[prost(string, tag = "7")]
     pub title: String,
 }

@@ -581,3 +581,82 @@ fn a_client_attaching_while_a_question_shows_shows_it_again_and_only_then() {
     let fx = idle.attached(&[2]);
     assert!(!fx.contains(&Effect::Show), "{fx:?}");
 }
+
+#[test]
+fn a_question_found_hidden_just_after_a_client_attached_shows_again_a_few_times_and_only_then() {
+    use ask_popup_plugin::broker::RESHOW_WINDOW_MS;
+    let shows = |fx: &[Effect]| fx.iter().filter(|e| **e == Effect::Show).count();
+    let mut one = instance();
+    one.join(1);
+    one.attached(&[]);
+    one.pipe(cli("p1", Some(&question("Q?")), &[("id", "r1")]));
+    // Hidden before any client attached (the person toggled the floating panes): it stays.
+    assert!(one.popup_seen(false).is_empty());
+    one.attached(&[2]);
+    // On screen: nothing to do.
+    assert!(one.popup_seen(true).is_empty());
+    // Hidden by another hand while the new client's instance loads: shown again. Updates sent
+    // before it showed again say it is hidden still: nothing more until one says it shows.
+    // Five times at most.
+    for _ in 0..5 {
+        assert_eq!(shows(&one.popup_seen(false)), 1);
+        assert!(one.popup_seen(false).is_empty());
+        assert!(one.popup_seen(true).is_empty());
+    }
+    assert!(one.popup_seen(false).is_empty());
+    // Another client attaches: a new moment, which ends.
+    one.attached(&[2, 3]);
+    assert_eq!(shows(&one.popup_seen(false)), 1);
+    one.set_clock(one.now_ms() + RESHOW_WINDOW_MS + 1);
+    assert!(one.popup_seen(false).is_empty());
+    // Hidden by the person (the hide key) just after a client attached: it stays hidden.
+    let mut two = instance();
+    two.join(1);
+    two.attached(&[]);
+    two.pipe(cli("p2", Some(&question("Q?")), &[("id", "r2")]));
+    two.attached(&[2]);
+    settle(&mut two);
+    let fx = two.input(Input::Key(Key::Hide));
+    assert!(fx.contains(&Effect::Hide), "{fx:?}");
+    assert!(two.popup_seen(false).is_empty());
+    // Nothing pending: nothing shows.
+    let mut idle = instance();
+    idle.join(1);
+    idle.attached(&[2]);
+    assert!(idle.popup_seen(false).is_empty());
+}
+
+#[test]
+fn a_newcomer_that_says_hello_while_the_leader_still_listens_is_told_what_it_missed_later() {
+    use ask_popup_plugin::broker::HELLO_WINDOW_MS;
+    // The first question loaded the plugin: its instance shows it and listens for hellos.
+    let mut one = instance();
+    one.await_permission();
+    one.pipe(cli("p1", Some(&question("Q?")), &[("id", "r1")]));
+    let hello_one = one.permission(true, 1);
+    // A second client attaches meanwhile; each hears the other's hello.
+    let mut two = instance();
+    two.await_permission();
+    let hello_two = two.permission(true, 2);
+    let (answer, _) = carry(&hello_two, &mut one, &mut two);
+    let sync = |fx: &[Effect]| {
+        peer_messages(fx)
+            .iter()
+            .any(|m| m.payload.as_deref().unwrap_or("").contains("\"sync\""))
+    };
+    assert!(!sync(&answer), "{answer:?}");
+    carry(&hello_one, &mut one, &mut two);
+    // The newcomer's window ends first: nothing there yet.
+    let fx = tick(&mut two, HELLO_WINDOW_MS);
+    assert!(fx.contains(&Effect::Hide), "{fx:?}");
+    // The leader's ends: it asks its question and tells the newcomer, which shows it.
+    let fx = tick(&mut one, HELLO_WINDOW_MS);
+    assert!(fx.contains(&Effect::Block("p1".into())), "{fx:?}");
+    assert!(sync(&fx), "{fx:?}");
+    let (_, shown) = carry(&fx, &mut one, &mut two);
+    assert!(
+        shown.contains(&Effect::ShowAsPlaced) || shown.contains(&Effect::Show),
+        "{shown:?}"
+    );
+    assert_eq!(two.pending_count(), 1);
+}

@@ -154,6 +154,7 @@ fn a_tab_update_gives_each_tabs_size_and_the_other_clients_on_it() {
         position,
         name: format!("Tab #{}", position + 1),
         active,
+        are_floating_panes_visible: active,
         other_focused_clients: others,
         active_swap_layout_name: Some("default".into()),
         viewport_rows: rows - 2,
@@ -172,13 +173,17 @@ fn a_tab_update_gives_each_tabs_size_and_the_other_clients_on_it() {
         read(event),
         ZellijEvent::TabUpdate(vec![
             TabState {
+                position: 0,
                 active: false,
+                floating_visible: false,
                 other_focused_clients: vec![],
                 display_area_rows: 10,
                 display_area_columns: 20,
             },
             TabState {
+                position: 1,
                 active: true,
+                floating_visible: true,
                 other_focused_clients: vec![2, 3, u16::MAX],
                 display_area_rows: 42,
                 display_area_columns: 160,
@@ -197,6 +202,8 @@ fn a_pane_update_gives_every_pane_of_every_tab() {
         id,
         is_plugin,
         title: title.into(),
+        is_floating: is_plugin && id > 0,
+        is_suppressed: id == 7,
         is_focused: true,
         pane_rows: 20,
         cursor_coordinates_in_pane: Some((3, 4)),
@@ -207,7 +214,7 @@ fn a_pane_update_gives_every_pane_of_every_tab() {
     };
     let panes = HashMap::from([
         (0, vec![pane(1, false, "claude"), pane(0, true, "tab-bar")]),
-        (1, vec![pane(4, false, "pi ✓")]),
+        (1, vec![pane(4, false, "pi ✓"), pane(7, true, "ask-popup")]),
         (2, vec![]),
     ]);
     let ZellijEvent::PaneUpdate(mut read) = read(Event::PaneUpdate(PaneManifest { panes })) else {
@@ -215,17 +222,21 @@ fn a_pane_update_gives_every_pane_of_every_tab() {
     };
     // Zellij sends the tabs in its map's order.
     read.sort_by_key(|p| (p.id, p.is_plugin));
-    let want = |id, is_plugin, title: &str| PaneState {
+    let want = |id, is_plugin, title: &str, tab| PaneState {
         id,
         is_plugin,
         title: title.into(),
+        tab,
+        is_floating: is_plugin && id > 0,
+        is_suppressed: id == 7,
     };
     assert_eq!(
         read,
         [
-            want(0, true, "tab-bar"),
-            want(1, false, "claude"),
-            want(4, false, "pi ✓"),
+            want(0, true, "tab-bar", 0),
+            want(1, false, "claude", 0),
+            want(4, false, "pi ✓", 1),
+            want(7, true, "ask-popup", 1),
         ]
     );
 }

@@ -369,6 +369,7 @@ impl Broker {
         if hide && self.pending.is_empty() {
             effects.push(Effect::Hide);
         }
+        self.sync_late_newcomers(&mut effects);
         effects.push(Effect::Render);
         effects
     }

@@ -41,6 +41,7 @@ pub use gate::GRANT_SILENCE_MS;
 use gate::{GateState, Held};
 use history_view::HistoryView;
 use peers::Peers;
+pub use peers::RESHOW_WINDOW_MS;
 
 /// Pipe names with a meaning of their own. A question comes on a pipe named `ask` (see
 /// `is_question_pipe`); any other name is answered with a clear error.

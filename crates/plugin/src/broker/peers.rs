@@ -34,10 +34,26 @@ pub(super) struct Peers {
     /// no end for them (at most `MAX_UNSAID_ENDS`), by pipe: a wait handed over by a leaving
     /// instance after its request ended here has its outcome said then, once.
     unsaid_ends: VecDeque<(String, Ended)>,
+    /// When a tab update last listed a client not seen before (see `popup_seen`).
+    newcomer_ms: Option<u64>,
+    /// How often the popup was shown again since (at most `MAX_RESHOWS`).
+    reshows: u8,
+    /// Shown again, and not yet seen on screen since: the updates Zellij sent before the
+    /// popup showed again say nothing of whether it did.
+    reshow_unseen: bool,
+    /// The newcomers that said hello while this instance still listened for hellos itself:
+    /// told what they missed once it knows whether it leads (`sync_late_newcomers`).
+    unsynced: BTreeSet<u16>,
 }
 
 /// How many unsaid outcome events an instance keeps for waits handed over late.
 const MAX_UNSAID_ENDS: usize = 64;
+
+/// How long after a client attached a question found hidden shows again (`popup_seen`).
+pub const RESHOW_WINDOW_MS: u64 = 10_000;
+
+/// How often, at most, a question shows again in that time.
+const MAX_RESHOWS: u8 = 5;
 
 impl Peers {
     /// Keeps the outcome event of a request of pipe `pipe` that ended here unsaid.
@@ -122,6 +138,11 @@ impl Broker {
         let newcomer = others
             .iter()
             .any(|client| *client != me && !self.peers.seen.contains(client));
+        if newcomer {
+            self.peers.newcomer_ms = Some(self.now_ms);
+            self.peers.reshows = 0;
+            self.peers.reshow_unseen = false;
+        }
         self.peers
             .seen
             .extend(others.iter().copied().filter(|client| *client != me));
@@ -144,6 +165,36 @@ impl Broker {
         if newcomer && self.visible && !self.pending.is_empty() {
             self.show(&mut effects);
         }
+        self.done(effects)
+    }
+
+    /// Whether the popup's pane is on screen, as Zellij's latest tab and pane updates have it.
+    /// A client attaching sets off more than one hand on the popup's one pane (Zellij hides
+    /// the floating panes of a web client's tab; the new client's instance, which has not heard
+    /// of the question yet, hides the pane it showed for the permission request): for a moment
+    /// after a client attached, a question that shows here and is found hidden shows again, a
+    /// few times at most. Later, a hidden popup is the person's doing, and stays hidden.
+    pub fn popup_seen(&mut self, on_screen: bool) -> Vec<Effect> {
+        if on_screen {
+            self.peers.reshow_unseen = false;
+            return Vec::new();
+        }
+        let attached_lately = self
+            .peers
+            .newcomer_ms
+            .is_some_and(|at| self.now_ms <= at.saturating_add(RESHOW_WINDOW_MS));
+        if !attached_lately
+            || self.peers.reshow_unseen
+            || !self.visible
+            || self.pending.is_empty()
+            || self.peers.reshows >= MAX_RESHOWS
+        {
+            return Vec::new();
+        }
+        self.peers.reshows += 1;
+        self.peers.reshow_unseen = true;
+        let mut effects = Vec::new();
+        self.show(&mut effects);
         self.done(effects)
     }
 
@@ -238,9 +289,12 @@ impl Broker {
             PeerKind::Hello => {
                 let led = self.leads();
                 if self.peers.known.insert(message.from) && self.peers.me.is_some() {
-                    // A newcomer: tell it we are here too, and, from the leader, what it missed.
+                    // A newcomer: tell it we are here too, and, from the leader, what it missed
+                    // (once this instance knows whether it leads, if it still listens itself).
                     effects.push(self.peer_message(PeerKind::Hello));
-                    if led && self.gate.is_open() {
+                    if !self.gate.is_open() {
+                        self.peers.unsynced.insert(message.from);
+                    } else if led {
                         effects.push(self.sync_for(message.from));
                     }
                 }
@@ -272,6 +326,20 @@ impl Broker {
                 if let Some(r) = self.pending.iter_mut().find(|r| r.pipe == pipe) {
                     r.dialog.stop_countdown();
                 }
+            }
+        }
+    }
+
+    /// The gate opened: the newcomers that said hello meanwhile are told what they missed by
+    /// the leader, as those that say it later are.
+    pub(super) fn sync_late_newcomers(&mut self, effects: &mut Vec<Effect>) {
+        let newcomers = std::mem::take(&mut self.peers.unsynced);
+        if !self.leads() {
+            return;
+        }
+        for to in newcomers {
+            if self.peers.known.contains(&to) {
+                effects.push(self.sync_for(to));
             }
         }
     }
