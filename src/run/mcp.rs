@@ -111,7 +111,8 @@ struct Server {
     calls: TaskTracker,
 }
 
-/// The tools as clients list them: the library's names, descriptions and schemas, marked
+/// The tools as clients list them (asking without waiting is `ask_user_question`'s `wait`,
+/// within the budget of `tool::Budget`): the library's names, descriptions and schemas, marked
 /// read-only (they change nothing on the machine) so clients that honour the hint run them
 /// without asking.
 fn definitions() -> Vec<Tool> {
@@ -129,14 +130,8 @@ fn definitions() -> Vec<Tool> {
         tool(
             tool::NAME,
             tool::DESCRIPTION,
-            tool::parameters(),
+            tool::mcp_parameters(),
             "Ask the user",
-        ),
-        tool(
-            tool::LATER_NAME,
-            tool::LATER_DESCRIPTION,
-            tool::parameters(),
-            "Ask the user, answer later",
         ),
         tool(
             tool::ANSWER_NAME,
@@ -169,10 +164,15 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
+        let mut arguments = request.arguments.unwrap_or_default();
+        // Asked not to wait (`wait` false; the tool of the older name always did).
+        let wait = arguments.remove(tool::WAIT);
+        let arguments = serde_json::Value::Object(arguments);
         match request.name.as_ref() {
-            tool::NAME => {}
-            tool::LATER_NAME => return Ok(self.ask_later(&arguments, &context).into()),
+            tool::NAME if wait != Some(Value::Bool(false)) => {}
+            tool::NAME | tool::LATER_NAME => {
+                return Ok(self.ask_later(&arguments, &context).into())
+            }
             tool::ANSWER_NAME => return Ok(get_answer(&arguments).await.into()),
             name => {
                 return Err(ErrorData::invalid_params(
@@ -228,7 +228,7 @@ fn caller_of(context: &RequestContext<RoleServer>, id_given: bool) -> Caller {
 }
 
 impl Server {
-    /// `ask_user_question_later`: the questions left in the popup with a process that waits
+    /// `ask_user_question` with `wait` false: the questions left in the popup with a process that waits
     /// for the answer (as `ask-popup ask --no-wait` leaves them), the request's id at once.
     fn ask_later(&self, arguments: &Value, context: &RequestContext<RoleServer>) -> CallToolResult {
         let caller = caller_of(context, true);

@@ -206,9 +206,12 @@ fn codex_gets_a_pick_from_the_popup_as_the_plugin_wrote_it() {
     // The tool as the model saw it: the library's description; the schema's limits.
     let declared = responses::declared_tool(&codex.model.requests(), tool::NAME).expect("declared");
     assert_eq!(declared["description"], tool::DESCRIPTION);
-    // Codex passes the schema on without its upper limits and minimum; the description says
+    // Codex passes the schema on without its upper limits and minimum; the descriptions say
     // them, and the validator holds to them.
-    assert_eq!(declared["parameters"], without_limits(tool::parameters()));
+    assert_eq!(
+        declared["parameters"],
+        without_limits(tool::mcp_parameters())
+    );
     wait_for_title(&zellij, codex.pane, "codex-one");
 }
 
@@ -437,19 +440,15 @@ fn an_mcp_python_client_lists_the_tool_as_the_library_declares_it() {
     };
     let listed = run(&["list"]);
     assert_eq!(listed["initialize"]["serverInfo"]["name"], "ask-popup");
-    assert_eq!(listed["tools"].as_array().map(Vec::len), Some(3));
+    assert_eq!(listed["tools"].as_array().map(Vec::len), Some(2));
     let declared = &listed["tools"][0];
     assert_eq!(declared["name"], tool::NAME);
     assert_eq!(declared["description"], tool::DESCRIPTION);
-    assert_eq!(declared["inputSchema"], tool::parameters());
+    assert_eq!(declared["inputSchema"], tool::mcp_parameters());
     assert_eq!(declared["annotations"]["readOnlyHint"], true);
     assert_eq!(declared["annotations"]["destructiveHint"], false);
-    // Asking without waiting, and fetching the answer later.
-    let later = &listed["tools"][1];
-    assert_eq!(later["name"], tool::LATER_NAME);
-    assert_eq!(later["description"], tool::LATER_DESCRIPTION);
-    assert_eq!(later["inputSchema"], tool::parameters());
-    let answer = &listed["tools"][2];
+    // Fetching the answer to a question asked without waiting (`wait` false).
+    let answer = &listed["tools"][1];
     assert_eq!(answer["name"], tool::ANSWER_NAME);
     assert_eq!(answer["description"], tool::ANSWER_DESCRIPTION);
     assert_eq!(answer["inputSchema"], tool::answer_parameters());
@@ -768,6 +767,7 @@ fn an_mcp_server_reaps_the_process_of_a_question_asked_for_later() {
     let zellij = Zellij::start();
     let mut server = StdioServer::start(&zellij, &[]);
     server.initialize(&zellij, "later");
+    // By the tool's older name, which asks without waiting as `wait` false does.
     server.call_tool(2, tool::LATER_NAME, &database());
     let asked = server.response(&zellij, 2);
     let text = asked["result"]["content"][0]["text"]

@@ -6,7 +6,7 @@ with: the MCP Python SDK (PyPI `mcp`). It starts the server on stdio as any clie
                        writes the result and every progress notification
   cancel ARGS SECONDS  calls it, gives up after SECONDS (the SDK then sends
                        notifications/cancelled) and keeps the session open 8 s more
-  later ARGS           calls ask_user_question_later with ARGS, then get_user_answer with its
+  later ARGS           calls ask_user_question with ARGS and wait false, then get_user_answer with its
                        requestId at once (writing OUT.asked with both results), then
                        get_user_answer waiting up to 60 s
 
@@ -67,7 +67,9 @@ async def main(server, out, mode, arguments=None, seconds=None):
                 # the popup because of the cancellation, not because stdin closed.
                 await anyio.sleep(8)
             elif mode == "later":
-                asked = wire(await session.call_tool("ask_user_question_later", json.loads(arguments)))
+                asked = wire(
+                    await session.call_tool("ask_user_question", {**json.loads(arguments), "wait": False})
+                )
                 text = asked["content"][0]["text"]
                 request_id = text.split('requestId is "', 1)[1].split('"', 1)[0]
                 at_once = wire(await session.call_tool("get_user_answer", {"requestId": request_id}))

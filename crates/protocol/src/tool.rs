@@ -15,33 +15,35 @@ use serde_json::{json, Value};
 /// The tool's name, in every agent.
 pub const NAME: &str = "ask_user_question";
 
-/// What the model reads about the tool.
-pub const DESCRIPTION: &str = "Ask the user 1-4 structured questions in a dialog and wait for the answers. Use it when you need the user's decision before going on: choosing between approaches, confirming an assumption, settling a requirement you would otherwise guess.\n\nEach question has a short header (at most 16 characters) and 2-4 options, each with a label (1-5 words, at most 60 characters) and a description of what it means or costs. The dialog adds a free-text row (\"Type something.\") and a \"Chat about this\" row to every question itself, so never add an \"Other\" option. Set multiSelect when the choices are not exclusive. An option of a single-select question may carry a markdown preview (a mockup, a code sample, a diff) for the user to compare. Set timeout (milliseconds) only when an answer is useless after a while.\n\nThe result's text says what the user chose, with any notes they left. If it says the user picked \"Chat about this\", stop: ask in plain chat what they want to clarify, and wait for their reply before going on. If it says the user declined, do not ask the same questions again; go on without those answers or ask what they prefer. A timeout, a closed popup or an error is not a decline: the user may not have seen the questions, so ask them as plain chat text instead or retry.";
+/// What the model reads about the tool (the Pi extension's and the MCP server's). Every fact
+/// the model needs is here or in `parameters()`; the figures and their budgets are `Budget`.
+pub const DESCRIPTION: &str = "Ask the user 1-4 multiple-choice questions in a dialog and wait for the answers. Ask about choices you would otherwise guess or cannot undo. Put a recommended option first, its label ending \"(Recommended)\". The dialog adds free-text and \"Chat about this\" rows; Other, Type something., Chat about this and Next are reserved labels.\nIn the result, \"Chat about this\" means: stop and ask in chat what to clarify. Declined: don't ask again. A timeout or error is no decline: ask in chat or retry.";
 
-/// The tool that asks without waiting (the MCP server's; `ask-popup ask --no-wait`).
+/// The line Pi's system prompt gives the tool among the others.
+pub const PI_SNIPPET: &str = "Ask the user multiple-choice questions in a dialog";
+
+/// The MCP server's parameter that asks without waiting (`ask-popup ask --no-wait`).
+pub const WAIT: &str = "wait";
+
+/// The name the MCP server's tool that asked without waiting had: still answered, no longer
+/// listed (`ask_user_question` with `wait` false does it).
 pub const LATER_NAME: &str = "ask_user_question_later";
-
-/// What the model reads about it, beside `DESCRIPTION`.
-pub const LATER_DESCRIPTION: &str = "Put 1-4 structured questions to the user in the same dialog as ask_user_question, but do not wait: the result is the request's id at once, and get_user_answer fetches the answers later. Use it instead of ask_user_question when you can go on with work that does not depend on the answers while the user thinks (the user may be away for a while); use ask_user_question when you cannot go on without them. The questions and options follow the same rules as ask_user_question's.";
 
 /// The tool that fetches what a question asked without waiting got.
 pub const ANSWER_NAME: &str = "get_user_answer";
 
 /// What the model reads about it.
-pub const ANSWER_DESCRIPTION: &str = "Get the user's answers to questions asked with ask_user_question_later, by the requestId it returned. If the user has answered, the result reads as ask_user_question's would (the same rules apply: \"Chat about this\" means stop and ask in chat; a decline is not to be asked again). If not yet, it says so: do other work and call it again later, or set waitSeconds to wait up to that long for the answer.";
+pub const ANSWER_DESCRIPTION: &str = "Get the answers to questions asked with wait false, by requestId. Answered: read it as ask_user_question's result. Not yet: work on and call again later, or set waitSeconds.";
 
 /// get_user_answer's parameters as JSON Schema.
 pub fn answer_parameters() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "requestId": {
-                "type": "string",
-                "description": "The id ask_user_question_later returned",
-            },
+            "requestId": {"type": "string"},
             "waitSeconds": {
                 "type": "integer",
-                "description": "Wait up to this many seconds for the answer (default 0: say at once whether it is there)",
+                "description": "Wait up to this long (default 0)",
                 "minimum": 0,
                 "maximum": MAX_ANSWER_WAIT_S,
             },
@@ -50,10 +52,39 @@ pub fn answer_parameters() -> Value {
     })
 }
 
+/// ask_user_question's parameters as the MCP server lists them: `parameters()` and `wait`.
+pub fn mcp_parameters() -> Value {
+    let mut schema = parameters();
+    schema["properties"][WAIT] = json!({
+        "type": "boolean",
+        "description": "false: return a requestId now, for get_user_answer",
+    });
+    schema
+}
+
+/// What the model reads of a tool, in characters: its name, its description and its input
+/// schema as compact JSON (what an agent sends its model on every request).
+pub fn model_chars(name: &str, description: &str, schema: &Value) -> usize {
+    name.chars().count() + description.chars().count() + schema.to_string().chars().count()
+}
+
+/// The most characters each definition the model reads may take (`model_chars`); a test
+/// measures each against its budget.
+pub struct Budget;
+
+impl Budget {
+    /// ask_user_question as the MCP server lists it.
+    pub const ASK: usize = 1_500;
+    /// Every tool the MCP server lists.
+    pub const MCP: usize = 2_600;
+    /// The Pi extension's tool: description, snippet and parameters.
+    pub const PI: usize = 1_500;
+}
+
 /// The longest get_user_answer waits in one call.
 pub const MAX_ANSWER_WAIT_S: u64 = 600;
 
-/// What ask_user_question_later's result says: where the question is and how to get its answer.
+/// What asking without waiting (`wait` false) answers at once: where the question is and how to get its answer.
 pub fn later_text(request_id: &str) -> String {
     format!("The questions are in front of the user; their requestId is \"{request_id}\". Go on with work that does not depend on the answers, and call get_user_answer with this requestId when you need them.")
 }
@@ -68,31 +99,29 @@ pub fn unknown_text(request_id: &str) -> String {
     format!("No questions with requestId \"{request_id}\" are waiting or recorded: check the id, or ask again.")
 }
 
-/// The tool's parameters as JSON Schema: the seed schema with the validator's limits.
+/// The tool's parameters as JSON Schema: the seed schema with the validator's limits, each
+/// field described only where its name does not say it all. The descriptions repeat the
+/// limits: Codex passes its model the schema without `maxItems`, `maxLength` and `minimum`.
 pub fn parameters() -> Value {
     json!({
         "type": "object",
         "properties": {
             "questions": {
                 "type": "array",
-                "description": "The questions to ask, 1 to 4",
                 "minItems": 1,
                 "maxItems": MAX_QUESTIONS,
                 "items": {
                     "type": "object",
                     "properties": {
-                        "question": {
-                            "type": "string",
-                            "description": "The complete question, ending with a question mark",
-                        },
+                        "question": {"type": "string"},
                         "header": {
                             "type": "string",
-                            "description": "A very short label shown as the question's tab",
+                            "description": format!("Tab label, ≤{MAX_HEADER_CHARS} chars"),
                             "maxLength": MAX_HEADER_CHARS,
                         },
                         "options": {
                             "type": "array",
-                            "description": "The choices, 2 to 4; the dialog adds a free-text row and \"Chat about this\" itself",
+                            "description": format!("{MIN_OPTIONS}-{MAX_OPTIONS} choices"),
                             "minItems": MIN_OPTIONS,
                             "maxItems": MAX_OPTIONS,
                             "items": {
@@ -100,16 +129,16 @@ pub fn parameters() -> Value {
                                 "properties": {
                                     "label": {
                                         "type": "string",
-                                        "description": "The choice, 1 to 5 words",
+                                        "description": format!("≤{MAX_LABEL_CHARS} chars"),
                                         "maxLength": MAX_LABEL_CHARS,
                                     },
                                     "description": {
                                         "type": "string",
-                                        "description": "What the choice means or its trade-off",
+                                        "description": "Meaning or trade-off",
                                     },
                                     "preview": {
                                         "type": "string",
-                                        "description": "Markdown shown beside the options when this one is focused (single-select questions only)",
+                                        "description": "Markdown (code, mockup) shown when focused; single-select only",
                                     },
                                 },
                                 "required": ["label", "description"],
@@ -117,7 +146,7 @@ pub fn parameters() -> Value {
                         },
                         "multiSelect": {
                             "type": "boolean",
-                            "description": "Let the user pick several options (default false)",
+                            "description": "Allow several picks",
                         },
                     },
                     "required": ["question", "header", "options"],
@@ -125,7 +154,7 @@ pub fn parameters() -> Value {
             },
             "timeout": {
                 "type": "integer",
-                "description": "Milliseconds before the dialog gives up (at least 1000); leave it out to wait until the user answers",
+                "description": format!("ms (≥{MIN_TIMEOUT_MS}) until an answer is useless; omit to wait"),
                 "minimum": MIN_TIMEOUT_MS,
             },
         },
@@ -141,6 +170,7 @@ pub fn pi_shared() -> Value {
     json!({
         "name": NAME,
         "description": DESCRIPTION,
+        "snippet": PI_SNIPPET,
         "parameters": parameters(),
         "limits": {
             "maxQuestions": MAX_QUESTIONS,

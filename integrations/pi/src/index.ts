@@ -73,7 +73,7 @@ export default function piAskPopup(pi: ExtensionAPI) {
     name: shared.name,
     label: "Ask the user",
     description: config.description ?? shared.description,
-    promptSnippet: "Ask the user structured multiple-choice questions in a dialog and wait for the answers",
+    promptSnippet: shared.snippet,
     parameters,
     async execute(toolCallId, params, signal, _onUpdate, ctx): Promise<ToolResult> {
       if (signal?.aborted) throw new AbortedError();

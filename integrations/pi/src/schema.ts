@@ -8,40 +8,44 @@ const questions = shared.parameters.properties.questions;
 const question = questions.items.properties;
 const option = question.options.items.properties;
 
+/** A field's description, where the library gives one. */
+const described = (field: { description?: string }) =>
+  field.description === undefined ? {} : { description: field.description };
+
 export const parameters = Type.Object({
   questions: Type.Array(
     Type.Object({
-      question: Type.String({ description: question.question.description }),
+      question: Type.String(described(question.question)),
       header: Type.String({
-        description: question.header.description,
+        ...described(question.header),
         maxLength: limits.maxHeaderChars,
       }),
       options: Type.Array(
         Type.Object({
           label: Type.String({
-            description: option.label.description,
+            ...described(option.label),
             maxLength: limits.maxLabelChars,
           }),
-          description: Type.String({ description: option.description.description }),
-          preview: Type.Optional(Type.String({ description: option.preview.description })),
+          description: Type.String(described(option.description)),
+          preview: Type.Optional(Type.String(described(option.preview))),
         }),
         {
-          description: question.options.description,
+          ...described(question.options),
           minItems: limits.minOptions,
           maxItems: limits.maxOptions,
         },
       ),
-      multiSelect: Type.Optional(Type.Boolean({ description: question.multiSelect.description })),
+      multiSelect: Type.Optional(Type.Boolean(described(question.multiSelect))),
     }),
     {
-      description: questions.description,
+      ...described(questions),
       minItems: questions.minItems,
       maxItems: limits.maxQuestions,
     },
   ),
   timeout: Type.Optional(
     Type.Integer({
-      description: shared.parameters.properties.timeout.description,
+      ...described(shared.parameters.properties.timeout),
       minimum: limits.minTimeoutMs,
     }),
   ),

@@ -5,11 +5,14 @@ import sharedJson from "./shared.json" with { type: "json" };
 
 export type SharedError = { code: string; text: string };
 
-type Described = { description: string };
+// A field described only where its name and limits do not say it all.
+type Described = { description?: string };
 
 export type Shared = {
   name: string;
   description: string;
+  /** The line Pi's system prompt gives the tool among the others. */
+  snippet: string;
   parameters: {
     properties: {
       questions: Described & {

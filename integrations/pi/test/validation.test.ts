@@ -60,3 +60,9 @@ describe("validation parity with the plugin", () => {
     });
   }
 });
+
+describe("what the model reads", () => {
+  test("the schema Pi sends is the library's, field for field", () => {
+    assert.deepEqual(JSON.parse(JSON.stringify(parameters)), shared.parameters);
+  });
+});
