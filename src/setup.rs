@@ -196,6 +196,29 @@ pub fn pi_agent_dir(env: impl Fn(&str) -> Option<String>) -> Option<std::path::P
         .map(|home| std::path::Path::new(&home).join(".pi").join("agent"))
 }
 
+/// The skill that tells an agent when to ask and how (the Agent Skills format), installed into
+/// each agent's skill folder by setup and shipped with the Pi package.
+pub const SKILL: &str = include_str!("../integrations/pi/skills/ask-user/SKILL.md");
+
+/// The skill's name: its folder's, and its front matter's.
+pub const SKILL_NAME: &str = "ask-user";
+
+/// The folder the skill goes into for `agent` (`claude`, `codex`, `pi` or `opencode`): the
+/// agent's own skill folder (`~/.claude/skills`, `$CODEX_HOME/skills`, Pi's
+/// `~/.pi/agent/skills`, opencode's `~/.config/opencode/skills`), then `ask-user`.
+pub fn skill_dir(agent: &str, env: impl Fn(&str) -> Option<String>) -> Option<std::path::PathBuf> {
+    let skills = match agent {
+        "claude" => std::path::Path::new(&env("HOME").filter(|h| !h.is_empty())?)
+            .join(".claude")
+            .join("skills"),
+        "codex" => codex_config(&env)?.parent()?.join("skills"),
+        "pi" => pi_agent_dir(&env)?.join("skills"),
+        "opencode" => crate::opencode::config_dir(&env)?.join("skills"),
+        _ => return None,
+    };
+    Some(skills.join(SKILL_NAME))
+}
+
 /// Codex's config.toml: `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`.
 pub fn codex_config(env: impl Fn(&str) -> Option<String>) -> Option<std::path::PathBuf> {
     if let Some(dir) = env("CODEX_HOME").filter(|d| !d.is_empty()) {
@@ -601,6 +624,61 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(remove_claude(&alone).unwrap().as_deref(), Some("{}\n"));
+    }
+
+    #[test]
+    fn the_skill_goes_into_each_agents_own_skill_folder() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let home = env(&[("HOME", "/h")]);
+        let dir = |agent| skill_dir(agent, home).map(|d| d.display().to_string());
+        assert_eq!(dir("claude").as_deref(), Some("/h/.claude/skills/ask-user"));
+        assert_eq!(dir("codex").as_deref(), Some("/h/.codex/skills/ask-user"));
+        assert_eq!(dir("pi").as_deref(), Some("/h/.pi/agent/skills/ask-user"));
+        assert_eq!(
+            dir("opencode").as_deref(),
+            Some("/h/.config/opencode/skills/ask-user")
+        );
+        assert_eq!(dir("other"), None);
+        let set = env(&[
+            ("HOME", "/h"),
+            ("CODEX_HOME", "/c"),
+            ("PI_CODING_AGENT_DIR", "/p"),
+            ("XDG_CONFIG_HOME", "/x"),
+        ]);
+        let dir = |agent| skill_dir(agent, set).map(|d| d.display().to_string());
+        assert_eq!(dir("codex").as_deref(), Some("/c/skills/ask-user"));
+        assert_eq!(dir("pi").as_deref(), Some("/p/skills/ask-user"));
+        assert_eq!(
+            dir("opencode").as_deref(),
+            Some("/x/opencode/skills/ask-user")
+        );
+        assert_eq!(skill_dir("claude", env(&[])), None);
+    }
+
+    #[test]
+    fn the_skill_is_in_the_agent_skills_format() {
+        // Front matter between `---` lines: a name that is its folder's, and a description
+        // within the format's 1,024 characters.
+        let mut parts = SKILL.splitn(3, "---\n");
+        assert_eq!(parts.next(), Some(""));
+        let front = parts.next().expect("front matter");
+        let name = front.lines().find_map(|l| l.strip_prefix("name: "));
+        assert_eq!(name, Some(SKILL_NAME));
+        let description = front
+            .lines()
+            .find_map(|l| l.strip_prefix("description: "))
+            .expect("a description");
+        assert!(!description.is_empty() && description.chars().count() <= 1024);
+        assert!(description.contains("ask_user_question"));
+        assert!(parts
+            .next()
+            .is_some_and(|body| body.contains("(Recommended)")));
     }
 
     #[test]

@@ -324,6 +324,9 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
         "opencode plugin",
         "ask-popup setup opencode --write",
     );
+    for (agent, check) in SKILLS {
+        fails_with_fix(&report, check, &format!("ask-popup setup {agent} --write"));
+    }
     let out = home.run(&["setup", "--write"]);
     assert!(out.status.success(), "{out:?}");
     let (code, report) = home.doctor();
@@ -331,6 +334,35 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
     for check in ["Claude Code", "Codex", "Pi", "opencode", "opencode plugin"] {
         assert!(line(&report, check).starts_with('✓'), "{report}");
     }
+    // The skill in each agent's own skill folder.
+    for (dir, (_, check)) in [
+        ".claude/skills",
+        ".codex/skills",
+        ".pi/agent/skills",
+        ".config/opencode/skills",
+    ]
+    .iter()
+    .zip(SKILLS)
+    {
+        let skill = home.home().join(dir).join("ask-user/SKILL.md");
+        assert_eq!(
+            std::fs::read_to_string(&skill).ok().as_deref(),
+            Some(ask_popup::setup::SKILL),
+            "{}",
+            skill.display()
+        );
+        assert!(line(&report, check).starts_with('✓'), "{report}");
+    }
+    // An edited skill is another version.
+    let codex_skill = home.home().join(".codex/skills/ask-user/SKILL.md");
+    std::fs::write(&codex_skill, "---\nname: ask-user\n---\nolder\n").unwrap();
+    let (code, report) = home.doctor();
+    assert_eq!(code, 1, "{report}");
+    assert!(
+        line(&report, "Codex skill").contains("another version"),
+        "{report}"
+    );
+    assert!(home.run(&["setup", "codex", "--write"]).status.success());
     // An older plugin, and the server moved: each a ✗ that says so.
     let plugin = home.home().join(".config/opencode/plugin/ask-popup.js");
     std::fs::write(&plugin, "// an older plugin\n").unwrap();
@@ -378,10 +410,31 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
         "Pi",
         "opencode",
         "opencode plugin",
+        "Claude Code skill",
+        "Codex skill",
+        "Pi skill",
+        "opencode skill",
     ] {
         assert!(line(&report, check).starts_with('✗'), "{check}: {report}");
     }
+    // Nothing of the skills is left, their folders included.
+    for dir in [
+        ".claude/skills",
+        ".codex/skills",
+        ".pi/agent/skills",
+        ".config/opencode/skills",
+    ] {
+        assert!(!home.home().join(dir).exists(), "{dir}");
+    }
 }
+
+/// Each agent setup takes, and the doctor's check of its skill.
+const SKILLS: [(&str, &str); 4] = [
+    ("claude", "Claude Code skill"),
+    ("codex", "Codex skill"),
+    ("pi", "Pi skill"),
+    ("opencode", "opencode skill"),
+];
 
 #[test]
 fn setup_zellij_with_a_url_writes_no_file_and_the_doctor_needs_none() {
@@ -492,7 +545,12 @@ fn pi_with_the_extension_installed_as_a_package_needs_no_setup() {
         line(&report, "Pi").starts_with(&format!("✓ Pi: Pi loads the package {source}")),
         "{report}"
     );
-    // setup pi writes no second copy.
+    // The package ships the skill too.
+    assert!(
+        line(&report, "Pi skill").starts_with("✓ Pi skill: the pi-ask-popup package ships"),
+        "{report}"
+    );
+    // setup pi writes no second copy, of either.
     let out = home.run(&["setup", "pi", "--write"]);
     assert!(out.status.success(), "{out:?}");
     assert!(
@@ -500,6 +558,7 @@ fn pi_with_the_extension_installed_as_a_package_needs_no_setup() {
         "{out:?}"
     );
     assert!(!agent.join("extensions").exists());
+    assert!(!agent.join("skills").exists());
     // Both: the tool twice.
     std::fs::create_dir_all(agent.join("extensions/ask-popup")).unwrap();
     let (code, report) = home.doctor();
@@ -669,7 +728,21 @@ fn setup_writes_each_file_whole_keeping_a_linked_config_a_link_and_its_mode() {
     let codex = home.home().join(".codex/config.toml");
     assert_eq!(mode(&claude), 0o600);
     assert_eq!(mode(&codex), 0o600);
-    assert_eq!(names(&home.home().join(".claude")), ["settings.json"]);
+    assert_eq!(
+        names(&home.home().join(".claude")),
+        ["settings.json", "skills"]
+    );
+    // The skill, readable (nothing secret in it), alone in its folder.
+    let skill = home.home().join(".claude/skills/ask-user/SKILL.md");
+    assert_eq!(
+        std::fs::read_to_string(&skill).unwrap(),
+        ask_popup::setup::SKILL
+    );
+    assert_eq!(mode(&skill), 0o644);
+    assert_eq!(
+        names(&home.home().join(".claude/skills/ask-user")),
+        ["SKILL.md"]
+    );
 
     // --remove --write gives the linked file back through the link, still a link.
     let out = home.run(&["setup", "--remove", "--write"]);

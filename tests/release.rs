@@ -57,7 +57,7 @@ fn the_pi_package_has_the_crates_version_and_repository() {
 #[test]
 fn the_pi_package_follows_pis_package_rules() {
     let package = pi_package();
-    // Found in Pi's gallery, its extension declared, nothing but what it loads packed.
+    // Found in Pi's gallery, its extension and skill declared, nothing but what it loads packed.
     assert!(package["keywords"]
         .as_array()
         .unwrap()
@@ -66,7 +66,11 @@ fn the_pi_package_follows_pis_package_rules() {
         package["pi"]["extensions"],
         serde_json::json!(["./src/index.ts"])
     );
-    assert_eq!(package["files"], serde_json::json!(["src", "README.md"]));
+    assert_eq!(package["pi"]["skills"], serde_json::json!(["./skills"]));
+    assert_eq!(
+        package["files"],
+        serde_json::json!(["src", "skills", "README.md"])
+    );
     // Pi's own packages are peers with a `*` range, never bundled or installed beside it: Pi
     // hands its extensions its own copies.
     let peers = package["peerDependencies"].as_object().unwrap();

@@ -3,7 +3,9 @@
 //! command), run and reported. What each check means is `ask_popup::zellij_config` and
 //! `ask_popup::web`.
 
-use super::install::{config_dir, opencode_plugin_current, pi_extension_current, pi_package};
+use super::install::{
+    config_dir, opencode_plugin_current, pi_extension_current, pi_package, skill_current,
+};
 use super::programs::{find_on_path, ZellijCli};
 use super::Zellij;
 use ask_popup::opencode::{self, Entry};
@@ -155,6 +157,7 @@ fn agent_checks() -> Vec<Check> {
                 "ask-popup setup claude --write",
             )
         });
+        checks.push(skill_check("claude", "Claude Code"));
     } else {
         checks.push(Check::skip("Claude Code", "not installed"));
     }
@@ -170,13 +173,24 @@ fn agent_checks() -> Vec<Check> {
                 "ask-popup setup codex --write",
             )
         });
+        checks.push(skill_check("codex", "Codex"));
     } else {
         checks.push(Check::skip("Codex", "not installed"));
     }
     if find_on_path("pi").is_some() {
         let agent = setup::pi_agent_dir(|name| std::env::var(name).ok()).unwrap_or_default();
         let dir = agent.join("extensions").join(setup::PI_EXTENSION_DIR);
-        checks.push(pi_check(&dir, pi_package(&agent)));
+        let package = pi_package(&agent);
+        let skill = if package.is_some() {
+            Check::pass(
+                "Pi skill",
+                "the pi-ask-popup package ships the ask-user skill",
+            )
+        } else {
+            skill_check("pi", "Pi")
+        };
+        checks.push(pi_check(&dir, package));
+        checks.push(skill);
     } else {
         checks.push(Check::skip("Pi", "not installed"));
     }
@@ -225,7 +239,32 @@ fn opencode_checks() -> Vec<Check> {
             FIX,
         )
     };
-    vec![server, plugin]
+    vec![server, plugin, skill_check("opencode", "opencode")]
+}
+
+/// The `ask-user` skill in the skill folder of `agent` (named `name`).
+fn skill_check(agent: &str, name: &str) -> Check {
+    let what = format!("{name} skill");
+    let fix = format!("ask-popup setup {agent} --write");
+    let Some(dir) = setup::skill_dir(agent, |var| std::env::var(var).ok()) else {
+        return Check::fail(&what, "HOME is not set", "set HOME");
+    };
+    let file = dir.join("SKILL.md");
+    if skill_current(&dir) {
+        Check::pass(&what, format!("{} is this command's", file.display()))
+    } else if file.exists() {
+        Check::fail(
+            &what,
+            format!("{} is another version of the skill", file.display()),
+            fix,
+        )
+    } else {
+        Check::fail(
+            &what,
+            format!("no ask-user skill in {}", dir.display()),
+            fix,
+        )
+    }
 }
 
 /// Pi's extension: the files `setup pi` writes into `dir`, or the package `pi install` added

@@ -488,14 +488,15 @@ fn claude_file(write: bool, remove: bool) -> i32 {
     };
     let path = home.join(".claude").join("settings.json");
     // Claude Code's settings can carry API keys (its `env`).
-    edit(&path, "claude", write, OWNER_ONLY, |text| {
+    let hook = edit(&path, "claude", write, OWNER_ONLY, |text| {
         if remove {
             setup::remove_claude(text)
         } else {
             setup::merge_claude(text, &command)
         }
         .map_err(|e| e.to_string())
-    })
+    });
+    hook.max(skill("claude", write, remove))
 }
 
 /// `ask-popup setup claude-mcp [--write] [--remove]`: the `claude mcp add` line to run, and,
@@ -549,22 +550,34 @@ fn codex_file(write: bool, remove: bool) -> i32 {
         return 1;
     };
     // Codex's config can carry the MCP servers' keys (their `env`).
-    edit(&path, "codex", write, OWNER_ONLY, |text| {
+    let table = edit(&path, "codex", write, OWNER_ONLY, |text| {
         if remove {
             setup::remove_codex(text)
         } else {
             setup::merge_codex(text, &exe)
         }
         .map_err(|e| e.to_string())
-    })
+    });
+    table.max(skill("codex", write, remove))
 }
 
-/// `ask-popup setup pi [--write] [--remove]`: the extension's files in Pi's extensions dir.
+/// `ask-popup setup pi [--write] [--remove]`: the extension's files in Pi's extensions dir,
+/// and the skill in its skills dir (the Pi package ships both).
 pub fn setup_pi(write: bool, remove: bool) -> i32 {
     let Some(agent) = setup::pi_agent_dir(|name| std::env::var(name).ok()) else {
         say_err!("ask-popup setup pi: HOME is not set");
         return 1;
     };
+    let packaged = pi_package(&agent).is_some();
+    let extension = pi_extension(&agent, write, remove);
+    if packaged && !remove {
+        return extension;
+    }
+    extension.max(skill("pi", write, remove))
+}
+
+/// The extension's files in the extensions dir of Pi's agent dir `agent`.
+fn pi_extension(agent: &Path, write: bool, remove: bool) -> i32 {
     let dir = agent.join("extensions").join(setup::PI_EXTENSION_DIR);
     if remove {
         if !dir.exists() {
@@ -590,7 +603,7 @@ pub fn setup_pi(write: bool, remove: bool) -> i32 {
         say!("{}: the extension is there already", dir.display());
         return 0;
     }
-    if let Some(source) = pi_package(&agent) {
+    if let Some(source) = pi_package(agent) {
         // Two copies would give Pi's model the tool twice.
         say!(
             "Pi loads the extension as a package already ({source}, from `pi install`): nothing to write"
@@ -675,7 +688,66 @@ fn opencode_files(write: bool, remove: bool) -> i32 {
         })
     };
     let plugin = opencode_plugin(&dir.join(opencode::PLUGIN_DIR), write, remove);
-    config.max(plugin)
+    config.max(plugin).max(skill("opencode", write, remove))
+}
+
+/// The `ask-user` skill in `agent`'s skill folder (`setup::skill_dir`): written, or deleted
+/// with `remove`.
+fn skill(agent: &str, write: bool, remove: bool) -> i32 {
+    let Some(dir) = setup::skill_dir(agent, |name| std::env::var(name).ok()) else {
+        say_err!("ask-popup setup {agent}: HOME is not set");
+        return 1;
+    };
+    let file = dir.join("SKILL.md");
+    if remove {
+        if !file.exists() {
+            say!("{}: no ask-user skill to remove", dir.display());
+            return 0;
+        }
+        if !write {
+            say!("Would delete the ask-user skill {}", dir.display());
+            return 0;
+        }
+        return match std::fs::remove_file(&file) {
+            Ok(()) => {
+                // Its folder, and the skills folder, when nothing else is in them.
+                if std::fs::remove_dir(&dir).is_ok() {
+                    if let Some(skills) = dir.parent() {
+                        let _ = std::fs::remove_dir(skills);
+                    }
+                }
+                say!("Deleted the ask-user skill {}", dir.display());
+                0
+            }
+            Err(e) => {
+                say_err!("ask-popup setup {agent}: {e}");
+                1
+            }
+        };
+    }
+    if skill_current(&dir) {
+        say!("{}: the ask-user skill is there already", file.display());
+        return 0;
+    }
+    if !write {
+        say!("Would write the ask-user skill to {}", file.display());
+        return 0;
+    }
+    match write_files(&dir, &[("SKILL.md", setup::SKILL)]) {
+        Ok(()) => {
+            say!("Wrote the ask-user skill to {}", file.display());
+            0
+        }
+        Err(e) => {
+            say_err!("ask-popup setup {agent}: {e}");
+            1
+        }
+    }
+}
+
+/// Whether the skill folder `dir` holds the skill this command carries.
+pub(super) fn skill_current(dir: &Path) -> bool {
+    files_current(dir, &[("SKILL.md", setup::SKILL)])
 }
 
 /// Takes the entry out of opencode's config; a config that setup wrote (nothing else in it)

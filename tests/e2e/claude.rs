@@ -225,6 +225,11 @@ fn claude_code_gets_a_single_pick_from_the_popup() {
     assert_eq!(entries[0]["agent"], "claude");
     assert_eq!(entries[0]["ending"], "answered");
     assert_eq!(entries[0]["details"]["answers"][0]["answer"], "SQLite");
+    // The skill setup installed is offered to the model.
+    assert!(
+        crate::model::lists_the_skill(&claude.model.requests()),
+        "Claude Code did not offer its model the ask-user skill"
+    );
 }
 
 #[test]

@@ -212,6 +212,11 @@ fn codex_gets_a_pick_from_the_popup_as_the_plugin_wrote_it() {
         declared["parameters"],
         without_limits(tool::mcp_parameters())
     );
+    // The skill setup installed is offered to the model.
+    assert!(
+        crate::model::lists_the_skill(&codex.model.requests()),
+        "Codex did not offer its model the ask-user skill"
+    );
     wait_for_title(&zellij, codex.pane, "codex-one");
 }
 

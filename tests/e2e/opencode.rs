@@ -261,6 +261,11 @@ fn opencodes_question_tool_asks_in_the_popup_and_the_model_gets_the_pick() {
     for tool in [QUESTION_TOOL, MCP_TOOL] {
         assert!(offered.iter().any(|t| t == tool), "{tool}: {offered:?}");
     }
+    // The skill setup installed is offered to the model.
+    assert!(
+        crate::model::lists_the_skill(&opencode.model.requests()),
+        "opencode did not offer its model the ask-user skill"
+    );
 }
 
 #[test]

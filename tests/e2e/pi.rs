@@ -285,6 +285,11 @@ fn pi_gets_a_pick_from_the_popup_as_the_plugin_wrote_it() {
     let declared = chat::declared_tool(&pi.model.requests(), tool::NAME).expect("declared");
     assert_eq!(declared["function"]["description"], tool::DESCRIPTION);
     assert_eq!(declared["function"]["parameters"], tool::parameters());
+    // The skill setup installed is offered to the model.
+    assert!(
+        crate::model::lists_the_skill(&pi.model.requests()),
+        "Pi did not offer its model the ask-user skill"
+    );
     wait_for_title(&zellij, pi.pane, "pi-one");
     // Another extension heard the prompt, then the wait open and closed on both channels.
     let prompt = json!({"questions": [{"question": DATABASE, "header": "DB", "multiSelect": false,
@@ -335,6 +340,11 @@ fn pi_with_the_packed_package_pi_installed_from_a_registry_asks_in_the_popup() {
     pi.gets_sqlite_picked_in_the_popup(&zellij);
     let declared = chat::declared_tool(&pi.model.requests(), tool::NAME).expect("declared");
     assert_eq!(declared["function"]["description"], tool::DESCRIPTION);
+    // The package ships the skill.
+    assert!(
+        crate::model::lists_the_skill(&pi.model.requests()),
+        "Pi did not offer its model the package's ask-user skill"
+    );
 }
 
 #[test]

@@ -16,6 +16,21 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+/// Whether one of `requests` lists the `ask-user` skill (its name and description) among the
+/// skills the agent offers its model, as `ask-popup setup` or the Pi package installed it.
+pub fn lists_the_skill(requests: &[Recorded]) -> bool {
+    let description = ask_popup::setup::SKILL
+        .lines()
+        .find_map(|l| l.strip_prefix("description: "))
+        .unwrap_or("a description");
+    // The first words, before any character an agent's format may escape.
+    let words: String = description.chars().take(60).collect();
+    requests.iter().any(|r| {
+        let body = r.body.to_string();
+        body.contains(ask_popup::setup::SKILL_NAME) && body.contains(&words)
+    })
+}
+
 /// One request the agent made.
 #[derive(Clone, Debug)]
 pub struct Recorded {
