@@ -129,6 +129,10 @@ if wants crate; then
     # The untracked plugin is all that differs from the commit (the check's own).
     dirty=$(git status --porcelain --untracked-files=no 2>/dev/null || true)
     [ -z "$dirty" ] || echo "release.sh: packaging uncommitted changes:"$'\n'"$dirty" >&2
+    # cargo builds the command against the packaged protocol from a registry of its own, which
+    # it unpacks into $CARGO_HOME/registry/src/ once per version and path and never again: a
+    # protocol packaged before with the same version would stand in for this one.
+    rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ask-popup-protocol-"$version"
     env -u ASK_POPUP_PLUGIN_WASM cargo package -p ask-popup-protocol -p ask-popup --locked --allow-dirty >&2
     rm -rf assets
     crate=${CARGO_TARGET_DIR:-target}/package/ask-popup-$version.crate
