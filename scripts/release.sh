@@ -129,10 +129,18 @@ if wants crate; then
     # The untracked plugin is all that differs from the commit (the check's own).
     dirty=$(git status --porcelain --untracked-files=no 2>/dev/null || true)
     [ -z "$dirty" ] || echo "release.sh: packaging uncommitted changes:"$'\n'"$dirty" >&2
-    # cargo builds the command against the packaged protocol from a registry of its own, which
-    # it unpacks into $CARGO_HOME/registry/src/ once per version and path and never again: a
-    # protocol packaged before with the same version would stand in for this one.
+    # cargo builds the command against the packaged protocol from a registry of its own, and
+    # takes a registry's package of one version for unchanging: the protocol it unpacked
+    # ($CARGO_HOME/registry/src/) and built (the build whose dep-info names that folder) for an
+    # earlier packaging of this version would stand in for this one.
     rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ask-popup-protocol-"$version"
+    built=${CARGO_TARGET_DIR:-target}/debug
+    for info in "$built"/deps/ask_popup_protocol-*.d; do
+        [ -f "$info" ] && grep -q "registry/src/" "$info" || continue
+        hash=${info##*-}
+        hash=${hash%.d}
+        rm -rf "$built/.fingerprint/ask-popup-protocol-$hash" "$built"/deps/*ask_popup_protocol-"$hash".*
+    done
     env -u ASK_POPUP_PLUGIN_WASM cargo package -p ask-popup-protocol -p ask-popup --locked --allow-dirty >&2
     rm -rf assets
     crate=${CARGO_TARGET_DIR:-target}/package/ask-popup-$version.crate
@@ -149,7 +157,8 @@ if wants pi; then
     packed=$out/$(echo "$packed" | tail -n 1)
     [ "$(basename "$packed")" = "pi-ask-popup-$version.tgz" ] || fail "npm packed $packed"
     expected=$( (echo package/package.json; echo package/README.md
-        for f in integrations/pi/src/*; do echo "package/src/${f##*/}"; done) | sort)
+        for f in integrations/pi/src/*; do echo "package/src/${f##*/}"; done
+        for f in integrations/pi/skills/*/SKILL.md; do echo "package/${f#integrations/pi/}"; done) | sort)
     found=$(tar -tzf "$packed" | sort)
     [ "$found" = "$expected" ] ||
         fail "$packed holds"$'\n'"$found"$'\n'"and not what Pi loads:"$'\n'"$expected"

@@ -81,6 +81,35 @@ fn every_tool_definition_the_model_reads_is_within_its_budget() {
         .count();
     check("Pi ask_user_question", pi, Budget::PI);
     assert!(over.is_empty(), "over budget: {over:?}");
+    // The README's table says these figures.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    for (row, now) in [
+        ("| MCP `ask_user_question` | 2,528 |", ask),
+        ("| MCP, every tool listed | 4,982 (3 tools) |", ask + answer),
+        (
+            "| Pi's `ask_user_question` (with its prompt snippet) | 2,616 |",
+            pi,
+        ),
+    ] {
+        let line = readme
+            .lines()
+            .find(|l| l.starts_with(row))
+            .unwrap_or_else(|| panic!("no README row {row}"));
+        assert!(
+            line.contains(&format!(" {} ", thousands(now))),
+            "the README's row says {line}, measured {now}"
+        );
+    }
+}
+
+/// `n` as the README writes it: 1,486.
+fn thousands(n: usize) -> String {
+    if n < 1000 {
+        n.to_string()
+    } else {
+        format!("{},{:03}", n / 1000, n % 1000)
+    }
 }
 
 #[test]
