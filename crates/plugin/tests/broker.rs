@@ -81,6 +81,29 @@ fn full_events_carry_the_result() {
 }
 
 #[test]
+fn a_rejected_request_asked_again_with_its_id_is_answered_again_and_recorded_once() {
+    // Zellij dropped the reply: the caller asks again, with the same id and payload.
+    let mut b = Broker::new(Config::default());
+    let empty = "{\"questions\": []}";
+    let first = b.pipe(cli("p1", Some(empty), &[("id", "x")]));
+    let again = b.pipe(cli("p2", Some(empty), &[("id", "x")]));
+    assert_eq!(records(&first).len(), 1);
+    assert!(records(&again).is_empty(), "{again:?}");
+    assert_eq!(replies(&again)[0].1, replies(&first)[0].1);
+    // Another payload with that id is another rejection; one without an id is always recorded.
+    let other = b.pipe(cli("p3", Some("[1]"), &[("id", "x")]));
+    assert_eq!(records(&other).len(), 1, "{other:?}");
+    for pipe in ["p4", "p5"] {
+        assert_eq!(records(&b.pipe(cli(pipe, Some(empty), &[]))).len(), 1);
+    }
+    // Long after, the same rejection is recorded again.
+    b.set_clock(b.now_ms() + 24 * 60 * 60 * 1000);
+    b.timer();
+    let later = b.pipe(cli("p6", Some(empty), &[("id", "x")]));
+    assert_eq!(records(&later).len(), 1, "{later:?}");
+}
+
+#[test]
 fn a_rejected_request_is_answered_at_once_and_never_shown() {
     let mut b = Broker::new(Config::default());
     let fx = b.pipe(cli("p1", Some("{\"questions\": []}"), &[("id", "x")]));

@@ -25,6 +25,10 @@ pub(super) struct Arrivals {
     /// The replies requests ended with lately, by caller and id: a caller asking the same
     /// questionnaire again with that id gets the same reply (see `Broker::remember_reply`).
     replies: HashMap<(Asker, String), KeptReply>,
+    /// The rejections lately of requests with an id, by caller and id: when and a hash of the
+    /// reply. The same rejection again (its caller asking again after Zellij dropped the
+    /// reply) is recorded once.
+    rejected: HashMap<(Asker, String), (u64, u64)>,
     /// Replies a closing instance kept were read back (`Broker::recall`), and their file is
     /// still there (`Effect::ForgetKeptAcrossReload`).
     pub(super) recalled: bool,
@@ -125,6 +129,35 @@ impl Arrivals {
         self.withdrawn
             .remove(&(caller.clone(), id.to_owned()))
             .is_some()
+    }
+
+    /// Notes that `caller`'s request `id` was rejected with `output`: whether it was rejected
+    /// with the same reply lately already. At most `MAX_REMEMBERED`, the oldest forgotten first.
+    pub(super) fn note_rejection(
+        &mut self,
+        caller: Asker,
+        id: &str,
+        output: &str,
+        now_ms: u64,
+    ) -> bool {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        output.hash(&mut hasher);
+        let hash = hasher.finish();
+        let key = (caller, id.to_owned());
+        let again = self.rejected.get(&key).is_some_and(|(_, h)| *h == hash);
+        if !self.rejected.contains_key(&key) && self.rejected.len() >= MAX_REMEMBERED {
+            let oldest = self
+                .rejected
+                .iter()
+                .min_by_key(|(_, (at, _))| *at)
+                .map(|(key, _)| key.clone());
+            if let Some(oldest) = oldest {
+                self.rejected.remove(&oldest);
+            }
+        }
+        self.rejected.insert(key, (now_ms, hash));
+        again
     }
 
     /// Drops what arrived of `pipe`'s payload.
@@ -253,7 +286,15 @@ impl Broker {
         effects: &mut Vec<Effect>,
     ) {
         let output = envelope::rejection(error, args.get("id").map(String::as_str));
-        if self.leads() {
+        let id = args.get("id").filter(|id| !id.is_empty());
+        // Asked again with its id after Zellij dropped the reply: the same rejection, recorded
+        // once.
+        let again = id.is_some_and(|id| {
+            let now = self.now_ms;
+            self.arrivals
+                .note_rejection(Asker::of(args), id, &output, now)
+        });
+        if self.leads() && !again {
             self.record_unasked(args, None, error.code().as_str(), &output, effects);
         }
         self.reply_shared(pipe, output, effects);
@@ -282,6 +323,7 @@ impl Broker {
         let fresh = |at: &u64| now.saturating_sub(*at) < FORGET_AFTER_MS;
         self.arrivals.answered.retain(|_, at| fresh(at));
         self.arrivals.withdrawn.retain(|_, at| fresh(at));
+        self.arrivals.rejected.retain(|_, (at, _)| fresh(at));
         self.arrivals.replies.retain(|_, kept| fresh(&kept.at_ms));
         let stale: Vec<String> = self
             .arrivals
