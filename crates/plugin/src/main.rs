@@ -175,11 +175,13 @@ mod plugin {
             if self.trace {
                 self.trace_event(&event);
             }
+            let awaited = self.broker.awaits_permission();
+            let mut by_state = Vec::new();
             if matches!(
                 event,
                 ZellijEvent::TabUpdate(_) | ZellijEvent::PaneUpdate(_) | ZellijEvent::ModeUpdate(_)
             ) {
-                self.broker.application_state_heard();
+                by_state = self.broker.application_state_heard(self.client_id);
             }
             let effects = match event {
                 ZellijEvent::PermissionRequestResult(granted) => {
@@ -240,7 +242,13 @@ mod plugin {
                 }
                 ZellijEvent::PaneClosed(ClosedPane::Plugin(_)) | ZellijEvent::Other => Vec::new(),
             };
-            self.run(effects)
+            by_state.extend(effects);
+            if awaited && !self.broker.awaits_permission() {
+                // Granted without an answer (see `Broker::application_state_heard`): what an
+                // instance that closed as this one loaded kept, as on an answer.
+                self.recall_kept();
+            }
+            self.run(by_state)
         }
 
         /// A pipe message read by the `pipe` export.

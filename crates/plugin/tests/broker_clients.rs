@@ -250,7 +250,7 @@ fn a_client_that_attaches_later_is_told_what_is_pending_and_shows_it_without_hid
     // and says hello.
     let mut two = instance();
     two.await_permission();
-    two.application_state_heard();
+    two.application_state_heard(2);
     let hello = two.permission(true, 2);
     let (from_one, in_two) = carry(&hello, &mut one, &mut two);
     assert!(replies(&from_one).is_empty() && replies(&in_two).is_empty());
@@ -353,7 +353,7 @@ fn a_question_answered_while_a_newcomer_loaded_is_not_asked_there() {
 fn a_second_grant_changes_nothing_in_an_instance_that_serves() {
     let mut one = instance();
     one.await_permission();
-    one.application_state_heard();
+    one.application_state_heard(1);
     one.permission(true, 1);
     tick(&mut one, 300);
     one.pipe(cli("p1", Some(&question("Q?")), &[]));

@@ -14,7 +14,7 @@ use broker_io::*;
 /// `client`. The effects of the grant.
 fn loaded_with(client: u16, held: &[ask_popup_plugin::broker::PipeIn]) -> (Broker, Vec<Effect>) {
     let (mut b, fx) = loaded_unheard(client, held);
-    b.application_state_heard();
+    b.application_state_heard(client);
     (b, fx)
 }
 
@@ -350,7 +350,7 @@ fn the_hide_key_waits_for_the_grant_too() {
 #[test]
 fn an_instance_that_hears_what_needs_the_grant_never_asks_again() {
     let mut b = granted_in_doubt();
-    b.application_state_heard();
+    b.application_state_heard(2);
     let fx = b.input(Input::Key(Key::Enter));
     assert_eq!(asks_again(&fx), 0);
     assert_eq!(replies(&fx).len(), 1);
@@ -432,4 +432,45 @@ fn the_replies_kept_across_a_reload_are_deleted_once_the_leader_has_read_them() 
     let mut fx = fx;
     fx.extend(tick(&mut fresh, HELLO_WINDOW_MS));
     assert!(!fx.contains(&Effect::ForgetKeptAcrossReload), "{fx:?}");
+}
+
+#[test]
+fn an_instance_whose_grant_went_to_another_takes_the_events_that_need_it_for_the_grant() {
+    use ask_popup_plugin::broker::GRANT_SILENCE_MS;
+    let mut b = instance();
+    b.await_permission();
+    let fx = b.pipe(ask("p1", "r1"));
+    assert!(!fx.contains(&Effect::Block("p1".into())) || replies(&fx).is_empty());
+    // Tab updates come (Zellij sends them only with the grant), the answer does not.
+    let fx = b.application_state_heard(3);
+    assert!(
+        fx.iter().any(|e| matches!(e, Effect::SetTimer(_))),
+        "{fx:?}"
+    );
+    assert!(b.awaits_permission());
+    b.set_clock(b.now_ms() + GRANT_SILENCE_MS / 2);
+    assert!(b.application_state_heard(3).is_empty());
+    assert!(b.awaits_permission());
+    // Still no answer: the grant holds, and the instance says hello as client 3.
+    let fx = tick(&mut b, GRANT_SILENCE_MS);
+    assert!(!b.awaits_permission());
+    assert!(
+        peer_messages(&fx)
+            .iter()
+            .any(|m| m.payload.as_deref() == Some("{\"from\":3,\"kind\":\"hello\"}")),
+        "{fx:?}"
+    );
+    // Then, after the hellos, the question it held is asked, and shows.
+    let fx = tick(&mut b, 300);
+    assert!(fx.contains(&Effect::Block("p1".into())), "{fx:?}");
+    assert!(b.is_visible() && b.pending_count() == 1);
+    // The answer coming late changes nothing.
+    assert!(replies(&b.permission(true, 3)).is_empty());
+    // An instance answered in time never takes the events for the grant.
+    let mut answered = instance();
+    answered.await_permission();
+    answered.application_state_heard(1);
+    answered.permission(true, 1);
+    assert!(!answered.awaits_permission());
+    assert!(peer_messages(&tick(&mut answered, GRANT_SILENCE_MS)).is_empty());
 }

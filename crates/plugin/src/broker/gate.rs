@@ -117,6 +117,9 @@ struct Grant {
     regranted: bool,
     /// The user's input while the grant is in doubt, for once it is not.
     held_input: Vec<Input>,
+    /// Still awaiting the answer to the permission request, this instance heard an event that
+    /// needs the grant: when first, and for which client (see `application_state_heard`).
+    unanswered: Option<(u64, u16)>,
 }
 
 impl Grant {
@@ -160,9 +163,45 @@ impl Broker {
         self.gate.grant.denied
     }
 
-    /// An event that needs the permissions came (a tab, pane or mode update): the grant holds.
-    pub fn application_state_heard(&mut self) {
+    /// Whether the instance still awaits the answer to its permission request.
+    pub fn awaits_permission(&self) -> bool {
+        self.gate.state == Gate::Permission && self.gate.grant.granted_ms.is_none()
+    }
+
+    /// An event that needs the permissions came (a tab, pane or mode update) to this instance,
+    /// of client `client`: the grant holds. Zellij sends such events only to an instance that
+    /// has the grant, yet Zellij 0.45.1 at times sends the answer to a newly attached client's
+    /// permission request to another instance, and this one would hold every message for
+    /// good: still without an answer `GRANT_SILENCE_MS` after such an event, it takes the event
+    /// for the grant.
+    pub fn application_state_heard(&mut self, client: u16) -> Vec<Effect> {
         self.gate.grant.state_heard = true;
+        if !self.awaits_permission() {
+            return Vec::new();
+        }
+        match self.gate.grant.unanswered {
+            None => {
+                self.gate.grant.unanswered = Some((self.now_ms, client));
+                vec![Effect::SetTimer(GRANT_SILENCE_MS as f64 / 1000.0)]
+            }
+            Some((since, _)) if self.now_ms >= since.saturating_add(GRANT_SILENCE_MS) => {
+                self.permission(true, client)
+            }
+            Some(_) => Vec::new(),
+        }
+    }
+
+    /// The timer that `application_state_heard` set fired: still no answer, the grant holds.
+    pub(super) fn grant_unanswered(&mut self) -> Vec<Effect> {
+        match self.gate.grant.unanswered {
+            Some((since, client))
+                if self.awaits_permission()
+                    && self.now_ms.saturating_add(50) >= since.saturating_add(GRANT_SILENCE_MS) =>
+            {
+                self.permission(true, client)
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// Asks for the permissions again when the grant is in doubt (see `Grant`) and the user

@@ -89,6 +89,11 @@ impl Broker {
 
     /// A timer fired (the clock was set before).
     pub fn timer(&mut self) -> Vec<Effect> {
+        let granted = self.grant_unanswered();
+        if !granted.is_empty() {
+            // Granted now: the hellos' window opens.
+            return self.done(granted);
+        }
         let mut effects = Vec::new();
         if self.gate.hears_hellos() {
             effects.extend(self.release(true));
