@@ -174,14 +174,25 @@ fn a_killed_command_takes_its_zellij_pipe_with_it() {
         s.contains("doomed asks") && s.contains("Which database?")
     });
     let id = asking.id();
-    let pipes: Vec<u32> = zellij
-        .processes()
-        .into_iter()
-        .filter(|(_, args)| args.iter().any(|a| a == "pipe"))
-        .filter(|(pid, _)| parent_of(*pid) == Some(id))
-        .map(|(pid, _)| pid)
-        .collect();
-    assert!(!pipes.is_empty(), "the command's `zellij pipe` not found");
+    // Where Zellij dropped the call, the command asks again: between two tries it has no pipe.
+    let until = zellij.until(ANSWER);
+    let pipes: Vec<u32> = loop {
+        let pipes: Vec<u32> = zellij
+            .processes()
+            .into_iter()
+            .filter(|(_, args)| args.iter().any(|a| a == "pipe"))
+            .filter(|(pid, _)| parent_of(*pid) == Some(id))
+            .map(|(pid, _)| pid)
+            .collect();
+        if !pipes.is_empty() {
+            break pipes;
+        }
+        assert!(
+            Instant::now() < until,
+            "the command's `zellij pipe` not found"
+        );
+        thread::sleep(Duration::from_millis(50));
+    };
 
     asking.kill().expect("SIGKILL the command");
     asking.wait().expect("reap the command");
