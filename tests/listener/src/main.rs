@@ -26,6 +26,8 @@ struct State {
     /// Whether it forges (the `forge` option), and the payloads to forge once granted.
     forger: bool,
     held_forgeries: Vec<(String, String)>,
+    /// Asked for the permissions again (once), holding a pipe without an answer.
+    asked_again: bool,
     heard: Vec<serde_json::Value>,
     /// How many messages it heard, and the blocked events' balance (see the module's doc).
     count: usize,
@@ -36,9 +38,8 @@ struct State {
 
 register_plugin!(State);
 
-impl ZellijPlugin for State {
-    fn load(&mut self, configuration: BTreeMap<String, String>) {
-        self.forger = configuration.get("forge").is_some_and(|v| v == "true");
+impl State {
+    fn request_permissions(&self) {
         if self.forger {
             request_permission(&[
                 PermissionType::ReadCliPipes,
@@ -47,6 +48,23 @@ impl ZellijPlugin for State {
         } else {
             request_permission(&[PermissionType::ReadCliPipes]);
         }
+    }
+
+    /// A pipe came before the permission answer: Zellij 0.45.1 at times sends a newly
+    /// attached client's instance's answer to another instance. Asked again, it answers at once
+    /// from the grant it remembered, to this instance.
+    fn ask_again(&mut self) {
+        if !self.asked_again {
+            self.asked_again = true;
+            self.request_permissions();
+        }
+    }
+}
+
+impl ZellijPlugin for State {
+    fn load(&mut self, configuration: BTreeMap<String, String>) {
+        self.forger = configuration.get("forge").is_some_and(|v| v == "true");
+        self.request_permissions();
         subscribe(&[EventType::PermissionRequestResult]);
         set_selectable(false);
         hide_self();
@@ -96,6 +114,7 @@ impl ZellijPlugin for State {
             if self.granted {
                 forge(pipe, payload);
             } else {
+                self.ask_again();
                 block_cli_pipe_input(pipe);
                 self.held_forgeries.push((pipe.clone(), payload.clone()));
             }
@@ -113,6 +132,7 @@ impl ZellijPlugin for State {
                 } else {
                     block_cli_pipe_input(pipe.trim_start_matches("balance:"));
                     self.held.push(pipe);
+                    self.ask_again();
                 }
             }
         }
