@@ -228,8 +228,9 @@ fn caller_of(context: &RequestContext<RoleServer>, id_given: bool) -> Caller {
 }
 
 impl Server {
-    /// `ask_user_question` with `wait` false: the questions left in the popup with a process that waits
-    /// for the answer (as `ask-popup ask --no-wait` leaves them), the request's id at once.
+    /// `ask_user_question` with `wait` false: the questions left in the popup with a process
+    /// that waits for the answer (as `ask-popup ask --no-wait` leaves them), the request's id
+    /// at once.
     fn ask_later(&self, arguments: &Value, context: &RequestContext<RoleServer>) -> CallToolResult {
         let caller = caller_of(context, true);
         let payload = Ok(arguments.to_string().into_bytes());

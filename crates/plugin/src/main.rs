@@ -88,7 +88,7 @@ mod plugin {
         self, Command, PluginIds, PluginMessage, PERMISSIONS, SUBSCRIPTIONS,
     };
     use ask_popup_plugin::zellij_event::{
-        ClosedPane, MouseEvent, PopupSighting, TabState, ZellijEvent,
+        floating_shown, ClosedPane, MouseEvent, PopupSighting, TabState, ZellijEvent,
     };
     use ask_popup_protocol::request::RequestError;
     use std::collections::BTreeMap;
@@ -321,11 +321,7 @@ mod plugin {
             match event {
                 ZellijEvent::TabUpdate(tabs) => {
                     let others = other_clients(tabs);
-                    let floating: Vec<usize> = tabs
-                        .iter()
-                        .filter(|t| t.floating_visible)
-                        .map(|t| t.position)
-                        .collect();
+                    let floating = floating_shown(tabs);
                     self.log(format_args!(
                         "tab update, other clients {others:?}, floating panes shown on tabs {floating:?}"
                     ));

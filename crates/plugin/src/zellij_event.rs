@@ -126,11 +126,7 @@ pub struct PopupSighting {
 impl PopupSighting {
     /// A tab update came.
     pub fn tabs(&mut self, tabs: &[TabState]) {
-        self.floating_shown = tabs
-            .iter()
-            .filter(|t| t.floating_visible)
-            .map(|t| t.position)
-            .collect();
+        self.floating_shown = floating_shown(tabs);
     }
 
     /// A pane update came; the popup is plugin `plugin_id`'s pane.
@@ -147,6 +143,14 @@ impl PopupSighting {
             !p.is_suppressed && (!p.is_floating || self.floating_shown.contains(&p.tab))
         })
     }
+}
+
+/// The positions of the tabs among `tabs` that show their floating panes.
+pub fn floating_shown(tabs: &[TabState]) -> Vec<usize> {
+    tabs.iter()
+        .filter(|t| t.floating_visible)
+        .map(|t| t.position)
+        .collect()
 }
 
 /// The pane a `PaneClosed` event names.

@@ -104,15 +104,9 @@ impl Arrivals {
         self.withdrawn.remove(&key);
         let mut held: usize = self.withdrawn.keys().map(size).sum();
         while self.withdrawn.len() >= MAX_REMEMBERED || held + size(&key) > MAX_WITHDRAWN_BYTES {
-            let Some(oldest) = self
-                .withdrawn
-                .iter()
-                .min_by_key(|(_, at)| **at)
-                .map(|(key, _)| key.clone())
-            else {
+            let Some((oldest, _)) = forget_oldest(&mut self.withdrawn, |at| *at) else {
                 break;
             };
-            self.withdrawn.remove(&oldest);
             held = held.saturating_sub(size(&oldest));
         }
         self.withdrawn.insert(key, now_ms);
@@ -147,14 +141,7 @@ impl Arrivals {
         let key = (caller, id.to_owned());
         let again = self.rejected.get(&key).is_some_and(|(_, h)| *h == hash);
         if !self.rejected.contains_key(&key) && self.rejected.len() >= MAX_REMEMBERED {
-            let oldest = self
-                .rejected
-                .iter()
-                .min_by_key(|(_, (at, _))| *at)
-                .map(|(key, _)| key.clone());
-            if let Some(oldest) = oldest {
-                self.rejected.remove(&oldest);
-            }
+            forget_oldest(&mut self.rejected, |(at, _)| *at);
         }
         self.rejected.insert(key, (now_ms, hash));
         again
@@ -402,16 +389,10 @@ impl Broker {
         let replies = &mut self.arrivals.replies;
         let mut held: usize = replies.values().map(|k| k.output.len()).sum();
         while held + output.len() > MAX_REMEMBERED_REPLY_BYTES || replies.len() >= MAX_REMEMBERED {
-            let Some(oldest) = replies
-                .iter()
-                .min_by_key(|(_, kept)| kept.at_ms)
-                .map(|(key, _)| key.clone())
-            else {
+            let Some((_, dropped)) = forget_oldest(replies, |kept| kept.at_ms) else {
                 break;
             };
-            if let Some(dropped) = replies.remove(&oldest) {
-                held = held.saturating_sub(dropped.output.len());
-            }
+            held = held.saturating_sub(dropped.output.len());
         }
         let kept = KeptReply {
             at_ms: self.now_ms,
@@ -423,18 +404,23 @@ impl Broker {
 
     pub(super) fn remember(&mut self, pipe: &str) {
         if self.arrivals.answered.len() >= MAX_REMEMBERED {
-            if let Some(oldest) = self
-                .arrivals
-                .answered
-                .iter()
-                .min_by_key(|(_, at)| **at)
-                .map(|(p, _)| p.clone())
-            {
-                self.arrivals.answered.remove(&oldest);
-            }
+            forget_oldest(&mut self.arrivals.answered, |at| *at);
         }
         self.arrivals.answered.insert(pipe.to_owned(), self.now_ms);
     }
+}
+
+/// Takes the entry of `map` that `at` says is the oldest out, to make room: the entry, or
+/// `None` when `map` is empty.
+fn forget_oldest<K: Clone + Eq + std::hash::Hash, V>(
+    map: &mut HashMap<K, V>,
+    at: impl Fn(&V) -> u64,
+) -> Option<(K, V)> {
+    let oldest = map
+        .iter()
+        .min_by_key(|(_, value)| at(value))
+        .map(|(key, _)| key.clone())?;
+    map.remove_entry(&oldest)
 }
 
 impl Broker {

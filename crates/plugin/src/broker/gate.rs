@@ -179,24 +179,22 @@ impl Broker {
         if !self.awaits_permission() {
             return Vec::new();
         }
-        match self.gate.grant.unanswered {
-            None => {
-                self.gate.grant.unanswered = Some((self.now_ms, client));
-                vec![Effect::SetTimer(GRANT_SILENCE_MS as f64 / 1000.0)]
-            }
-            Some((since, _)) if self.now_ms >= since.saturating_add(GRANT_SILENCE_MS) => {
-                self.permission(true, client)
-            }
-            Some(_) => Vec::new(),
+        if self.gate.grant.unanswered.is_none() {
+            self.gate.grant.unanswered = Some((self.now_ms, client));
+            return vec![Effect::SetTimer(GRANT_SILENCE_MS as f64 / 1000.0)];
         }
+        self.grant_unanswered(0)
     }
 
-    /// The timer that `application_state_heard` set fired: still no answer, the grant holds.
-    pub(super) fn grant_unanswered(&mut self) -> Vec<Effect> {
+    /// Still no answer `GRANT_SILENCE_MS` (less `early_ms`, for a timer that fires a little
+    /// early) after `application_state_heard` first heard an event that needs the grant: the
+    /// grant holds.
+    pub(super) fn grant_unanswered(&mut self, early_ms: u64) -> Vec<Effect> {
         match self.gate.grant.unanswered {
             Some((since, client))
                 if self.awaits_permission()
-                    && self.now_ms.saturating_add(50) >= since.saturating_add(GRANT_SILENCE_MS) =>
+                    && self.now_ms.saturating_add(early_ms)
+                        >= since.saturating_add(GRANT_SILENCE_MS) =>
             {
                 self.permission(true, client)
             }

@@ -89,7 +89,7 @@ impl Broker {
 
     /// A timer fired (the clock was set before).
     pub fn timer(&mut self) -> Vec<Effect> {
-        let granted = self.grant_unanswered();
+        let granted = self.grant_unanswered(50);
         if !granted.is_empty() {
             // Granted now: the hellos' window opens.
             return self.done(granted);
