@@ -2,8 +2,11 @@
 # End-to-end latency of ask-popup in a real Zellij 0.45.1 (in tmux), next to a floor plugin
 # (benches/floor) that does the least a pipe-answering plugin can do and replies as many bytes
 # as ask-popup does; and the `ask-popup ask` command's own cost, against a bare `zellij pipe`. Needs what
-# `bash scripts/ensure-tools.sh` provides (tmux, zellij 0.45.1, the wasm32-wasip1 target) and
-# python3 (standard library only).
+# `bash scripts/ensure-tools.sh` provides (tmux, zellij 0.45.1, the wasm32-wasip1 target),
+# python3 (standard library only) and valgrind (for the key's instructions, counted first by
+# `benches/first_frame_instructions.sh`). Every ratio of the README's table comes from one run:
+#
+#   bash benches/e2e_latency.sh --cold 30    # the README's table
 #
 #   bash benches/e2e_latency.sh              # the cold start (20 fresh sessions per plugin, one
 #                                            # client then two), 30 runs per cell, then 32 agents
@@ -27,6 +30,7 @@ if [ "$(zellij --version 2>/dev/null || true)" != "zellij 0.45.1" ]; then
     exit 1
 fi
 command -v tmux >/dev/null || { echo "needs tmux: run \`bash scripts/ensure-tools.sh\`" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "needs valgrind: apt-get install valgrind" >&2; exit 1; }
 
 echo "building ask-popup (plugin and command), the floor plugin and the worst-case payloads" >&2
 cargo build --quiet -p ask-popup-plugin --profile plugin --target wasm32-wasip1
@@ -34,6 +38,8 @@ cargo build --quiet --release --bin ask-popup
 cargo build --quiet --release --target wasm32-wasip1 \
     --manifest-path benches/floor/Cargo.toml --target-dir "$TARGET_DIR/bench-floor"
 mkdir -p "$OUT"
+echo "counting the key's instructions (benches/first_frame_instructions.sh)" >&2
+bash benches/first_frame_instructions.sh >"$OUT/instructions.txt"
 cargo run --quiet -p ask-popup-plugin --example worst_case -- 8192 >"$OUT/worst-case.json"
 cargo run --quiet -p ask-popup-plugin --example worst_case -- 8192 one >"$OUT/one-question.json"
 
@@ -72,6 +78,7 @@ python3 benches/e2e_latency.py \
     --one "$OUT/one-question.json" \
     --command "$TARGET_DIR/release/ask-popup" \
     --out "$OUT" \
+    --instructions "$OUT/instructions.txt" \
     "$@" &
 PY=$!
 wait "$PY"

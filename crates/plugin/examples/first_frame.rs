@@ -4,7 +4,12 @@
 //! accepted, the popup fitted to the dialog, the frame drawn and turned into terminal output.
 //! Each step is a function of its own, so `callgrind_annotate --inclusive=yes` shows it.
 //!
-//! Run: `cargo run --release --example first_frame -- [four|one] [PREVIEW_BYTES] [ROWS COLS]`
+//! Then, as the plugin does while the user reads, what a key could show next is laid out ahead
+//! (`lay_out_ahead`, a step per timer), and the worst key, `Down` to the next option and its
+//! preview, is taken in (`key`), drawn (`key_draw`) and turned into output (`key_to_ansi`).
+//! With `no-ahead` last, nothing is laid out ahead: the key as it was before.
+//!
+//! Run: `cargo run --release --example first_frame -- [four|one] [PREVIEW_BYTES] [ROWS COLS] [no-ahead]`
 //! (default: the 4 × 4 worst case with 8 KiB previews, on the 42 × 160 display area of the
 //! 160 × 45 terminal `benches/e2e_latency.sh` uses). `markdown PREVIEW_BYTES` draws what
 //! `cargo bench --bench render`'s `first_frame/1MiB_preview` draws: a question whose focused
@@ -16,8 +21,10 @@ mod protobuf_encode;
 #[path = "../benches/worst_case.rs"]
 mod worst_case;
 
-use ask_popup_plugin::broker::{Broker, Config, Effect, PipeIn, Source};
-use ask_popup_plugin::dialog::Dialog;
+use ask_popup_plugin::broker::{
+    Broker, Config, Effect, PipeIn, Source, AHEAD_STEP_MS, KEY_GUARD_MS,
+};
+use ask_popup_plugin::dialog::{Dialog, KeyName, KeyPress};
 use ask_popup_plugin::popup::{popup_rect, PopupSize};
 use ask_popup_plugin::view::{render, Chrome, Frame, Theme, ViewCache};
 use ask_popup_plugin::wire::{read_message, WireMessage, WirePayload};
@@ -27,10 +34,8 @@ use std::hint::black_box;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let case = args.first().map_or("four", String::as_str);
-    let number = |i: usize, default: usize| {
-        args.get(i)
-            .map_or(default, |a| a.parse().expect("a number"))
-    };
+    let number =
+        |i: usize, default: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
     let bytes = number(1, 8192);
     let screen = (number(2, 42), number(3, 160));
     if case == "markdown" {
@@ -64,6 +69,58 @@ fn main() {
         frame.lines.len(),
         ansi.len()
     );
+    // While the user reads: what a key could show next laid out ahead, a step per timer
+    // (`ahead` as a plain `first_frame` run says, the key as before this was done).
+    let ahead = !args.iter().any(|a| a == "no-ahead");
+    let mut steps = 0;
+    if ahead && !broker.frame_coming().is_empty() {
+        while lay_out_ahead(&mut broker) {
+            steps += 1;
+        }
+    }
+    // The key guard's timer: the footer shows its hints, and keys count.
+    broker.set_clock(broker.now_ms() + KEY_GUARD_MS);
+    broker.timer();
+    let _ = to_ansi(broker.render(rect.height - 2, rect.width - 2));
+    // The worst key: Down, to the next option and its preview.
+    let effects = key(&mut broker);
+    assert!(effects.contains(&Effect::Render), "the key is drawn");
+    let frame = key_draw(&mut broker, rect.height - 2, rect.width - 2);
+    let ansi = key_to_ansi(frame);
+    eprintln!(
+        "{} steps laid out ahead; after Down: {} bytes of terminal output",
+        steps + usize::from(ahead),
+        ansi.len()
+    );
+}
+
+/// One step of laying out ahead (a timer of the plugin's after a frame); whether more follow.
+#[inline(never)]
+fn lay_out_ahead(broker: &mut Broker) -> bool {
+    broker.set_clock(broker.now_ms() + AHEAD_STEP_MS);
+    let step = Effect::SetTimer(AHEAD_STEP_MS as f64 / 1000.0);
+    black_box(broker.timer().contains(&step))
+}
+
+/// The key press (`Down`) taken in.
+#[inline(never)]
+fn key(broker: &mut Broker) -> Vec<Effect> {
+    black_box(broker.key(KeyPress::plain(KeyName::Down)))
+}
+
+/// The frame after the key drawn (the layouts counted, so that it is not merged with `draw`).
+#[inline(never)]
+fn key_draw(broker: &mut Broker, rows: usize, cols: usize) -> &Frame {
+    black_box(broker.layouts());
+    black_box(broker.render(rows, cols))
+}
+
+/// The frame after the key as terminal output (its lines counted, so that it is not merged
+/// with `to_ansi`).
+#[inline(never)]
+fn key_to_ansi(frame: &Frame) -> String {
+    black_box(frame.lines.len());
+    black_box(frame.to_ansi(&Theme::default()))
 }
 
 /// Zellij's pipe message, as the plugin reads it from its stdin.

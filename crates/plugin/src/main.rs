@@ -386,7 +386,13 @@ mod plugin {
                 }
             }
             let mut redraw = Redraw::default();
-            for effect in effects {
+            // The messages to the other instances and the pane's name go after the popup is
+            // shown and placed: each sets Zellij to work for every instance (a pipe message, a
+            // pane update for every plugin) that would come before the question's frame.
+            let (later, now): (Vec<Effect>, Vec<Effect>) = effects
+                .into_iter()
+                .partition(|e| matches!(e, Effect::Peer(_) | Effect::SetOwnTitle(_)));
+            for effect in now {
                 redraw = redraw.and(self.execute(effect));
             }
             // Once, after the effects: the size depends on the request now shown.
@@ -395,6 +401,16 @@ mod plugin {
                 self.resize();
             } else if redraw.grow {
                 self.resize();
+            }
+            for effect in later {
+                redraw = redraw.and(self.execute(effect));
+            }
+            if redraw.frame {
+                // While the user reads the frame: what a key could show next, laid out ahead
+                // on a timer. (Not from `render`: a host call there spoils the frame.)
+                for effect in self.broker.frame_coming() {
+                    self.execute(effect);
+                }
             }
             redraw.frame
         }

@@ -22,7 +22,7 @@ use crate::events::{
 use crate::intake::{Assembly, Intake};
 use crate::marks::PaneMarks;
 pub use crate::marks::TITLE_MARK;
-use crate::view::{natural_height, render, Chrome, Frame, Theme, ViewCache};
+use crate::view::{lay_out_ahead, natural_height, render, Chrome, Frame, Theme, ViewCache};
 use ask_popup_protocol::envelope::{self, ErrorCode, Outcome, Responses};
 use ask_popup_protocol::request::{self, Questionnaire, RequestError};
 use serde_json::Value;
@@ -74,6 +74,10 @@ const MAX_WITHDRAWN_BYTES: usize = 1024 * 1024;
 pub const MAX_PENDING_BYTES: usize = 8 * 1024 * 1024;
 /// The countdown and clock tick.
 const TICK_MS: u64 = 1000;
+
+/// Between two steps of laying out ahead what a key could show (`Broker::frame_coming`): one
+/// preview per step, so that a key that comes meanwhile waits for one at most.
+pub const AHEAD_STEP_MS: u64 = 20;
 /// How long a newly granted instance listens for the other instances' hellos before it
 /// answers what it held (the first question loads one instance per client at once).
 pub const HELLO_WINDOW_MS: u64 = 300;
@@ -228,6 +232,10 @@ impl Request {
         self.drawn_ready = shown.drawn_ready;
         self.counted_to_ms = shown.counted_to_ms;
         self.owed_ends = self.owed_ends.saturating_add(shown.owed_ends);
+        // What it laid out (the first frame's, and ahead) is this request's too.
+        if self.dialog.questionnaire() == shown.dialog.questionnaire() {
+            self.cache = shown.cache;
+        }
     }
 
     /// The pipe arguments that name its caller and id, as they came.
@@ -279,6 +287,10 @@ pub struct Broker {
     session: Option<String>,
     /// The list of the questionnaires asked before, while it shows.
     history: Option<HistoryView>,
+    /// The rows and columns of the last frame drawn: what is laid out ahead is for them.
+    drawn_size: Option<(usize, usize)>,
+    /// Whether a timer of `AHEAD_STEP_MS` is set to lay out more ahead.
+    ahead_armed: bool,
 }
 
 impl Broker {

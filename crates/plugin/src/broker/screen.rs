@@ -98,6 +98,10 @@ impl Broker {
         if self.gate.hears_hellos() {
             effects.extend(self.release(true));
         }
+        if std::mem::take(&mut self.ahead_armed) && self.lay_out_ahead() {
+            self.ahead_armed = true;
+            effects.push(Effect::SetTimer(AHEAD_STEP_MS as f64 / 1000.0));
+        }
         let now = self.now_ms;
         // The tick, or another timer (the key guard's) that fired first.
         if self
@@ -247,9 +251,48 @@ impl Broker {
         }
     }
 
+    /// An event asked for a frame, drawn next: while the user reads it, what a key could show
+    /// next is laid out ahead, a step per timer of `AHEAD_STEP_MS` (see `view::lay_out_ahead`),
+    /// at the size of the frames drawn, so the key draws from the cache.
+    pub fn frame_coming(&mut self) -> Vec<Effect> {
+        // Any timer ends the hellos' window (see `timer`): none is set while it lasts, and
+        // a request only shown in it is not laid out ahead (the one asked from its message
+        // takes over its layouts).
+        if self.ahead_armed || !self.gate.is_open() || self.showing_history() {
+            return Vec::new();
+        }
+        match self.pending.get(self.current) {
+            Some(r) if !r.provisional && r.cache.ahead_left(&r.dialog) => {
+                self.ahead_armed = true;
+                vec![Effect::SetTimer(AHEAD_STEP_MS as f64 / 1000.0)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// How many texts the request on screen has laid out so far (each once per width).
+    pub fn layouts(&self) -> usize {
+        self.pending
+            .get(self.current)
+            .map_or(0, |r| r.cache.layouts())
+    }
+
+    /// One step of laying out ahead for the request on screen; whether any is left.
+    fn lay_out_ahead(&mut self) -> bool {
+        let Some((rows, cols)) = self.drawn_size.filter(|_| !self.showing_history()) else {
+            return false;
+        };
+        let chrome = self.chrome();
+        match self.pending.get_mut(self.current) {
+            Some(r) => lay_out_ahead(&mut r.dialog, &mut r.cache, &chrome, cols, rows),
+            None => false,
+        }
+    }
+
     /// Draws the current dialog in `rows` × `cols` cells. The frame is kept to find what a
     /// click lands on.
     pub fn render(&mut self, rows: usize, cols: usize) -> &Frame {
+        self.drawn_size = Some((rows, cols));
         let chrome = self.chrome();
         let frame = match self.pending.get_mut(self.current) {
             Some(r) => {

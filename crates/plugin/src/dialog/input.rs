@@ -381,6 +381,27 @@ impl Dialog {
         tallest
     }
 
+    /// `f` of the dialog showing tab `tab` with the focus on its row `row`, as moving there
+    /// shows it (browsing, the preview scrolled as that tab left it); the dialog is then put
+    /// back exactly as it was. For laying out ahead of time what a key could show next.
+    pub fn with_focus<R>(&mut self, tab: usize, row: usize, f: impl FnOnce(&Dialog) -> R) -> R {
+        let (was_tab, mode, submit_focus) = (self.tab, self.mode, self.submit_focus);
+        self.go_to_tab(tab);
+        let focus = self.tabs.get_mut(self.tab).map(|state| {
+            let was = state.focus;
+            state.focus = row;
+            was
+        });
+        let out = f(self);
+        if let (Some(was), Some(state)) = (focus, self.tabs.get_mut(self.tab)) {
+            state.focus = was;
+        }
+        self.tab = was_tab;
+        self.mode = mode;
+        self.submit_focus = submit_focus;
+        out
+    }
+
     /// Arriving on a tab never starts typing, even when its focus was left on the free-form
     /// row: Tab and Shift+Tab must keep switching tabs. A printable key there resumes typing.
     fn go_to_tab(&mut self, tab: usize) {

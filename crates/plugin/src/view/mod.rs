@@ -9,5 +9,5 @@ pub mod theme;
 pub mod wrap;
 
 pub use frame::{Frame, Hit};
-pub use render::{natural_height, render, Chrome, ViewCache};
+pub use render::{lay_out_ahead, natural_height, render, Chrome, ViewCache};
 pub use theme::{Color, Theme};

@@ -28,6 +28,12 @@ pub(super) enum PayloadText {
 pub struct ViewCache {
     laid_out: HashMap<(PayloadText, usize), Rc<LaidOut>>,
     pane_width: usize,
+    /// How many of the options a key could show next were laid out ahead, at `pane_width`
+    /// (see `view::lay_out_ahead`).
+    pub(super) ahead: usize,
+    /// Texts laid out in all, for the tests: a key after everything was laid out ahead lays
+    /// out nothing.
+    layouts: usize,
 }
 
 impl ViewCache {
@@ -40,13 +46,28 @@ impl ViewCache {
         if self.pane_width != pane_width {
             self.laid_out.clear();
             self.pane_width = pane_width;
+            self.ahead = 0;
         }
     }
 
+    /// Whether `lay_out_ahead` has anything left to lay out (at the width it last did).
+    pub fn ahead_left(&self, dialog: &Dialog) -> bool {
+        self.ahead < ahead_items(dialog).len()
+    }
+
+    /// How many texts were laid out since the request came (each once per width).
+    pub fn layouts(&self) -> usize {
+        self.layouts
+    }
+
     pub(super) fn get(&mut self, dialog: &Dialog, text: PayloadText, width: usize) -> Rc<LaidOut> {
+        let layouts = &mut self.layouts;
         self.laid_out
             .entry((text, width))
-            .or_insert_with(|| Rc::new(LaidOut::new(lay_out(dialog, text, width))))
+            .or_insert_with(|| {
+                *layouts += 1;
+                Rc::new(LaidOut::new(lay_out(dialog, text, width)))
+            })
             .clone()
     }
 }
@@ -89,6 +110,27 @@ impl LaidOut {
     pub(super) fn max_width(&self) -> usize {
         (0..self.len()).map(|i| self.width(i)).max().unwrap_or(0)
     }
+}
+
+/// What `lay_out_ahead` lays out, in order: for each question, the current one first, its tab
+/// as arriving there shows it (no option), then each of its options with a preview.
+pub(super) fn ahead_items(dialog: &Dialog) -> Vec<(usize, Option<usize>)> {
+    let questions = &dialog.questionnaire().questions;
+    let current = dialog.tab().min(questions.len().saturating_sub(1));
+    (0..questions.len())
+        .map(|k| (current + k) % questions.len())
+        .filter_map(|q| Some((q, questions.get(q)?)))
+        .flat_map(|(q, question)| {
+            std::iter::once((q, None)).chain(
+                question
+                    .options
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, option)| option.preview.is_some())
+                    .map(move |(o, _)| (q, Some(o))),
+            )
+        })
+        .collect()
 }
 
 fn plain_lines(s: &str, width: usize, style: Style) -> Vec<Line> {
