@@ -119,7 +119,16 @@ mod plugin {
         own_title: Option<String>,
         /// Whether the popup's pane is on screen, as Zellij's latest updates have it.
         sighting: PopupSighting,
+        /// The pane is not shown yet for Zellij's permission request (see `load`).
+        prompt_unshown: bool,
+        /// Messages to the other instances and the pane's name held back from an event that
+        /// showed the popup, sent at the start of the next event (see `run`).
+        deferred: Vec<Effect>,
     }
+
+    /// How long after loading an instance still awaiting the permission answer shows its pane,
+    /// where Zellij asks the user for the permissions.
+    const PERMISSION_PROMPT_AFTER_S: f64 = 0.1;
 
     impl ZellijPlugin for State {
         fn load(&mut self, configuration: BTreeMap<String, String>) {
@@ -150,13 +159,16 @@ mod plugin {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
             self.broker.set_epoch(epoch);
-            // The first question loads the plugin, and Zellij holds it back until the user
-            // answers the permission request, which it draws in this pane: a pane that a pipe
-            // opens hidden. Show it, so the user sees the request; it hides again once answered
-            // if nothing is waiting.
-            send(Command::ShowSelf);
             send(Command::RequestPermissions(PERMISSIONS.to_vec()));
             send(Command::Subscribe(SUBSCRIPTIONS.to_vec()));
+            // The first question loads the plugin, and Zellij holds it back until the user
+            // answers the permission request, which it draws in this pane: a pane that a pipe
+            // opens hidden. Still unanswered a moment later, the pane shows, so the user sees
+            // the request (it hides again once answered if nothing is waiting). Not at once:
+            // Zellij answers at once from the permissions it remembers, and a pane shown now
+            // sets Zellij to tell every plugin of it before that answer, and the question waits.
+            self.prompt_unshown = true;
+            send(Command::SetTimeout(PERMISSION_PROMPT_AFTER_S));
         }
 
         fn render(&mut self, rows: usize, cols: usize) {
@@ -172,10 +184,17 @@ mod plugin {
         /// An event read by the `update` export; returns whether to render.
         pub fn event(&mut self, event: ZellijEvent) -> bool {
             self.tell_time();
+            self.send_deferred();
             if self.trace {
                 self.trace_event(&event);
             }
             let awaited = self.broker.awaits_permission();
+            if matches!(event, ZellijEvent::Timer)
+                && std::mem::take(&mut self.prompt_unshown)
+                && awaited
+            {
+                send(Command::ShowSelf);
+            }
             let mut by_state = Vec::new();
             if matches!(
                 event,
@@ -291,6 +310,7 @@ mod plugin {
             match source {
                 Source::Cli(pipe) => {
                     self.tell_time();
+                    self.send_deferred();
                     let effects = self.broker.pipe_unreadable(&pipe, &args, &error);
                     self.run(effects)
                 }
@@ -351,6 +371,13 @@ mod plugin {
         }
 
         /// Tells the broker what time it is.
+        /// What `run` held back from the event before, in the order it came.
+        fn send_deferred(&mut self) {
+            for effect in std::mem::take(&mut self.deferred) {
+                self.execute(effect);
+            }
+        }
+
         fn tell_time(&mut self) {
             if let Some(started) = self.started {
                 let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -360,6 +387,7 @@ mod plugin {
 
         fn receive(&mut self, msg: PipeIn) -> bool {
             self.tell_time();
+            self.send_deferred();
             if self.trace {
                 let payload = msg.payload.as_deref().unwrap_or("");
                 let shown = if msg.name == PEER_PIPE { payload } else { "" };
@@ -387,11 +415,23 @@ mod plugin {
             }
             let mut redraw = Redraw::default();
             // The messages to the other instances and the pane's name go after the popup is
-            // shown and placed: each sets Zellij to work for every instance (a pipe message, a
-            // pane update for every plugin) that would come before the question's frame.
+            // shown and placed, and when it has just shown, with the next event (a timer set
+            // for it at once): each sets Zellij to work for every instance (a pipe message, a
+            // pane update for every plugin) that would otherwise come before the question's
+            // first frame.
+            let showing = effects
+                .iter()
+                .any(|e| matches!(e, Effect::Show | Effect::ShowAsPlaced));
             let (later, now): (Vec<Effect>, Vec<Effect>) = effects
                 .into_iter()
                 .partition(|e| matches!(e, Effect::Peer(_) | Effect::SetOwnTitle(_)));
+            if now.contains(&Effect::Show) {
+                // Placed before it shows: drawn at its size from the first frame, rather than
+                // drawn, resized and drawn again (the second frame waiting for whatever Zellij
+                // has for the plugin meanwhile).
+                self.fitted_height = None;
+                self.resize();
+            }
             for effect in now {
                 redraw = redraw.and(self.execute(effect));
             }
@@ -402,8 +442,15 @@ mod plugin {
             } else if redraw.grow {
                 self.resize();
             }
-            for effect in later {
-                redraw = redraw.and(self.execute(effect));
+            if showing && !later.is_empty() {
+                if self.deferred.is_empty() {
+                    send(Command::SetTimeout(0.0));
+                }
+                self.deferred.extend(later);
+            } else {
+                for effect in later {
+                    redraw = redraw.and(self.execute(effect));
+                }
             }
             if redraw.frame {
                 // While the user reads the frame: what a key could show next, laid out ahead
@@ -455,14 +502,18 @@ mod plugin {
                 Effect::SetOwnTitle(title) => self.set_own_title(title),
                 Effect::Show => {
                     send(Command::ShowSelf);
+                    // Fitted already (see `run`); fitted again if another effect asks.
                     return Redraw {
                         frame: true,
-                        fit_anew: true,
                         ..done
                     };
                 }
                 Effect::ShowAsPlaced => {
-                    send(Command::ShowSelf);
+                    // Shown by the instance that placed it already (each show sets Zellij to
+                    // tell every plugin of every client): only drawn here.
+                    if !self.sighting.on_screen() {
+                        send(Command::ShowSelf);
+                    }
                     return Redraw {
                         frame: true,
                         ..done

@@ -138,3 +138,19 @@ fn no_timer_while_the_hellos_come_in_and_the_asked_request_keeps_what_its_showin
     );
     assert!(!b.frame_coming().is_empty());
 }
+
+#[test]
+fn another_timer_in_the_hellos_window_does_not_end_it() {
+    let mut b = instance();
+    b.await_permission();
+    b.permission(true, 1);
+    b.pipe(cli("p1", Some(&previews().to_string()), &[]));
+    // A timer set before the window (the permission prompt's, laying out ahead) fires in it.
+    let fx = tick(&mut b, 100);
+    assert!(!fx.contains(&Effect::Render), "{fx:?}");
+    assert!(b.frame_coming().is_empty(), "still listening for hellos");
+    // The window's own timer ends it (a timer may fire up to 50 ms early).
+    let fx = tick(&mut b, HELLO_WINDOW_MS - 100 - 40);
+    assert!(fx.contains(&Effect::Render), "{fx:?}");
+    assert!(!b.frame_coming().is_empty());
+}

@@ -66,6 +66,9 @@ pub(super) struct GateState {
     state: Gate,
     held: VecDeque<Held>,
     grant: Grant,
+    /// When the hellos' window ends, by the broker's clock: another timer that fires in it
+    /// (the one-second tick, laying out ahead) does not end it.
+    hellos_until_ms: u64,
 }
 
 impl GateState {
@@ -79,9 +82,15 @@ impl GateState {
         self.state == Gate::Hellos
     }
 
-    /// Holds messages again while the others' hellos come in.
-    pub(super) fn listen_for_hellos(&mut self) {
+    /// Holds messages while the others' hellos come in, for `HELLO_WINDOW_MS` from `now_ms`.
+    pub(super) fn listen_for_hellos(&mut self, now_ms: u64) {
         self.state = Gate::Hellos;
+        self.hellos_until_ms = now_ms.saturating_add(HELLO_WINDOW_MS);
+    }
+
+    /// Whether the hellos' window is over at `now_ms` (a timer may fire up to 50 ms early).
+    pub(super) fn hellos_over(&self, now_ms: u64) -> bool {
+        self.state == Gate::Hellos && now_ms.saturating_add(50) >= self.hellos_until_ms
     }
 
     /// The bytes of what waits behind the gate.
@@ -254,7 +263,7 @@ impl Broker {
             return named(self.release(false));
         }
         let mut effects = self.join(client);
-        self.gate.state = Gate::Hellos;
+        self.gate.listen_for_hellos(self.now_ms);
         effects.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
         let held = std::mem::take(&mut self.gate.held);
         for (i, msg) in held.iter().enumerate() {

@@ -227,7 +227,7 @@ impl Broker {
         self.peers.back_ms = Some(self.now_ms);
         effects.push(self.peer_message(PeerKind::Hello));
         if self.gate.is_open() {
-            self.gate.listen_for_hellos();
+            self.gate.listen_for_hellos(self.now_ms);
             effects.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
         }
     }

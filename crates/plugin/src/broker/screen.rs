@@ -95,7 +95,7 @@ impl Broker {
             return self.done(granted);
         }
         let mut effects = Vec::new();
-        if self.gate.hears_hellos() {
+        if self.gate.hellos_over(self.now_ms) {
             effects.extend(self.release(true));
         }
         if std::mem::take(&mut self.ahead_armed) && self.lay_out_ahead() {
