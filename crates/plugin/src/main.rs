@@ -119,16 +119,11 @@ mod plugin {
         own_title: Option<String>,
         /// Whether the popup's pane is on screen, as Zellij's latest updates have it.
         sighting: PopupSighting,
-        /// The pane is not shown yet for Zellij's permission request (see `load`).
-        prompt_unshown: bool,
         /// Messages to the other instances and the pane's name held back from an event that
         /// showed the popup, sent at the start of the next event (see `run`).
         deferred: Vec<Effect>,
     }
 
-    /// How long after loading an instance still awaiting the permission answer shows its pane,
-    /// where Zellij asks the user for the permissions.
-    const PERMISSION_PROMPT_AFTER_S: f64 = 0.1;
 
     impl ZellijPlugin for State {
         fn load(&mut self, configuration: BTreeMap<String, String>) {
@@ -159,16 +154,14 @@ mod plugin {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
             self.broker.set_epoch(epoch);
-            send(Command::RequestPermissions(PERMISSIONS.to_vec()));
-            send(Command::Subscribe(SUBSCRIPTIONS.to_vec()));
             // The first question loads the plugin, and Zellij holds it back until the user
             // answers the permission request, which it draws in this pane: a pane that a pipe
-            // opens hidden. Still unanswered a moment later, the pane shows, so the user sees
-            // the request (it hides again once answered if nothing is waiting). Not at once:
-            // Zellij answers at once from the permissions it remembers, and a pane shown now
-            // sets Zellij to tell every plugin of it before that answer, and the question waits.
-            self.prompt_unshown = true;
-            send(Command::SetTimeout(PERMISSION_PROMPT_AFTER_S));
+            // opens hidden. Show it, so the user sees the request; it hides again once answered
+            // if nothing is waiting. (Before the request: once it is made, Zellij refuses the
+            // show until it is answered, and every event, a timer too, waits with Zellij.)
+            send(Command::ShowSelf);
+            send(Command::RequestPermissions(PERMISSIONS.to_vec()));
+            send(Command::Subscribe(SUBSCRIPTIONS.to_vec()));
         }
 
         fn render(&mut self, rows: usize, cols: usize) {
@@ -189,12 +182,6 @@ mod plugin {
                 self.trace_event(&event);
             }
             let awaited = self.broker.awaits_permission();
-            if matches!(event, ZellijEvent::Timer)
-                && std::mem::take(&mut self.prompt_unshown)
-                && awaited
-            {
-                send(Command::ShowSelf);
-            }
             let mut by_state = Vec::new();
             if matches!(
                 event,
