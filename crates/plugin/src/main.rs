@@ -124,7 +124,6 @@ mod plugin {
         deferred: Vec<Effect>,
     }
 
-
     impl ZellijPlugin for State {
         fn load(&mut self, configuration: BTreeMap<String, String>) {
             let (settings, errors) = Settings::from_map(&configuration);
