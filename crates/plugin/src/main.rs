@@ -356,7 +356,6 @@ mod plugin {
             }
         }
 
-        /// Tells the broker what time it is.
         /// What `run` held back from the event before, in the order it came.
         fn send_deferred(&mut self) {
             for effect in std::mem::take(&mut self.deferred) {
@@ -364,6 +363,7 @@ mod plugin {
             }
         }
 
+        /// Tells the broker what time it is.
         fn tell_time(&mut self) {
             if let Some(started) = self.started {
                 let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

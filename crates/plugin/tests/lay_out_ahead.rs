@@ -115,18 +115,25 @@ fn the_broker_lays_out_ahead_on_timers_once_a_frame_shows_and_a_key_lays_out_not
     assert_eq!(b.frame_coming(), vec![step]);
 }
 
-#[test]
-fn no_timer_while_the_hellos_come_in_and_the_asked_request_keeps_what_its_showing_laid_out() {
+/// An instance just granted its permissions, listening for the others' hellos, that shows a
+/// question held behind its gate.
+fn shown_while_the_hellos_come_in() -> Broker {
     let mut b = instance();
     b.await_permission();
     b.permission(true, 1);
     b.pipe(cli("p1", Some(&previews().to_string()), &[]));
+    b
+}
+
+#[test]
+fn no_timer_while_the_hellos_come_in_and_the_asked_request_keeps_what_its_showing_laid_out() {
+    let mut b = shown_while_the_hellos_come_in();
     b.render(40, 120);
     let shown = b.layouts();
     assert!(shown > 0, "shown while the hellos come in");
     assert!(
         b.frame_coming().is_empty(),
-        "a timer now would end the hellos' window"
+        "a request only shown in the hellos' window is not laid out ahead"
     );
     let fx = tick(&mut b, HELLO_WINDOW_MS);
     assert!(fx.contains(&Effect::Render), "{fx:?}");
@@ -141,10 +148,7 @@ fn no_timer_while_the_hellos_come_in_and_the_asked_request_keeps_what_its_showin
 
 #[test]
 fn another_timer_in_the_hellos_window_does_not_end_it() {
-    let mut b = instance();
-    b.await_permission();
-    b.permission(true, 1);
-    b.pipe(cli("p1", Some(&previews().to_string()), &[]));
+    let mut b = shown_while_the_hellos_come_in();
     // A timer set before the window (the permission prompt's, laying out ahead) fires in it.
     let fx = tick(&mut b, 100);
     assert!(!fx.contains(&Effect::Render), "{fx:?}");
@@ -153,4 +157,36 @@ fn another_timer_in_the_hellos_window_does_not_end_it() {
     let fx = tick(&mut b, HELLO_WINDOW_MS - 100 - 40);
     assert!(fx.contains(&Effect::Render), "{fx:?}");
     assert!(!b.frame_coming().is_empty());
+}
+
+#[test]
+fn moving_to_another_tab_while_laying_out_ahead_leaves_nothing_out() {
+    let (cols, rows) = (120, 40);
+    let mut dialog = Dialog::new(questionnaire(previews()));
+    let mut cache = ViewCache::new();
+    render(&dialog, &mut cache, &chrome(), cols, rows);
+    assert!(lay_out_ahead(
+        &mut dialog,
+        &mut cache,
+        &chrome(),
+        cols,
+        rows
+    ));
+    // The user moves on before the steps are done: the steps go on in the order they began.
+    dialog.handle(Input::Key(Key::Tab));
+    render(&dialog, &mut cache, &chrome(), cols, rows);
+    while lay_out_ahead(&mut dialog, &mut cache, &chrome(), cols, rows) {}
+    let laid_out = cache.layouts();
+    for key in [
+        Key::Tab,
+        Key::Down,
+        Key::Tab,
+        Key::Down,
+        Key::Down,
+        Key::Down,
+    ] {
+        dialog.handle(Input::Key(key));
+        render(&dialog, &mut cache, &chrome(), cols, rows);
+        assert_eq!(cache.layouts(), laid_out, "{key:?} laid out");
+    }
 }

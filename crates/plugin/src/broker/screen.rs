@@ -255,9 +255,8 @@ impl Broker {
     /// next is laid out ahead, a step per timer of `AHEAD_STEP_MS` (see `view::lay_out_ahead`),
     /// at the size of the frames drawn, so the key draws from the cache.
     pub fn frame_coming(&mut self) -> Vec<Effect> {
-        // Any timer ends the hellos' window (see `timer`): none is set while it lasts, and
-        // a request only shown in it is not laid out ahead (the one asked from its message
-        // takes over its layouts).
+        // Not while the gate holds messages: a request only shown then is not laid out ahead
+        // (the one asked from its message takes over its layouts, and lays out the rest).
         if self.ahead_armed || !self.gate.is_open() || self.showing_history() {
             return Vec::new();
         }

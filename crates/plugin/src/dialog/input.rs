@@ -369,34 +369,41 @@ impl Dialog {
     /// shows it; the dialog is then put back exactly as it was. Measuring this way copies
     /// nothing (a copy per tab would copy its editors, for every fit of the popup).
     pub fn measure_tabs(&mut self, mut measure: impl FnMut(&Dialog) -> usize) -> usize {
-        let (tab, mode, submit_focus) = (self.tab, self.mode, self.submit_focus);
-        let mut tallest = 0;
-        for shown in 0..self.tab_count() {
-            self.go_to_tab(shown);
-            tallest = tallest.max(measure(self));
-        }
-        self.tab = tab;
-        self.mode = mode;
-        self.submit_focus = submit_focus;
-        tallest
+        self.put_back_after(|dialog| {
+            let mut tallest = 0;
+            for shown in 0..dialog.tab_count() {
+                dialog.go_to_tab(shown);
+                tallest = tallest.max(measure(dialog));
+            }
+            tallest
+        })
     }
 
     /// `f` of the dialog showing tab `tab` with the focus on its row `row`, as moving there
     /// shows it (browsing, the preview scrolled as that tab left it); the dialog is then put
     /// back exactly as it was. For laying out ahead of time what a key could show next.
     pub fn with_focus<R>(&mut self, tab: usize, row: usize, f: impl FnOnce(&Dialog) -> R) -> R {
-        let (was_tab, mode, submit_focus) = (self.tab, self.mode, self.submit_focus);
-        self.go_to_tab(tab);
-        let focus = self.tabs.get_mut(self.tab).map(|state| {
-            let was = state.focus;
-            state.focus = row;
-            was
-        });
+        self.put_back_after(|dialog| {
+            dialog.go_to_tab(tab);
+            let shown = dialog.tab;
+            let focus = dialog
+                .tabs
+                .get_mut(shown)
+                .map(|state| std::mem::replace(&mut state.focus, row));
+            let out = f(dialog);
+            if let (Some(was), Some(state)) = (focus, dialog.tabs.get_mut(shown)) {
+                state.focus = was;
+            }
+            out
+        })
+    }
+
+    /// `f` of this dialog, which is then put back on the tab, in the mode and with the Submit
+    /// tab's focus it had (what showing another tab changes).
+    fn put_back_after<R>(&mut self, f: impl FnOnce(&mut Dialog) -> R) -> R {
+        let (tab, mode, submit_focus) = (self.tab, self.mode, self.submit_focus);
         let out = f(self);
-        if let (Some(was), Some(state)) = (focus, self.tabs.get_mut(self.tab)) {
-            state.focus = was;
-        }
-        self.tab = was_tab;
+        self.tab = tab;
         self.mode = mode;
         self.submit_focus = submit_focus;
         out

@@ -229,8 +229,11 @@ pub fn lay_out_ahead(
     width: usize,
     height: usize,
 ) -> bool {
-    let items = cache::ahead_items(dialog);
     cache.prepare(width);
+    if cache.ahead == 0 {
+        cache.ahead_from = dialog.tab();
+    }
+    let items: Vec<_> = cache::ahead_items(dialog, cache.ahead_from).collect();
     while let Some(&(question, option)) = items.get(cache.ahead) {
         cache.ahead += 1;
         let before = cache.layouts();

@@ -28,9 +28,10 @@ pub(super) enum PayloadText {
 pub struct ViewCache {
     laid_out: HashMap<(PayloadText, usize), Rc<LaidOut>>,
     pane_width: usize,
-    /// How many of the options a key could show next were laid out ahead, at `pane_width`
-    /// (see `view::lay_out_ahead`).
+    /// How many of the texts a key could show next were laid out ahead, at `pane_width`, and
+    /// from which question on (see `view::lay_out_ahead`).
     pub(super) ahead: usize,
+    pub(super) ahead_from: usize,
     /// Texts laid out in all, for the tests: a key after everything was laid out ahead lays
     /// out nothing.
     layouts: usize,
@@ -52,7 +53,7 @@ impl ViewCache {
 
     /// Whether `lay_out_ahead` has anything left to lay out (at the width it last did).
     pub fn ahead_left(&self, dialog: &Dialog) -> bool {
-        self.ahead < ahead_items(dialog).len()
+        self.ahead < ahead_items(dialog, self.ahead_from).count()
     }
 
     /// How many texts were laid out since the request came (each once per width).
@@ -112,13 +113,17 @@ impl LaidOut {
     }
 }
 
-/// What `lay_out_ahead` lays out, in order: for each question, the current one first, its tab
-/// as arriving there shows it (no option), then each of its options with a preview.
-pub(super) fn ahead_items(dialog: &Dialog) -> Vec<(usize, Option<usize>)> {
+/// What `lay_out_ahead` lays out, in order: for each question from question `from` on (the one
+/// on screen when it started, so that the order holds while the user moves), its tab as
+/// arriving there shows it (no option), then each of its options with a preview.
+pub(super) fn ahead_items(
+    dialog: &Dialog,
+    from: usize,
+) -> impl Iterator<Item = (usize, Option<usize>)> + '_ {
     let questions = &dialog.questionnaire().questions;
-    let current = dialog.tab().min(questions.len().saturating_sub(1));
-    (0..questions.len())
-        .map(|k| (current + k) % questions.len())
+    let count = questions.len();
+    (0..count)
+        .map(move |k| (from + k) % count)
         .filter_map(|q| Some((q, questions.get(q)?)))
         .flat_map(|(q, question)| {
             std::iter::once((q, None)).chain(
@@ -130,7 +135,6 @@ pub(super) fn ahead_items(dialog: &Dialog) -> Vec<(usize, Option<usize>)> {
                     .map(move |(o, _)| (q, Some(o))),
             )
         })
-        .collect()
 }
 
 fn plain_lines(s: &str, width: usize, style: Style) -> Vec<Line> {
