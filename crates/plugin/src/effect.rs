@@ -42,6 +42,8 @@ pub enum Effect {
     Record(String),
     /// Read the record and hand its entries to `Broker::history_loaded`, to list them.
     OpenHistory,
+    /// Take this client to the session of this name (`Command::SwitchSession`).
+    SwitchSession(String),
     /// The popup is closing and the plugin unloads: keep this text where the next instance of
     /// this session finds it, for a minute, and hand it to `Broker::recall` when it loads.
     KeepAcrossReload(String),

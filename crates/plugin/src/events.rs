@@ -155,6 +155,9 @@ pub struct StatusEntry<'a> {
     pub headers: Vec<&'a str>,
     pub age_seconds: u64,
     pub shown: bool,
+    /// The session it was asked in, when another one (`from_session`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<&'a str>,
 }
 
 /// The `cancel` pipe's reply: how many requests were withdrawn.

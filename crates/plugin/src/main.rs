@@ -507,6 +507,9 @@ mod plugin {
                 }
                 Effect::Hide => {
                     send(Command::HideSelf);
+                    // A show that follows (in this batch, or before Zellij tells of the hide)
+                    // must show it again.
+                    self.sighting.hidden_here();
                 }
                 Effect::RequestPermission => {
                     send(Command::RequestPermissions(PERMISSIONS.to_vec()));
@@ -529,6 +532,9 @@ mod plugin {
                 Effect::Fit => return Redraw { grow: true, ..done },
                 Effect::KeepAcrossReload(kept) => across_reload::keep(self.zellij_pid, &kept),
                 Effect::ForgetKeptAcrossReload => across_reload::forget(self.zellij_pid),
+                Effect::SwitchSession(name) => {
+                    send(Command::SwitchSession(name));
+                }
                 Effect::OpenHistory => {
                     let entries = across_reload::recent_history();
                     let effects = self.broker.history_loaded(entries);

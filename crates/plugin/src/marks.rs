@@ -15,7 +15,7 @@ use crate::effect::Effect;
 use std::collections::{HashMap, VecDeque};
 
 /// The mark put in front of a waiting caller's pane title.
-pub const TITLE_MARK: &str = "⏳ ";
+pub use ask_popup_protocol::TITLE_MARK;
 /// Updates that may pass without an awaited echo before it is given up on (should Zellij
 /// ever fold two renames into one update).
 const PATIENCE: u32 = 32;

@@ -44,6 +44,8 @@ pub enum Command {
     GetPluginIds,
     /// Say the plugin panicked, with this text.
     ReportPanic(String),
+    /// Take this client to the session of this name.
+    SwitchSession(String),
 }
 
 /// A message to plugins (`zellij pipe`'s messages, sent from a plugin).
@@ -146,6 +148,12 @@ pub fn encode(command: Command) -> Vec<u8> {
                     permissions: permissions.into_iter().map(|p| p as i32).collect(),
                 },
             )),
+        ),
+        Command::SwitchSession(name) => (
+            67,
+            Some(Payload::SwitchSession(proto::SwitchSessionPayload {
+                name: Some(name),
+            })),
         ),
         Command::UnblockCliPipe(pipe) => (76, Some(Payload::UnblockCliPipeInput(pipe))),
         Command::BlockCliPipe(pipe) => (77, Some(Payload::BlockCliPipeInput(pipe))),

@@ -137,6 +137,12 @@ impl PopupSighting {
             .cloned();
     }
 
+    /// This instance hid the popup: it is not on screen until an update lists it again (the
+    /// updates so far do not know of the hide yet).
+    pub fn hidden_here(&mut self) {
+        self.pane = None;
+    }
+
     /// Whether the popup is on screen (false when no update listed its pane).
     pub fn on_screen(&self) -> bool {
         self.pane.as_ref().is_some_and(|p| {

@@ -329,6 +329,8 @@ pub enum CommandPayload {
     ReportCrash(String),
     #[prost(message, tag = "38")]
     RequestPluginPermission(RequestPluginPermissionPayload),
+    #[prost(message, tag = "39")]
+    SwitchSession(SwitchSessionPayload),
     /// The pipe's name.
     #[prost(string, tag = "47")]
     UnblockCliPipeInput(String),
@@ -370,6 +372,14 @@ pub struct IdAndNewName {
     pub id: u32,
     #[prost(string, tag = "2")]
     pub new_name: String,
+}
+
+/// Of a switch to another session, the session's name alone (not a tab, a pane, a layout or
+/// a folder: 2-6).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SwitchSessionPayload {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]

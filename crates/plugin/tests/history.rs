@@ -415,3 +415,119 @@ fn a_huge_question_is_recorded_small() {
     assert_eq!(preview.chars().count(), 201);
     assert!(entry.questions[0].question.ends_with('…'));
 }
+
+/// A question asked in session `api` and shown here too (the command asks it with
+/// `from_session` and `from_pane`), as `claude in api`.
+fn asked_from_api(b: &mut Broker, pipe: &str) -> Vec<Effect> {
+    b.pipe(cli(
+        pipe,
+        Some(&question("Which database?")),
+        &[
+            ("pane_id", ""),
+            ("agent", "claude in api"),
+            ("id", "r"),
+            ("from_session", "api"),
+            ("from_pane", "7"),
+        ],
+    ))
+}
+
+#[test]
+fn another_sessions_question_answered_here_is_recorded_as_that_sessions() {
+    let mut b = alone();
+    let fx = asked_from_api(&mut b, "p1");
+    // Its own session tells everyone it waits and marks its pane, not this one.
+    assert!(broadcasts(&fx, "ask-popup:blocked").is_empty(), "{fx:?}");
+    assert!(renames(&fx).is_empty(), "{fx:?}");
+    let status = b.status_json();
+    assert_eq!(status["pending"][0]["session"], "api");
+    assert_eq!(status["pending"][0]["agent"], "claude in api");
+    settle(&mut b);
+    let fx = b.input(Input::Key(Key::Enter));
+    let entries = records(&fx);
+    assert_eq!(entries.len(), 1, "{fx:?}");
+    assert_eq!(entries[0].ending, "answered");
+    assert_eq!(entries[0].session.as_deref(), Some("api"));
+    assert_eq!(entries[0].pane_id, Some(7));
+    assert!(broadcasts(&fx, "ask-popup:blocked").is_empty(), "{fx:?}");
+}
+
+#[test]
+fn another_sessions_question_taken_back_here_is_not_recorded_here() {
+    for end in ["cancel", "close"] {
+        let mut b = alone();
+        asked_from_api(&mut b, "p1");
+        tick(&mut b, 1000);
+        let fx = match end {
+            "cancel" => b.pipe(named(
+                "c",
+                "cancel",
+                Some(""),
+                &[("pane_id", ""), ("agent", "claude in api"), ("id", "r")],
+            )),
+            _ => b.before_close(),
+        };
+        assert_eq!(
+            replies(&fx).len(),
+            1 + usize::from(end == "cancel"),
+            "{fx:?}"
+        );
+        assert!(records(&fx).is_empty(), "{end}: {fx:?}");
+    }
+}
+
+#[test]
+fn a_question_answered_in_another_session_ends_here_without_an_entry() {
+    let mut b = alone();
+    asked(&mut b, "p1", "r");
+    let fx = b.pipe(named(
+        "c",
+        "cancel",
+        Some(""),
+        &[("pane_id", "3"), ("id", "r"), ("answered_elsewhere", "1")],
+    ));
+    assert!(records(&fx).is_empty(), "{fx:?}");
+    // Its pane's wait ends here, where it began.
+    let blocked = broadcasts(&fx, "ask-popup:blocked");
+    assert_eq!(blocked.len(), 1, "{fx:?}");
+    assert_eq!(blocked[0]["active"], false);
+    // Without the argument, a withdrawal is an entry.
+    let mut b = alone();
+    asked(&mut b, "p1", "r");
+    let fx = b.pipe(named(
+        "c",
+        "cancel",
+        Some(""),
+        &[("pane_id", "3"), ("id", "r")],
+    ));
+    assert_eq!(records(&fx).len(), 1);
+}
+
+#[test]
+fn the_go_key_takes_the_client_to_the_asking_session_and_drops_the_copy_here() {
+    let go: ask_popup_plugin::dialog::KeyPress = "Alt g".parse().expect("a key");
+    let mut b = alone();
+    asked_from_api(&mut b, "p1");
+    settle(&mut b);
+    let fx = b.key(go);
+    assert!(
+        fx.contains(&Effect::SwitchSession("api".to_owned())),
+        "{fx:?}"
+    );
+    // The copy leaves this session (its caller told `dismissed`), with no entry here.
+    let replied = replies(&fx);
+    assert_eq!(replied.len(), 1, "{fx:?}");
+    assert_eq!(replied[0].1["details"]["error"], "dismissed");
+    assert!(records(&fx).is_empty(), "{fx:?}");
+    assert_eq!(b.status_json()["pending"], json!([]));
+    // On this session's own question the key does nothing of the kind.
+    let mut b = alone();
+    asked(&mut b, "p1", "r");
+    settle(&mut b);
+    let fx = b.key(go);
+    assert!(
+        !fx.iter().any(|e| matches!(e, Effect::SwitchSession(_))),
+        "{fx:?}"
+    );
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+}

@@ -13,7 +13,7 @@ use ask_popup_plugin::zellij_command::{
 use prost::Message;
 use std::collections::{BTreeMap, HashSet};
 use zellij_utils::data::{
-    EventType, FloatingPaneCoordinates, MessageToPlugin, PaneId, PermissionType,
+    ConnectToSession, EventType, FloatingPaneCoordinates, MessageToPlugin, PaneId, PermissionType,
     PluginCommand as ZellijCommand, PluginIds as ZellijPluginIds,
 };
 use zellij_utils::input::layout::PluginUserConfiguration;
@@ -418,4 +418,17 @@ fn the_configuration_is_read_as_zellij_utils_reads_it() {
     );
     assert_eq!(read_configuration(&[]), BTreeMap::new());
     assert_eq!(read_configuration(&[0x0a, 0x09, 0x0a]), BTreeMap::new());
+}
+
+#[test]
+fn a_switch_to_another_session_is_encoded_as_zellij_encodes_it() {
+    for name in ["api", "", "a session · ⏳"] {
+        same(
+            Command::SwitchSession(name.into()),
+            ZellijCommand::SwitchSession(ConnectToSession {
+                name: Some(name.into()),
+                ..Default::default()
+            }),
+        );
+    }
 }

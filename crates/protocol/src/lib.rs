@@ -19,6 +19,10 @@ pub mod text;
 /// the validator's limits), and the shared data the Pi extension is generated from.
 pub mod tool;
 
+/// The mark in front of a waiting caller's pane title: the plugin puts it there, and the
+/// command where the plugin cannot (a session nobody is attached to).
+pub const TITLE_MARK: &str = "⏳ ";
+
 /// The version of both programs: the plugin's `version` pipe answers it, the command says it
 /// and the doctor compares the two.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

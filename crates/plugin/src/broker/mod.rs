@@ -52,6 +52,18 @@ pub const VERSION_PIPE: &str = "version";
 /// The version the plugin answers, the crate's.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const CANCEL_PIPE: &str = "cancel";
+/// The `ask` pipe's argument naming the session a question was asked in, when it is shown in
+/// another one too (the command asks it there: see its README's design notes); and the asking
+/// pane's id there.
+pub const FROM_SESSION_ARG: &str = "from_session";
+pub const FROM_PANE_ARG: &str = "from_pane";
+/// The key that takes the client to the session a question shown from there was asked in
+/// (Zellij's `switch_session`), and its name in the banner.
+pub const GO_KEY: &str = "Alt g";
+pub const GO_KEY_LABEL: &str = "Alt+g";
+/// The `cancel` pipe's argument saying the question was answered in another session: it ends
+/// here without an entry of the record (the answering session writes it).
+pub const ANSWERED_ELSEWHERE_ARG: &str = "answered_elsewhere";
 /// Messages between this plugin's instances (one per attached client). Any plugin may send a
 /// message of this name; only those from this plugin's own id count (see `Broker::pipe`).
 pub const PEER_PIPE: &str = "ask-popup-peer";
@@ -190,6 +202,10 @@ struct Request {
     /// yet, and so neither answered, announced, marked nor told to anyone; it gives way to
     /// the request asked from that message (see `Broker::preview`).
     provisional: bool,
+    /// For a question asked in another session and shown here too (`from_session`, and its
+    /// pane `from_pane`): that session, which the record names and a key switches to.
+    from_session: Option<String>,
+    from_pane: Option<u32>,
 }
 
 impl Request {
@@ -220,6 +236,11 @@ impl Request {
             counted_to_ms: None,
             owed_ends: 0,
             provisional: false,
+            from_session: args
+                .get(FROM_SESSION_ARG)
+                .map(|s| crate::view::text::sanitize_line(s.trim()))
+                .filter(|s| !s.is_empty()),
+            from_pane: args.get(FROM_PANE_ARG).and_then(|p| parse_pane_id(p)),
         }
     }
 
@@ -249,6 +270,12 @@ impl Request {
         }
         if let Some(id) = &self.request_id {
             args.insert("id".to_owned(), id.clone());
+        }
+        if let Some(session) = &self.from_session {
+            args.insert(FROM_SESSION_ARG.to_owned(), session.clone());
+        }
+        if let Some(pane) = self.from_pane {
+            args.insert(FROM_PANE_ARG.to_owned(), pane.to_string());
         }
         args
     }

@@ -108,7 +108,12 @@ impl Broker {
     /// Tells everyone that request `index` waits, as the leader (which then owes its end),
     /// and marks its caller's pane.
     fn announce(&mut self, index: usize, effects: &mut Vec<Effect>) {
-        let announce = self.config.indicator && self.leads();
+        // Another session's question is announced by its own session, whose pane waits.
+        let own = self
+            .pending
+            .get(index)
+            .is_some_and(|r| r.from_session.is_none());
+        let announce = self.config.indicator && self.leads() && own;
         if let Some(request) = self.pending.get_mut(index) {
             request.owed_ends = request.owed_ends.saturating_add(u8::from(announce));
         }
@@ -144,13 +149,19 @@ impl Broker {
             return 0;
         };
         let caller = Asker::of(args);
+        // Answered in another session, which records it: no entry here.
+        let record = if args.get(ANSWERED_ELSEWHERE_ARG).is_some_and(|v| v == "1") {
+            Record::Not
+        } else {
+            Record::Entry
+        };
         let mut withdrawn = 0;
         while let Some(i) = self
             .pending
             .iter()
             .position(|r| r.caller == caller && r.request_id.as_ref() == Some(id))
         {
-            self.end_by_host(i, ErrorCode::Aborted, effects);
+            self.end_by_host_recorded(i, ErrorCode::Aborted, record, effects);
             withdrawn += 1;
         }
         if withdrawn == 0 {
@@ -168,18 +179,41 @@ impl Broker {
         decided: Decided,
         effects: &mut Vec<Effect>,
     ) {
+        self.resolve_recorded(index, outcome, decided, Record::Entry, effects);
+    }
+
+    /// `resolve`, with or without its entry of the record.
+    fn resolve_recorded(
+        &mut self,
+        index: usize,
+        outcome: Outcome,
+        decided: Decided,
+        record: Record,
+        effects: &mut Vec<Effect>,
+    ) {
         if index >= self.pending.len() {
             return;
         }
         let request = self.take(index);
         // The caller first: the popup and the events can wait a moment, the agent should not.
-        self.finish_request(request, outcome, decided, Record::Entry, effects);
+        self.finish_request(request, outcome, decided, record, effects);
         self.after_removal(effects);
     }
 
     /// Ends request `index` for a reason of the host's (`code`), which every instance saw
     /// alike; what the user gave so far goes with it.
     fn end_by_host(&mut self, index: usize, code: ErrorCode, effects: &mut Vec<Effect>) {
+        self.end_by_host_recorded(index, code, Record::Entry, effects);
+    }
+
+    /// `end_by_host`, with or without its entry of the record.
+    fn end_by_host_recorded(
+        &mut self,
+        index: usize,
+        code: ErrorCode,
+        record: Record,
+        effects: &mut Vec<Effect>,
+    ) {
         let Some(request) = self.pending.get(index) else {
             return;
         };
@@ -187,7 +221,7 @@ impl Broker {
             code,
             responses: request.dialog.responses(),
         };
-        self.resolve(index, outcome, Decided::Everywhere, effects);
+        self.resolve_recorded(index, outcome, Decided::Everywhere, record, effects);
     }
 
     /// Takes request `index` out of the queue (`after_removal` updates the popup).
@@ -254,7 +288,10 @@ impl Broker {
             });
             let ending = envelope::ending(&outcome);
             let ending = ending.reason.unwrap_or("answered");
-            if record == Record::Entry {
+            // Another session's question is recorded here only when the person answered it
+            // here; otherwise its own session records how it ended.
+            let users = !matches!(outcome, Outcome::TimedOut(_) | Outcome::Host { .. });
+            if record == Record::Entry && (request.from_session.is_none() || users) {
                 self.record_request(&request, ending, &output, effects);
             }
         }
@@ -394,6 +431,7 @@ impl Broker {
                     .collect(),
                 age_seconds: self.now_ms.saturating_sub(r.arrived_ms) / 1000,
                 shown: i == self.current && self.visible,
+                session: r.from_session.as_deref(),
             })
             .collect();
         Status {

@@ -29,9 +29,12 @@ impl Broker {
         let entry = Entry {
             asked_ms: self.epoch_ms.saturating_add(request.arrived_ms),
             ended_ms: self.epoch_ms.saturating_add(self.now_ms),
-            session: self.session.clone(),
+            session: request
+                .from_session
+                .clone()
+                .or_else(|| self.session.clone()),
             agent: self.agent_name(request),
-            pane_id: request.pane,
+            pane_id: request.pane.or(request.from_pane),
             request_id: request.request_id.clone(),
             questions: RecordedQuestion::all_of(request.dialog.questionnaire()),
             ending: ending.to_owned(),

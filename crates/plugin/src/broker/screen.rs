@@ -216,6 +216,9 @@ impl Broker {
 
     /// A key pressed in the popup, as the terminal sent it.
     pub fn key(&mut self, press: KeyPress) -> Vec<Effect> {
+        if let Some(effects) = self.go_to_asking_session(press) {
+            return effects;
+        }
         let key = key_of(press, self.config.hide_key.as_ref());
         self.input(Input::Key(key))
     }
@@ -344,12 +347,40 @@ impl Broker {
     pub(super) fn banner(&self) -> Option<String> {
         let r = self.pending.get(self.current)?;
         let agent = self.agent_name(r);
-        Some(match self.pending.len() {
+        let mut banner = match self.pending.len() {
             1 => format!("{agent} asks"),
             n => format!(
                 "{agent} asks · {} of {n} waiting · [ ] switch",
                 self.current + 1
             ),
-        })
+        };
+        if let Some(session) = &r.from_session {
+            banner.push_str(&format!(" · {GO_KEY_LABEL} go to {session}"));
+        }
+        Some(banner)
+    }
+
+    /// The go key on a question asked in another session: this client goes there, where the
+    /// question is asked too, and it leaves this session (its caller is told `dismissed` here,
+    /// which ends nothing but this copy: see the command's `copies`).
+    pub(super) fn go_to_asking_session(&mut self, press: KeyPress) -> Option<Vec<Effect>> {
+        let go: KeyPress = GO_KEY.parse().ok()?;
+        if press.with_control_named() != go.with_control_named()
+            || !self.visible
+            || self.showing_history()
+            || !self.keys_count()
+        {
+            return None;
+        }
+        let request = self.pending.get(self.current)?;
+        let session = request.from_session.clone()?;
+        let outcome = Outcome::Host {
+            code: ErrorCode::Dismissed,
+            responses: request.dialog.responses(),
+        };
+        let mut effects = Vec::new();
+        self.resolve(self.current, outcome, Decided::Here, &mut effects);
+        effects.push(Effect::SwitchSession(session));
+        Some(self.done(effects))
     }
 }

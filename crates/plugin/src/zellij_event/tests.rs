@@ -132,3 +132,31 @@ fn bytes_that_are_no_event_are_errors_not_panics() {
         assert_eq!(read_event(&bytes), Err(Malformed), "{bytes:?}");
     }
 }
+
+#[test]
+fn a_popup_hidden_here_is_off_screen_until_an_update_lists_it_again() {
+    let mut sighting = PopupSighting::default();
+    sighting.tabs(&[TabState {
+        position: 0,
+        active: true,
+        floating_visible: true,
+        other_focused_clients: Vec::new(),
+        display_area_rows: 40,
+        display_area_columns: 120,
+    }]);
+    let popup = PaneState {
+        id: 7,
+        is_plugin: true,
+        title: "ask-popup".to_owned(),
+        tab: 0,
+        is_floating: true,
+        is_suppressed: false,
+    };
+    sighting.panes(std::slice::from_ref(&popup), 7);
+    assert!(sighting.on_screen());
+    // Hidden by this instance: a show that comes before Zellij tells of it must show.
+    sighting.hidden_here();
+    assert!(!sighting.on_screen());
+    sighting.panes(&[popup], 7);
+    assert!(sighting.on_screen());
+}
