@@ -12,6 +12,7 @@ pub mod later;
 pub mod mcp;
 pub mod notify;
 pub mod opencode;
+pub mod relay;
 pub mod session;
 pub mod setup;
 pub mod terminal;

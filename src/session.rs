@@ -8,28 +8,38 @@ use std::path::{Path, PathBuf};
 
 /// The folder under the socket dir that Zellij 0.45's server and clients agree on
 /// (zellij-utils' `CLIENT_SERVER_CONTRACT_DIR`).
-const CONTRACT_DIR: &str = "contract_version_1";
+pub const CONTRACT_DIR: &str = "contract_version_1";
 
 /// How many looks in a row must find no server before the session counts as gone.
 pub const MISSES_TO_GONE: u32 = 2;
 /// How often a waiting caller looks, in milliseconds.
 pub const LOOK_EVERY_MS: u64 = 1000;
 
-/// The socket the session's server listens on, as Zellij 0.45 places it: in
-/// `$ZELLIJ_SOCKET_DIR`, else in `$XDG_RUNTIME_DIR/zellij` (Linux, when that is an absolute
-/// path), else in `<temp dir>/zellij-<uid>`; then the contract folder, then the session's name.
-/// None outside a named session.
+/// The socket the session's server listens on, as Zellij 0.45 places it: in `socket_dir`, then
+/// the session's name. None outside a named session.
 pub fn socket_path(
     env: impl Fn(&str) -> Option<String>,
     uid: u32,
     temp_dir: &Path,
     linux: bool,
 ) -> Option<PathBuf> {
-    let set = |name: &str| env(name).filter(|v| !v.is_empty());
-    let session = set("ZELLIJ_SESSION_NAME")?;
+    let session = env("ZELLIJ_SESSION_NAME").filter(|v| !v.is_empty())?;
     if session.contains('/') {
         return None;
     }
+    Some(socket_dir(env, uid, temp_dir, linux).join(session))
+}
+
+/// The folder of every session's socket, as Zellij 0.45 places it: in `$ZELLIJ_SOCKET_DIR`,
+/// else in `$XDG_RUNTIME_DIR/zellij` (Linux, when that is an absolute path), else in
+/// `<temp dir>/zellij-<uid>`; then the contract folder.
+pub fn socket_dir(
+    env: impl Fn(&str) -> Option<String>,
+    uid: u32,
+    temp_dir: &Path,
+    linux: bool,
+) -> PathBuf {
+    let set = |name: &str| env(name).filter(|v| !v.is_empty());
     let runtime = set("XDG_RUNTIME_DIR")
         .filter(|dir| linux && Path::new(dir).is_absolute())
         .map(|dir| Path::new(&dir).join("zellij"));
@@ -37,7 +47,7 @@ pub fn socket_path(
         .map(PathBuf::from)
         .or(runtime)
         .unwrap_or_else(|| temp_dir.join(format!("zellij-{uid}")));
-    Some(dir.join(CONTRACT_DIR).join(session))
+    dir.join(CONTRACT_DIR)
 }
 
 /// What one look at the socket found.

@@ -2,6 +2,7 @@
 //! the command's outlives it, and a wait ends when the session's server is gone. What a look at
 //! the server's socket means is `ask_popup::session`.
 
+use ask_popup::relay::{self, LiveSession};
 use ask_popup::session::{self, Look, Watch};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -62,14 +63,20 @@ pub struct SessionWatch {
 impl SessionWatch {
     /// The watch of the session this command runs in (none outside a named session).
     pub fn of_this_session() -> SessionWatch {
-        // SAFETY: getuid has no preconditions.
-        let uid = unsafe { libc::getuid() };
-        let socket = session::socket_path(
+        SessionWatch::watching(session::socket_path(
             |name| std::env::var(name).ok(),
-            uid,
+            this_uid(),
             &std::env::temp_dir(),
             cfg!(target_os = "linux"),
-        );
+        ))
+    }
+
+    /// The watch of the session named `name`.
+    pub fn of_session(name: &str) -> SessionWatch {
+        SessionWatch::watching(Some(sockets_dir().join(name)).filter(|_| !name.contains('/')))
+    }
+
+    fn watching(socket: Option<PathBuf>) -> SessionWatch {
         SessionWatch {
             socket,
             watch: Watch::default(),
@@ -90,6 +97,78 @@ impl SessionWatch {
         self.watch.look(look_at(socket))
     }
 }
+
+/// This user's id.
+pub fn this_uid() -> u32 {
+    // SAFETY: getuid has no preconditions.
+    unsafe { libc::getuid() }
+}
+
+/// The folder of every Zellij session's socket on this machine.
+pub fn sockets_dir() -> PathBuf {
+    session::socket_dir(
+        |name| std::env::var(name).ok(),
+        this_uid(),
+        &std::env::temp_dir(),
+        cfg!(target_os = "linux"),
+    )
+}
+
+/// The Zellij sessions whose server runs, by name, each with how many clients its metadata
+/// says are attached: a socket whose session's metadata Zellij rewrote lately (it does every
+/// second), or one made in the last few seconds (its server starting). Never by connecting to
+/// it, as `zellij list-sessions` does: Zellij 0.45.1 takes every connection for a client, which
+/// attaches and leaves (the plugin's instances hear of it), and one that ends while the server
+/// starts makes the server panic. Only a session without metadata
+/// (`disable_session_metadata`) is looked at so.
+pub fn live_sessions() -> Vec<LiveSession> {
+    let Ok(entries) = std::fs::read_dir(sockets_dir()) else {
+        return Vec::new();
+    };
+    let mut live: Vec<LiveSession> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_owned();
+            let socket = e.path();
+            let metadata = metadata_of(&name);
+            let runs = age(&socket).is_some_and(|age| age < STARTING)
+                || match &metadata {
+                    Some((age, _)) => *age < FRESH,
+                    None => look_at(&socket) == Look::Listening,
+                };
+            let clients = metadata.and_then(|(_, text)| relay::connected_clients(&text));
+            runs.then_some(LiveSession { name, clients })
+        })
+        .collect();
+    live.sort_by(|a, b| a.name.cmp(&b.name));
+    live
+}
+
+/// How many clients are attached to the session `name`, from the metadata Zellij writes.
+pub fn clients_of(name: &str) -> Option<usize> {
+    metadata_of(name).and_then(|(_, text)| relay::connected_clients(&text))
+}
+
+/// The session `name`'s metadata as Zellij last wrote it, and how long ago.
+fn metadata_of(name: &str) -> Option<(Duration, String)> {
+    let dir = relay::session_info_dir(|name| std::env::var(name).ok())?;
+    let path = dir.join(name).join("session-metadata.kdl");
+    let age = age(&path)?;
+    Some((age, std::fs::read_to_string(path).ok()?))
+}
+
+/// How long ago the file at `path` was last written.
+fn age(path: &std::path::Path) -> Option<Duration> {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|written| written.elapsed().ok())
+}
+
+/// How long after its socket appears a Zellij server may still be starting, and how old its
+/// session's metadata may be while it runs.
+const STARTING: Duration = Duration::from_secs(3);
+const FRESH: Duration = Duration::from_secs(5);
 
 /// One look: connecting is what `zellij list-sessions` does to tell a live session from a dead
 /// one; the connection is closed at once, as a CLI client's is.

@@ -1,0 +1,230 @@
+//! Asking from outside Zellij: `ask-popup serve` listens on a private Unix socket and asks what
+//! comes on it in the Zellij session the person is attached to; `ask-popup ask` run where no
+//! session is reachable sends its questionnaire through that socket (forwarded by `ssh -R`, or
+//! mounted into a container) and prints the envelope that comes back.
+//!
+//! The wire is one line each way: the caller writes one JSON object (`Frame`) ending in a
+//! newline, the server writes one envelope line and closes. The caller closing its end before
+//! the envelope withdraws the question. Which socket, which session, and what a session's
+//! metadata says are decided here; `run/serve.rs` does the I/O.
+
+use crate::ask::{agent_value, Caller};
+use ask_popup_protocol::request::{self, RequestError};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The environment variable naming the socket.
+pub const SOCKET_ENV: &str = "ASK_POPUP_SOCKET";
+/// The socket's file name in `$XDG_RUNTIME_DIR` (the default path, on both ends).
+pub const SOCKET_NAME: &str = "ask-popup.sock";
+/// The most bytes one frame may take: the largest questionnaire, and room for who asks.
+pub const MAX_FRAME_BYTES: usize = request::MAX_PAYLOAD_BYTES + 16 * 1024;
+
+/// What a caller sends: who asks, and the questionnaire as `ask::prepare` made it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Frame {
+    /// The asking agent's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The request id, and whether the caller chose it.
+    pub id: String,
+    #[serde(default)]
+    pub id_given: bool,
+    /// The caller's `$ZELLIJ_PANE_ID` and `$ZELLIJ_SESSION_NAME`, when it passed them on
+    /// (`ssh -o SendEnv`, `docker -e`): the pane that is marked while it waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pane_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The caller's host name, shown with the agent's when no pane is named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// The questionnaire, one line of JSON.
+    pub questionnaire: String,
+}
+
+impl Frame {
+    /// The frame of a caller's question, as one line.
+    pub fn line(&self) -> String {
+        let mut line = serde_json::to_string(self).unwrap_or_default();
+        line.push('\n');
+        line
+    }
+
+    /// The caller as the popup sees it: the pane when one was passed on, else the agent named
+    /// with the host it asks from (`claude@buildbox`), so the person knows where it came from.
+    pub fn caller(&self, this_host: Option<&str>) -> Caller {
+        let pane_id = self.pane_id.clone().filter(|p| !p.is_empty());
+        let agent = self.agent.clone().filter(|a| !a.is_empty());
+        let host = self
+            .host
+            .as_deref()
+            .filter(|h| !h.is_empty() && Some(*h) != this_host);
+        let agent = match (pane_id.is_some(), agent, host) {
+            (false, Some(agent), Some(host)) => {
+                Some(agent_value(&format!("{}@{host}", agent_value(&agent))))
+            }
+            (false, None, Some(host)) => Some(agent_value(&format!("agent@{host}"))),
+            (_, agent, _) => agent,
+        };
+        Caller {
+            pane_id,
+            agent,
+            id: self.id.clone(),
+            id_given: self.id_given,
+        }
+    }
+}
+
+/// Reads one frame: a line of at most `MAX_FRAME_BYTES`. Junk, a frame cut short, or one too
+/// large is an error the caller gets as its envelope (the one that `ask` gives for the same
+/// fault in a questionnaire).
+pub fn read_frame(input: impl std::io::BufRead) -> Result<Frame, RequestError> {
+    use std::io::BufRead;
+    let unreadable = |detail: String| RequestError::Unreadable { detail };
+    let mut bytes = Vec::new();
+    let mut limited = input.take(MAX_FRAME_BYTES as u64 + 1);
+    limited
+        .read_until(b'\n', &mut bytes)
+        .map_err(|e| unreadable(e.to_string()))?;
+    if bytes.len() > MAX_FRAME_BYTES {
+        // Not counted to its end: the caller is told the limit it passed.
+        return Err(RequestError::PayloadTooLarge { bytes: bytes.len() });
+    }
+    if bytes.last() != Some(&b'\n') {
+        return Err(unreadable(
+            "the request ended before its line did (a frame is one line of JSON)".to_owned(),
+        ));
+    }
+    serde_json::from_slice(&bytes)
+        .map_err(|e| unreadable(format!("the request is not an ask-popup frame: {e}")))
+}
+
+/// The socket a caller sends to and `serve` listens on: `$ASK_POPUP_SOCKET`, else
+/// `ask-popup.sock` in `$XDG_RUNTIME_DIR`, else in a folder of the user's own in the temp dir.
+pub fn socket_path(env: impl Fn(&str) -> Option<String>, uid: u32, temp_dir: &Path) -> PathBuf {
+    let set = |name: &str| env(name).filter(|v| !v.is_empty());
+    if let Some(path) = set(SOCKET_ENV) {
+        return PathBuf::from(path);
+    }
+    match set("XDG_RUNTIME_DIR").filter(|d| Path::new(d).is_absolute()) {
+        Some(dir) => Path::new(&dir).join(SOCKET_NAME),
+        None => temp_dir.join(format!("ask-popup-{uid}")).join(SOCKET_NAME),
+    }
+}
+
+/// How many clients a session's metadata says are attached (`connected_clients N`, a line of
+/// the `session-metadata.kdl` Zellij writes every second); None when it says nothing.
+pub fn connected_clients(metadata: &str) -> Option<usize> {
+    metadata.lines().find_map(|line| {
+        line.strip_prefix("connected_clients ")
+            .and_then(|n| n.trim().parse().ok())
+    })
+}
+
+/// A live Zellij session, and how many clients are attached to it (None: unknown).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveSession {
+    pub name: String,
+    pub clients: Option<usize>,
+}
+
+impl LiveSession {
+    /// Whether somebody is attached to it (an unknown count is nobody).
+    pub fn attached(&self) -> bool {
+        self.clients.is_some_and(|n| n > 0)
+    }
+}
+
+/// The session a question from outside is asked in: the one the caller passed on when it is
+/// live; else one with an attached client (the server's own first, then by name); else the
+/// server's own; else the only one. None when no choice is clear.
+pub fn pick_session(
+    passed: Option<&str>,
+    own: Option<&str>,
+    live: &[LiveSession],
+) -> Option<String> {
+    let is_live = |name: &str| live.iter().any(|s| s.name == name);
+    if let Some(passed) = passed.filter(|p| is_live(p)) {
+        return Some(passed.to_owned());
+    }
+    if let Some(own) = own.filter(|o| live.iter().any(|s| s.name == *o && s.attached())) {
+        return Some(own.to_owned());
+    }
+    let mut with_clients: Vec<&LiveSession> = live.iter().filter(|s| s.attached()).collect();
+    with_clients.sort_by(|a, b| a.name.cmp(&b.name));
+    if let Some(first) = with_clients.first() {
+        return Some(first.name.clone());
+    }
+    if let Some(own) = own.filter(|o| is_live(o)) {
+        return Some(own.to_owned());
+    }
+    match live {
+        [only] => Some(only.name.clone()),
+        _ => None,
+    }
+}
+
+/// The folder Zellij 0.45 keeps each session's metadata in (`<name>/session-metadata.kdl`):
+/// `$XDG_CACHE_HOME/zellij` (or `~/.cache/zellij`), then its contract folder, then
+/// `session_info`.
+pub fn session_info_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let set = |name: &str| env(name).filter(|v| !v.is_empty());
+    let cache = set("XDG_CACHE_HOME")
+        .filter(|d| Path::new(d).is_absolute())
+        .map(PathBuf::from)
+        .or_else(|| set("HOME").map(|home| Path::new(&home).join(".cache")))?;
+    Some(
+        cache
+            .join("zellij")
+            .join(crate::session::CONTRACT_DIR)
+            .join("session_info"),
+    )
+}
+
+/// `$ASK_POPUP_FORWARD`: when a question asked in one session is shown in the others too.
+pub const FORWARD_ENV: &str = "ASK_POPUP_FORWARD";
+
+/// The sessions a question asked in session `home` is shown in too: when `home` has no client
+/// attached (nobody would see it there), every other session with one; `$ASK_POPUP_FORWARD`
+/// `always` shows it in every other attached session whatever `home` has, `off` in none.
+/// Unknown counts (no metadata) count as no client.
+pub fn forward_to(home: &str, setting: Option<&str>, live: &[LiveSession]) -> Vec<String> {
+    let forward = if never_forwards(setting) {
+        false
+    } else if setting.is_some_and(|s| s.trim().eq_ignore_ascii_case("always")) {
+        true
+    } else {
+        !live.iter().any(|s| s.name == home && s.attached())
+    };
+    if !forward {
+        return Vec::new();
+    }
+    live.iter()
+        .filter(|s| s.name != home && s.attached())
+        .map(|s| s.name.clone())
+        .collect()
+}
+
+/// Whether `$ASK_POPUP_FORWARD` says never (`off`, `never`, `0`, `false`, `no`): then the
+/// sessions need not even be looked at.
+pub fn never_forwards(setting: Option<&str>) -> bool {
+    setting.is_some_and(|s| {
+        matches!(
+            s.trim().to_ascii_lowercase().as_str(),
+            "off" | "never" | "0" | "false" | "no"
+        )
+    })
+}
+
+/// The agent's name in a session that shows another session's question: `<agent> in
+/// <session>`, within the pipe's limit on a name (the agent's part is cut first).
+pub fn copy_agent(agent: Option<&str>, session: &str) -> String {
+    let session: String = crate::ask::arg_value(session);
+    let suffix = format!(" in {session}");
+    let room = crate::ask::MAX_AGENT_CHARS.saturating_sub(suffix.chars().count());
+    let agent = agent_value(agent.filter(|a| !a.trim().is_empty()).unwrap_or("an agent"));
+    let agent: String = agent.chars().take(room.max(1)).collect();
+    agent_value(&format!("{agent}{suffix}"))
+}
