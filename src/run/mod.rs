@@ -15,12 +15,14 @@ macro_rules! say_err {
 }
 
 mod children;
+mod copies;
 mod doctor;
 mod install;
 mod later;
 mod mcp;
 mod notify;
 mod programs;
+mod serve;
 mod web;
 
 use ask_popup::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
@@ -117,8 +119,24 @@ enum Action {
         #[arg(long)]
         clear: bool,
     },
+    /// Listen on a private Unix socket ($ASK_POPUP_SOCKET, else ask-popup.sock in
+    /// $XDG_RUNTIME_DIR) for questions from where no Zellij session is reachable (a container
+    /// given the socket, another machine over `ssh -R`), and ask each in the Zellij session the
+    /// person is attached to. `ask-popup ask` outside Zellij sends through it when it is there.
+    Serve {
+        /// As the command starts it (inside a Zellij session, when no server answers): quiet,
+        /// and ends once no Zellij session has been left for a minute.
+        #[arg(long, hide = true)]
+        on_demand: bool,
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
     /// Print what is waiting in the popup, as JSON (the plugin's `status` pipe).
     Status {
+        /// Every session of this machine: {"sessions":[{"session": …, "pending": […], …}]}
+        /// (a session nobody is attached to, whose plugin does not run, says so instead).
+        #[arg(long)]
+        all_sessions: bool,
         #[command(flatten)]
         plugin: PluginArg,
     },
@@ -296,7 +314,12 @@ pub fn main() -> i32 {
                 clear,
             })
         }
-        Action::Status { plugin } => pipe_command(&plugin.plugin, "status"),
+        Action::Serve { on_demand, plugin } => serve::serve(&plugin.plugin, on_demand),
+        Action::Status {
+            all_sessions: true,
+            plugin,
+        } => copies::status_of_every_session(&plugin.plugin),
+        Action::Status { plugin, .. } => pipe_command(&plugin.plugin, "status"),
         Action::Show { plugin } => pipe_command(&plugin.plugin, "show"),
         Action::ClaudeHook { plugin } => claude_hook(&plugin.plugin),
         Action::Mcp { plugin } => mcp::serve(&plugin.plugin),
@@ -387,6 +410,9 @@ fn answer(
         Err(error) => return caller.rejection(&error),
     };
     match Zellij::find(plugin) {
+        // Outside Zellij, through `ask-popup serve`'s socket when there is one.
+        Err(ErrorCode::NoUi) => serve::ask_through_socket(caller, &line, stop)
+            .unwrap_or_else(|| caller.failure(ErrorCode::NoUi)),
         Err(code) => caller.failure(code),
         Ok(zellij) => zellij.ask(caller, &line, stop),
     }
@@ -476,14 +502,18 @@ pub(crate) fn exe() -> String {
 }
 
 /// How long a `zellij pipe` that answers at once (`cancel`, `status`, `show`) may take.
-const PIPE_TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const PIPE_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest pause between two askings of a question whose copies wait in other sessions.
+const COPIES_RETRY: Duration = Duration::from_secs(2);
 /// How often a waiting command looks at its child and its parent.
-const POLL: Duration = Duration::from_millis(50);
+pub(super) const POLL: Duration = Duration::from_millis(50);
 
 /// The Zellij session this command runs in, and the plugin it asks.
 struct Zellij {
     cli: ZellijCli,
     plugin: String,
+    /// The session asked, when not the one this command runs in (`ask-popup serve`).
+    session: Option<String>,
 }
 
 impl Zellij {
@@ -499,6 +529,17 @@ impl Zellij {
         Ok(Zellij {
             cli,
             plugin: plugin.to_owned(),
+            session: None,
+        })
+    }
+
+    /// The session named `session`, asked from outside it (`ask-popup serve`).
+    fn of_session(plugin: &str, session: &str) -> Result<Zellij, ErrorCode> {
+        let cli = ZellijCli::find().ok_or(ErrorCode::ZellijNotFound)?;
+        Ok(Zellij {
+            cli,
+            plugin: plugin.to_owned(),
+            session: Some(session.to_owned()),
         })
     }
 
@@ -512,6 +553,9 @@ impl Zellij {
     /// A `zellij pipe` that this command's end does not end.
     fn pipe_on_its_own(&self, name: &str, args: &str) -> Command {
         let mut command = self.cli.command();
+        if let Some(session) = &self.session {
+            command.args(["--session", session]);
+        }
         command.args(["pipe", "--plugin", &self.plugin, "--name", name]);
         if !args.is_empty() {
             command.args(["--args", args]);
@@ -524,14 +568,75 @@ impl Zellij {
     /// and gives up (`no_reply`) once the session's server is gone. Asked again or not, it is
     /// one question: the user's notify command runs at most once, and only while no envelope
     /// is in hand.
+    ///
+    /// Asked in this command's own session, it is shown in the other sessions that have a
+    /// client attached too, when nobody is attached here (`copies`): answered there, it is
+    /// taken back here without a record (the answering session keeps it) and that answer is
+    /// the reply; ended here, it is taken back there.
     fn ask(&self, caller: &Caller, line: &str, stop: &dyn Stop) -> String {
-        let notice = notify::Notice::start(&self.cli, caller, line);
-        let args = caller.pipe_args();
-        let mut session = children::SessionWatch::of_this_session();
-        for attempt in 1..=ask::ATTEMPTS {
-            if stop.wait(Duration::from_millis(ask::backoff_ms(attempt))) {
-                notice.settle();
-                return self.withdraw(caller, None);
+        let copies = match self.session {
+            None => {
+                // For the agents of containers and other machines (see `serve`).
+                serve::start_on_demand(&self.plugin);
+                copies::Copies::start(&self.plugin, caller, line)
+            }
+            Some(_) => copies::Copies::none(),
+        };
+        let envelope = self.ask_here(caller, "", line, stop, &copies);
+        copies.end();
+        envelope
+    }
+
+    /// `ask` in this session alone, the pipe's arguments with `extra` (a copy's `from_session`
+    /// and `from_pane`; no notification for a copy); a copy's answer in `copies` ends it.
+    fn ask_here(
+        &self,
+        caller: &Caller,
+        extra: &str,
+        line: &str,
+        stop: &dyn Stop,
+        copies: &copies::Copies,
+    ) -> String {
+        let notice = if extra.is_empty() {
+            notify::Notice::start(&self.cli, caller, line)
+        } else {
+            notify::Notice::none()
+        };
+        // The asking pane's own terminal (none for `ask-popup serve`: the caller's command
+        // tells its own, on the other machine).
+        if self.session.is_none() && caller.pane_id.is_some() {
+            notify::tell_terminal(caller, line);
+        }
+        let mut args = caller.pipe_args();
+        if !extra.is_empty() {
+            args.push(',');
+            args.push_str(extra);
+        }
+        let mut session = match &self.session {
+            Some(name) => children::SessionWatch::of_session(name),
+            None => children::SessionWatch::of_this_session(),
+        };
+        // Shown in other sessions, it is asked here again and again until it ends (a session
+        // nobody is attached to lets no pipe through): once somebody comes (say by the go key
+        // of a copy), it is here too.
+        let mut attempt = 0;
+        while attempt < ask::ATTEMPTS || copies.made() {
+            attempt += 1;
+            if attempt > ask::ATTEMPTS && session.gone() {
+                break;
+            }
+            let backoff = Duration::from_millis(ask::backoff_ms(attempt)).min(COPIES_RETRY);
+            match pause(stop, copies, backoff) {
+                Paused::Over => {}
+                Paused::Stopped => {
+                    notice.settle();
+                    copies.end();
+                    return self.withdraw(caller, None);
+                }
+                Paused::Answered(envelope) => {
+                    notice.settle();
+                    return self.answered_elsewhere(caller, copies, envelope);
+                }
             }
             let mut command = self.pipe("ask", &args);
             let Ok(mut child) = command.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn() else {
@@ -545,19 +650,38 @@ impl Zellij {
                 }
             });
             let stdout = reply_in_background(&mut child, &caller.id);
+            let asked = Instant::now();
+            // A pipe into a session nobody is attached to waits, and is never let through, not
+            // even once somebody comes: such a pipe is sent again.
+            let unattended = copies.made() && copies.home_unattended();
             let out = loop {
                 match stdout.recv_timeout(POLL) {
                     Ok(out) => break out,
                     Err(RecvTimeoutError::Disconnected) => break Vec::new(),
                     Err(RecvTimeoutError::Timeout) => {}
                 }
+                if unattended && asked.elapsed() >= COPIES_RETRY {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break Vec::new();
+                }
                 if stop.wait(Duration::ZERO) {
                     notice.settle();
+                    // The copies first: taking it back here may wait on a session nobody
+                    // is attached to.
+                    copies.end();
                     return self.withdraw(caller, Some(child));
+                }
+                if let copies::State::Answered(envelope) = copies.state() {
+                    notice.settle();
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return self.answered_elsewhere(caller, copies, envelope);
                 }
                 if session.gone() {
                     // Its `zellij pipe` would wait for good, spinning a core.
                     notice.settle();
+                    copies.end();
                     let _ = child.kill();
                     let _ = child.wait();
                     return caller.failure(ErrorCode::NoReply);
@@ -572,6 +696,7 @@ impl Zellij {
             }
             let _ = child.wait();
         }
+        copies.end();
         // No reply came back, but a question may have reached the popup all the same: it is
         // taken back, or the agent, asking in its own dialog now, would leave it there for
         // the person to answer for nothing.
@@ -579,6 +704,31 @@ impl Zellij {
             self.take_back(caller);
         }
         caller.failure(ErrorCode::NoReply)
+    }
+
+    /// The question was answered in another session (`envelope`), which keeps the record: it
+    /// is taken back here and from the other sessions, and that answer is the reply.
+    fn answered_elsewhere(
+        &self,
+        caller: &Caller,
+        copies: &copies::Copies,
+        envelope: String,
+    ) -> String {
+        copies.end();
+        // Not waited for: nobody may be attached here to let it through soon.
+        let mut args = caller.pipe_args();
+        args.push_str(",answered_elsewhere=1");
+        self.cancel_in_background(&args);
+        envelope
+    }
+
+    /// Sends a `cancel` pipe with `args` that this command does not wait for, and that
+    /// outlives it (ending by itself after `PIPE_TIMEOUT`).
+    fn cancel_in_background(&self, args: &str) {
+        let mut command = self.pipe_on_its_own("cancel", args);
+        children::on_its_own_for(&mut command, PIPE_TIMEOUT);
+        command.args(["--", "withdraw"]);
+        let _ = command.stdin(Stdio::null()).stdout(Stdio::null()).spawn();
     }
 
     /// Takes the question back from the popup (the `cancel` pipe) and returns the `aborted`
@@ -703,6 +853,33 @@ fn read_in_background(child: &mut Child) -> Receiver<Vec<u8>> {
         let _ = tx.send(out);
     });
     rx
+}
+
+/// How a pause of a waiting question ended.
+enum Paused {
+    /// Its time is over.
+    Over,
+    /// The caller went away (`Stop`).
+    Stopped,
+    /// It was answered in another session.
+    Answered(String),
+}
+
+/// Waits up to `limit`, ending early when the caller goes away or a copy is answered.
+fn pause(stop: &dyn Stop, copies: &copies::Copies, limit: Duration) -> Paused {
+    let until = Instant::now() + limit;
+    loop {
+        if let copies::State::Answered(envelope) = copies.state() {
+            return Paused::Answered(envelope);
+        }
+        let now = Instant::now();
+        if now >= until {
+            return Paused::Over;
+        }
+        if stop.wait(POLL.min(until - now)) {
+            return Paused::Stopped;
+        }
+    }
 }
 
 /// What tells a waiting question that its caller went away, so it is withdrawn.

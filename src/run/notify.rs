@@ -40,6 +40,11 @@ struct Question {
 }
 
 impl Notice {
+    /// No notification (a question shown in another session for one asked here).
+    pub(super) fn none() -> Notice {
+        Notice { clock: None }
+    }
+
     /// Starts the timer of a question asked now by `caller` (the checked questionnaire `line`),
     /// when a notify command is set; a config that cannot be read is said on stderr and
     /// notifies nobody.
@@ -182,4 +187,59 @@ fn load() -> Result<Option<Settings>, String> {
     };
     let file = file.as_ref().map(|(path, text)| ConfigFile { path, text });
     notify::settings(command.as_deref(), delay.as_deref(), file).map_err(|e| e.to_string())
+}
+
+/// Tells the terminal the caller runs in that its question is waiting (`notify::
+/// terminal_sequence`): for an agent in a Zellij pane, or on another machine over `ssh -t` from
+/// one, that is the pane, and Zellij passes the notification on to its outer terminal. The
+/// terminal is the controlling one (`/dev/tty`), else (Claude Code runs its hooks without one)
+/// the terminal of the nearest ancestor whose output is one: the agent's. Never waits: a
+/// terminal that would block, or none (a bare `zellij pipe`, a daemon), gets nothing.
+pub(super) fn tell_terminal(caller: &Caller, line: &str) {
+    let setting = std::env::var(notify::TERMINAL_VAR).ok();
+    if !notify::terminal_notification_on(setting.as_deref()) {
+        return;
+    }
+    let sequence = notify::terminal_sequence(line, caller);
+    if let Some(mut tty) = open_terminal("/dev/tty").or_else(ancestors_terminal) {
+        let _ = tty.write_all(sequence.as_bytes());
+    }
+}
+
+/// A terminal opened for writing, never to become this process's controlling one, and never
+/// blocking.
+fn open_terminal(path: &str) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+        .open(path)
+        .ok()
+}
+
+/// The terminal the nearest ancestor (up to a few) writes to, from `/proc` (Linux).
+fn ancestors_terminal() -> Option<std::fs::File> {
+    // SAFETY: getppid has no preconditions.
+    let mut pid = unsafe { libc::getppid() };
+    for _ in 0..8 {
+        if pid <= 1 {
+            return None;
+        }
+        for fd in [1, 2, 0] {
+            let Ok(target) = std::fs::read_link(format!("/proc/{pid}/fd/{fd}")) else {
+                continue;
+            };
+            let target = target.to_string_lossy().into_owned();
+            if target.starts_with("/dev/pts/") || target.starts_with("/dev/tty") {
+                if let Some(tty) = open_terminal(&target) {
+                    return Some(tty);
+                }
+            }
+        }
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // `pid (comm) state ppid …`: the name may hold spaces and parentheses.
+        let after = stat.rsplit_once(')')?.1;
+        pid = after.split_whitespace().nth(1)?.parse().ok()?;
+    }
+    None
 }
