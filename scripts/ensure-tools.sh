@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure this machine has what `scripts/test.sh` needs, reusing whatever is already there:
 # the wasm32-wasip1 Rust target, tmux (a real terminal for the e2e tests), binaryen's wasm-opt,
-# Zellij 0.45.1 with its web server, and Chromium (the browser of the web client's e2e tests).
+# Zellij 0.45.1 with its web server, Chromium (the browser of the web client's e2e tests) and
+# OpenSSH's server (the other machine of the remote e2e tests).
 # Idempotent: a second run only prints what it found.
 set -euo pipefail
 
@@ -76,4 +77,14 @@ else
     as_root apt-get update >&2
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >&2
     echo "chromium: installed $(/usr/bin/chromium --version)"
+fi
+
+# 6. OpenSSH's server and client, for the e2e tests of questions from another machine: a real
+# sshd on 127.0.0.1 with keys the test makes (Debian's package).
+if [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1; then
+    echo "sshd: $(ssh -V 2>&1)"
+else
+    as_root apt-get update >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y openssh-server openssh-client >&2
+    echo "sshd: installed $(ssh -V 2>&1)"
 fi

@@ -204,13 +204,14 @@ pub(crate) fn listener_balance(zellij: &Zellij, limit: Duration) -> Result<Value
 /// What each instance of the listener heard (one per client; a client that attached later
 /// heard only what came after).
 pub(crate) fn heard_by_each(zellij: &Zellij) -> Vec<Vec<(String, Value)>> {
-    let out = zellij.pipe_to(LISTENER, "heard", &[], "x").wait(AT_ONCE);
-    assert!(
-        out.status.success(),
-        "heard pipe exited with {}: {:?}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // Asked again when an instance holds the pipe: Zellij 0.45.1 at times gives a newly
+    // attached client's instance's permission answer to the other one, and the instance asks
+    // for it again when the next pipe comes.
+    let out = zellij
+        .pipe_asking_again(LISTENER, "heard", Duration::from_secs(5), AT_ONCE, |out| {
+            out.status.success()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
     let lists: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
         .into_iter::<Value>()
         .collect::<Result<_, _>>()
@@ -354,6 +355,31 @@ pub(crate) fn text_of(arguments: &Value, outcome: &Outcome) -> String {
         .as_str()
         .expect("a text")
         .to_owned()
+}
+
+/// The user picks SQLite (the second option of `DB`) on the question of `asker` (`claude
+/// asks`) until `done`: Down until it is focused, then Enter; a key the popup's key guard
+/// swallowed, or a question asked again after the answer, is answered again.
+pub(crate) fn pick_sqlite(zellij: &Zellij, asker: &str, done: impl Fn() -> bool) {
+    let until = zellij.until(2 * ANSWER);
+    while !done() {
+        assert!(
+            Instant::now() < until,
+            "the question of {asker:?} was never answered; screen:\n{}",
+            zellij.screen()
+        );
+        let screen = zellij.screen();
+        if screen.contains(asker) && screen.contains("❯ 1. Postgres") {
+            zellij.send_keys(&["Down"]);
+        } else if screen.contains(asker) && screen.contains("❯ 2. SQLite") {
+            zellij.send_keys(&["Enter"]);
+            let until = zellij.until(ANSWER);
+            while zellij.screen().contains("❯ 2. SQLite") && Instant::now() < until {
+                thread::sleep(Duration::from_millis(100));
+            }
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// The user answers each question of `seconds` (`(question, its second option)`), asked by

@@ -9,10 +9,11 @@ use crate::agents::{
     shell_quote, tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending,
     zellij_on_path,
 };
-use crate::command::{command, setup_write};
+use crate::command::{command, record_outer_terminal, setup_write, wait_for_outer};
 use crate::harness::{agent_bin, path_with, Zellij};
 use crate::history::recorded;
 use crate::model::{anthropic, ModelServer};
+use crate::remote::Remote;
 use crate::ANSWER;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -75,6 +76,27 @@ impl Claude {
         wiring: Wiring,
         env: &str,
     ) -> Claude {
+        Claude::start_somewhere(zellij, name, questions, wiring, env, None)
+    }
+
+    /// Claude Code with its hook, run on another machine (`remote`) from a pane of `zellij`.
+    pub(crate) fn start_over(
+        zellij: &Zellij,
+        name: &str,
+        questions: Value,
+        remote: &Remote,
+    ) -> Claude {
+        Claude::start_somewhere(zellij, name, questions, Wiring::Hook, "", Some(remote))
+    }
+
+    fn start_somewhere(
+        zellij: &Zellij,
+        name: &str,
+        questions: Value,
+        wiring: Wiring,
+        env: &str,
+        remote: Option<&Remote>,
+    ) -> Claude {
         let input = json!({ "questions": questions });
         let model = match wiring {
             Wiring::Hook | Wiring::Installed => {
@@ -113,16 +135,33 @@ impl Claude {
             Wiring::Hook | Wiring::Installed => "",
             Wiring::Mcp => "MCP_TOOL_TIMEOUT=3600000 ",
         };
-        let line = format!(
-            "cd {project} && exec env -u TMUX -u TMUX_PANE {path}HOME={home} \
-             ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY={API_KEY} {mcp_timeout}{env}\
-             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 {claude} 'Ask me.'",
-            project = shell_quote(&project.to_string_lossy()),
-            path = zellij_on_path(),
-            home = shell_quote(&home.to_string_lossy()),
-            url = model.url(),
-            claude = shell_quote(&agent_bin("claude-code").to_string_lossy()),
-        );
+        let line = match remote {
+            None => format!(
+                "cd {project} && exec env -u TMUX -u TMUX_PANE {path}HOME={home} \
+                 ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY={API_KEY} {mcp_timeout}{env}\
+                 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 {claude} 'Ask me.'",
+                project = shell_quote(&project.to_string_lossy()),
+                path = zellij_on_path(),
+                home = shell_quote(&home.to_string_lossy()),
+                url = model.url(),
+                claude = shell_quote(&agent_bin("claude-code").to_string_lossy()),
+            ),
+            // No Zellij there: only the forwarded socket reaches the popup.
+            Some(remote) => remote.line(
+                &format!(
+                    "HOME={home} TERM=xterm-256color ANTHROPIC_BASE_URL={url} \
+                     ANTHROPIC_API_KEY={API_KEY} CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+                     DISABLE_AUTOUPDATER=1",
+                    home = shell_quote(&home.to_string_lossy()),
+                    url = model.url(),
+                ),
+                &format!(
+                    "cd {project} && exec {claude} 'Ask me.'",
+                    project = shell_quote(&project.to_string_lossy()),
+                    claude = shell_quote(&agent_bin("claude-code").to_string_lossy()),
+                ),
+            ),
+        };
         let pane = new_pane(zellij, name, &line);
         Claude {
             name: name.to_owned(),
@@ -182,6 +221,17 @@ fn add_the_mcp_server(home: &Path) {
         .expect("write settings.json");
 }
 
+/// What Claude Code's model reads when SQLite was picked in the popup for `DATABASE`.
+pub(crate) fn sqlite_picked() -> (String, bool) {
+    (
+        format!(
+            "Your questions have been answered: \"{DATABASE}\"=\"SQLite\". You can now continue \
+             with these answers in mind."
+        ),
+        false,
+    )
+}
+
 /// Picks the question's second option (SQLite) in the popup.
 pub(crate) fn pick_the_second_option(zellij: &Zellij) {
     zellij.send_keys(&["Down"]);
@@ -198,6 +248,8 @@ fn settings(home: &Path) -> Value {
 #[test]
 fn claude_code_gets_a_single_pick_from_the_popup() {
     let zellij = Zellij::start();
+    let outer = zellij.scratch().join("outer.log");
+    record_outer_terminal(&zellij, &outer);
     let claude = Claude::start(&zellij, "claude-one", json!([database()]));
     let hooks = settings(&zellij.scratch().join("claude-one/home"));
     assert_eq!(
@@ -205,19 +257,16 @@ fn claude_code_gets_a_single_pick_from_the_popup() {
         format!("{} claude-hook", command().display())
     );
     claude.asked(&zellij, DATABASE);
-    // The asking pane is marked while it waits.
+    // The asking pane is marked while it waits, and the hook told the terminal (the pane is
+    // its controlling terminal), which Zellij passes on as a desktop notification.
     wait_for_title(&zellij, claude.pane, &marked("claude-one"));
-    pick_the_second_option(&zellij);
-    assert_eq!(
-        claude.tool_result(&zellij),
-        (
-            format!(
-                "Your questions have been answered: \"{DATABASE}\"=\"SQLite\". You can now continue \
-                 with these answers in mind."
-            ),
-            false
-        )
+    wait_for_outer(
+        &zellij,
+        &outer,
+        &format!("\u{1b}]9;claude asks: DB: {DATABASE}\u{7}"),
     );
+    pick_the_second_option(&zellij);
+    assert_eq!(claude.tool_result(&zellij), sqlite_picked());
     wait_for_title(&zellij, claude.pane, "claude-one");
     // Asked through the hook, recorded once.
     let entries = recorded(&zellij, 1);

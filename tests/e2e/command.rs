@@ -5,8 +5,8 @@
 //! one answered first none, and a notify command that hangs or fails changes nothing.
 
 use crate::agents::{
-    blocked, heard, heard_of_one_question, marked, new_pane, shell_quote, status, submitted,
-    wait_for_title, zellij_on_path, DB,
+    blocked, heard, heard_of_one_question, marked, new_pane, pick_sqlite, shell_quote, status,
+    submitted, wait_for_title, zellij_on_path, DB,
 };
 use crate::harness::{Options, Zellij};
 use crate::ANSWER;
@@ -65,25 +65,7 @@ fn the_command_asks_from_a_zellij_pane_and_prints_the_envelope() {
     // The user picks SQLite; should the command have asked again meanwhile and its new question
     // come in after the answer, that one too.
     let rc = dir.join("rc");
-    let until = zellij.until(2 * ANSWER);
-    while !rc.exists() {
-        assert!(
-            Instant::now() < until,
-            "the command never finished; screen:\n{}",
-            zellij.screen()
-        );
-        let screen = zellij.screen();
-        if screen.contains("asker asks") && screen.contains("❯ 1. Postgres") {
-            zellij.send_keys(&["Down"]);
-        } else if screen.contains("asker asks") && screen.contains("❯ 2. SQLite") {
-            zellij.send_keys(&["Enter"]);
-            let until = zellij.until(ANSWER);
-            while zellij.screen().contains("❯ 2. SQLite") && Instant::now() < until {
-                thread::sleep(Duration::from_millis(100));
-            }
-        }
-        thread::sleep(Duration::from_millis(100));
-    }
+    pick_sqlite(&zellij, "asker asks", || rc.exists());
     let out = std::fs::read_to_string(dir.join("out.json")).expect("out.json");
     let attempts = std::fs::read_to_string(dir.join("attempts")).unwrap_or_default();
     assert_eq!(
@@ -816,4 +798,83 @@ fn a_command_that_gets_no_reply_takes_its_question_back() {
     assert_eq!(entries.len(), 1, "{entries:#?}");
     assert_eq!(entries[0]["requestId"], "n-1");
     assert_eq!(entries[0]["ending"], "aborted");
+}
+
+/// Records what Zellij writes to its outer terminal (tmux's `pipe-pane` on the client's pane)
+/// into `file`.
+pub(crate) fn record_outer_terminal(zellij: &Zellij, file: &Path) {
+    let out = zellij.tmux_run(&[
+        "pipe-pane",
+        "-t",
+        "apz",
+        "-o",
+        &format!("cat >> {}", shell_quote(&file.to_string_lossy())),
+    ]);
+    assert!(out.status.success(), "tmux pipe-pane: {out:?}");
+}
+
+/// Waits until the outer terminal was sent `sequence`.
+pub(crate) fn wait_for_outer(zellij: &Zellij, file: &Path, sequence: &str) {
+    let until = zellij.until(ANSWER);
+    loop {
+        let sent = std::fs::read(file).unwrap_or_default();
+        if String::from_utf8_lossy(&sent).contains(sequence) {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "Zellij never sent its terminal {sequence:?}; it sent {} bytes, with these OSC 9: {:?}",
+            sent.len(),
+            String::from_utf8_lossy(&sent)
+                .match_indices("\u{1b}]9;")
+                .map(
+                    |(i, _)| String::from_utf8_lossy(&sent[i..(i + 80).min(sent.len())])
+                        .into_owned()
+                )
+                .collect::<Vec<_>>()
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_waiting_question_is_a_desktop_notification_of_the_outer_terminal() {
+    let zellij = Zellij::start();
+    let dir = zellij.scratch();
+    let outer = dir.join("outer.log");
+    record_outer_terminal(&zellij, &outer);
+    let line = format!(
+        "cd {dir} && {path}ASK_POPUP_AGENT=builder {command} ask --id n-1 {payload} > out.json; \
+         ASK_POPUP_TERMINAL_NOTIFY=off ASK_POPUP_AGENT=quiet {command} ask --id n-2 {payload} \
+         > out2.json; exec sleep 1000",
+        dir = shell_quote(&dir.to_string_lossy()),
+        path = zellij_on_path(),
+        command = shell_quote(&command().to_string_lossy()),
+        payload = shell_quote(DB),
+    );
+    new_pane(&zellij, "agent", &line);
+    // Zellij passes the pane's OSC 777 on as OSC 9 (its default for a terminal that is not
+    // kitty): who asks, and the first question.
+    wait_for_outer(
+        &zellij,
+        &outer,
+        "\u{1b}]9;builder asks: DB: Which database?\u{7}",
+    );
+    zellij.wait_for_screen("the question", ANSWER, |s| s.contains("builder asks"));
+    zellij.send_keys(&["Esc"]);
+    // Turned off, the next question tells the terminal nothing.
+    zellij.wait_for_screen("the second question", ANSWER, |s| s.contains("quiet asks"));
+    let told = |who: &str| {
+        String::from_utf8_lossy(&std::fs::read(&outer).unwrap_or_default())
+            .contains(&format!("\u{1b}]9;{who} asks"))
+    };
+    assert!(!told("quiet"));
+    zellij.send_keys(&["Esc"]);
+    let until = zellij.until(ANSWER);
+    while !dir.join("out2.json").metadata().is_ok_and(|m| m.len() > 0) {
+        assert!(Instant::now() < until, "the second question never ended");
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert!(!told("quiet"));
+    assert!(told("builder"));
 }

@@ -351,16 +351,23 @@ impl Zellij {
         let n = WORLDS.fetch_add(1, Ordering::Relaxed);
         let root = short_temp_dir();
         let tag = format!("{}{n}", std::process::id());
-        let dirs = ["home", "config", "cache", "data", "s", "tmp"];
+        let dirs = ["home", "config", "cache", "data", "s", "tmp", "run"];
         for d in dirs {
             std::fs::create_dir_all(root.join(d)).expect("create world dirs");
         }
+        // The runtime dir is the user's alone, as the XDG spec wants it.
+        std::fs::set_permissions(
+            root.join("run"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o700),
+        )
+        .expect("make the runtime dir private");
         let env: Vec<(&'static str, OsString)> = vec![
             ("HOME", root.join("home").into()),
             ("XDG_CONFIG_HOME", root.join("config").into()),
             ("XDG_CACHE_HOME", root.join("cache").into()),
             ("XDG_DATA_HOME", root.join("data").into()),
             ("ZELLIJ_SOCKET_DIR", root.join("s").into()),
+            ("XDG_RUNTIME_DIR", root.join("run").into()),
             ("TMPDIR", root.join("tmp").into()),
             ("TMUX_TMPDIR", root.clone().into()),
             ("SHELL", "/bin/sh".into()),
@@ -476,6 +483,58 @@ impl Zellij {
     /// The session's name.
     pub fn session(&self) -> &str {
         &self.session
+    }
+
+    /// Starts another session of this world, `name`, with this world's config, and leaves it
+    /// as a person who switched away does: a client attached in a tmux session of its own,
+    /// then gone (that tmux session killed). Nobody is attached to it then. (Zellij 0.45.1's
+    /// `attach --create-background` can leave the creating client counted as attached.)
+    pub fn start_background_session(&self, name: &str) {
+        let client = self.start_attached_session(name);
+        let out = self.tmux_run(&["kill-session", "-t", &client]);
+        assert!(out.status.success(), "tmux kill-session {client}: {out:?}");
+    }
+
+    /// Starts another session of this world, `name`, with this world's config, a client
+    /// attached to it in a tmux session of its own; returns that tmux session's name (its
+    /// screen: `screen_of`, its keys: `tmux send-keys -t NAME`).
+    pub fn start_attached_session(&self, name: &str) -> String {
+        let client = format!("{name}-client");
+        let mut tmux = self.tmux();
+        tmux.args(["new-session", "-d", "-s", &client, "-x"])
+            .arg(COLS.to_string())
+            .arg("-y")
+            .arg(ROWS.to_string())
+            .arg(format!(
+                "{} -s {}",
+                self.client_command(),
+                shell_quote(name)
+            ));
+        let out = run(tmux, COMMAND_TIMEOUT);
+        assert!(out.status.success(), "tmux new-session {client}: {out:?}");
+        // Zellij wrote the session's metadata with the client attached (the session is up,
+        // and leaving it now is leaving a session, not a server still starting). Not by
+        // connecting to its socket: a connection that ends while the server starts makes
+        // Zellij 0.45.1's server panic (it removes a client before it has a session).
+        let metadata = self
+            .cache_home()
+            .join("zellij/contract_version_1/session_info")
+            .join(name)
+            .join("session-metadata.kdl");
+        let until = self.until(COMMAND_TIMEOUT);
+        loop {
+            let text = std::fs::read_to_string(&metadata).unwrap_or_default();
+            if text.lines().any(|l| l == "connected_clients 1") {
+                break;
+            }
+            assert!(
+                Instant::now() < until,
+                "session {name} never had its client: {text:?}; its terminal: {:?}",
+                self.tmux_run(&["capture-pane", "-p", "-t", &client])
+            );
+            thread::sleep(Duration::from_millis(100));
+        }
+        client
     }
 
     /// Starts the Zellij client inside a fresh tmux server: a plugin pane only appears once a
@@ -918,6 +977,11 @@ impl Zellij {
         self.root.join("home")
     }
 
+    /// This world's `$XDG_RUNTIME_DIR` (where `ask-popup serve` listens by default).
+    pub fn runtime_dir(&self) -> PathBuf {
+        self.root.join("run")
+    }
+
     /// This world's `$XDG_CACHE_HOME` (Zellij's cache folder is `zellij` in it).
     pub fn cache_home(&self) -> PathBuf {
         self.root.join("cache")
@@ -1169,12 +1233,20 @@ impl Drop for Zellij {
         }
         let mut kill = self.zellij();
         kill.args(["kill-session", &self.session]);
-        let killed = run_quietly(kill, Duration::from_secs(10));
-        if !killed {
-            let mut zellij = Command::new(zellij_bin());
-            zellij.args(["kill-all-sessions", "--yes"]);
-            self.isolate(&mut zellij);
-            run_quietly(zellij, Duration::from_secs(10));
+        run_quietly(kill, Duration::from_secs(10));
+        // Every other session of this world too (a test's background session).
+        let mut zellij = Command::new(zellij_bin());
+        zellij.args(["kill-all-sessions", "--yes"]);
+        self.isolate(&mut zellij);
+        run_quietly(zellij, Duration::from_secs(10));
+        // And the `ask-popup serve` its first question started (it would end by itself a
+        // minute after the sessions).
+        for (pid, args) in self.processes() {
+            if args.iter().any(|a| a == "serve") && args.iter().any(|a| a.ends_with("ask-popup")) {
+                let mut kill = Command::new("kill");
+                kill.arg(pid.to_string());
+                run_quietly(kill, Duration::from_secs(5));
+            }
         }
         if self.web_port.is_some() {
             let mut stop = self.web_command();

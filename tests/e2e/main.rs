@@ -20,6 +20,8 @@ mod model;
 mod opencode;
 mod pi;
 mod release;
+mod remote;
+mod sessions;
 mod soak;
 mod web;
 

@@ -26,8 +26,6 @@ struct State {
     /// Whether it forges (the `forge` option), and the payloads to forge once granted.
     forger: bool,
     held_forgeries: Vec<(String, String)>,
-    /// Asked for the permissions again (once), holding a pipe without an answer.
-    asked_again: bool,
     heard: Vec<serde_json::Value>,
     /// How many messages it heard, and the blocked events' balance (see the module's doc).
     count: usize,
@@ -37,6 +35,10 @@ struct State {
 }
 
 register_plugin!(State);
+
+/// How long an instance holding a pipe waits for the permission answer before it takes itself
+/// for granted.
+const GRANT_SILENCE_S: f64 = 1.0;
 
 impl State {
     fn request_permissions(&self) {
@@ -52,11 +54,23 @@ impl State {
 
     /// A pipe came before the permission answer: Zellij 0.45.1 at times sends a newly
     /// attached client's instance's answer to another instance. Asked again, it answers at once
-    /// from the grant it remembered, to this instance.
+    /// from the grant it remembered, to this instance; and since that answer can go astray too,
+    /// the instance takes itself for granted a moment later (the tests grant its permissions
+    /// ahead, in Zellij's permission cache, as ask-popup's instances do with theirs).
     fn ask_again(&mut self) {
-        if !self.asked_again {
-            self.asked_again = true;
-            self.request_permissions();
+        self.request_permissions();
+        set_timeout(GRANT_SILENCE_S);
+    }
+
+    /// Granted: answers what it held.
+    fn granted(&mut self) {
+        self.granted = true;
+        hide_self();
+        for pipe in std::mem::take(&mut self.held) {
+            self.answer(&pipe);
+        }
+        for (pipe, payload) in std::mem::take(&mut self.held_forgeries) {
+            forge(&pipe, &payload);
         }
     }
 }
@@ -65,21 +79,16 @@ impl ZellijPlugin for State {
     fn load(&mut self, configuration: BTreeMap<String, String>) {
         self.forger = configuration.get("forge").is_some_and(|v| v == "true");
         self.request_permissions();
-        subscribe(&[EventType::PermissionRequestResult]);
+        subscribe(&[EventType::PermissionRequestResult, EventType::Timer]);
         set_selectable(false);
         hide_self();
     }
 
     fn update(&mut self, event: Event) -> bool {
-        if let Event::PermissionRequestResult(_) = event {
-            self.granted = true;
-            hide_self();
-            for pipe in std::mem::take(&mut self.held) {
-                self.answer(&pipe);
-            }
-            for (pipe, payload) in std::mem::take(&mut self.held_forgeries) {
-                forge(&pipe, &payload);
-            }
+        match event {
+            Event::PermissionRequestResult(_) => self.granted(),
+            Event::Timer(_) if !self.granted => self.granted(),
+            _ => {}
         }
         false
     }

@@ -1,0 +1,377 @@
+//! End to end: one inbox across the sessions of this machine. The world's session is attached
+//! (tmux); a second one, `api`, runs in the background with nobody attached. An agent in a pane
+//! of `api` asks through `ask-popup ask`: the attached session's popup shows it as `<agent> in
+//! api`, answered there the caller gets the envelope, the record has one entry, and the asking
+//! pane in `api` is marked while it waits; stopped at home, its copy goes at once.
+
+use crate::agents::{
+    marked, pick_sqlite, shell_quote, status, submitted, wait_until_nothing_pending,
+    zellij_on_path, DB,
+};
+use crate::command::command;
+use crate::harness::{zellij_bin, Zellij};
+use crate::history::{history, recorded};
+use crate::{ANSWER, AT_ONCE};
+use ask_popup_protocol::envelope::Answer;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Output;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The background session's name.
+const API: &str = "api";
+
+/// `zellij -s SESSION ARGS…` in the world, waited for.
+fn zellij_in(zellij: &Zellij, session: &str, args: &[&str]) -> Output {
+    let mut command = zellij.in_session(zellij_bin());
+    command.args(["-s", session]).args(args);
+    command.output().expect("run zellij")
+}
+
+/// Starts the background session `api`, and waits until Zellij's metadata says who is attached
+/// where (it writes it every second): nobody to `api`, one client to the world's session.
+fn start_background_session(zellij: &Zellij) {
+    zellij.start_background_session(API);
+    let info = zellij
+        .cache_home()
+        .join("zellij/contract_version_1/session_info");
+    let clients = |session: &str| {
+        std::fs::read_to_string(info.join(session).join("session-metadata.kdl"))
+            .ok()
+            .and_then(|text| ask_popup::relay::connected_clients(&text))
+    };
+    let until = zellij.until(AT_ONCE);
+    while clients(API) != Some(0) || clients(zellij.session()) != Some(1) {
+        assert!(
+            Instant::now() < until,
+            "Zellij never wrote who is attached: api {:?}, {} {:?}",
+            clients(API),
+            zellij.session(),
+            clients(zellij.session())
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Opens a pane in session `session` running `line`; its id.
+fn pane_in(zellij: &Zellij, session: &str, name: &str, line: &str) -> u32 {
+    let until = zellij.until(AT_ONCE);
+    loop {
+        let out = zellij_in(
+            zellij,
+            session,
+            &["action", "new-pane", "--name", name, "--", "sh", "-c", line],
+        );
+        let id = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .strip_prefix("terminal_")
+            .and_then(|n| n.parse().ok());
+        if let Some(id) = id {
+            return id;
+        }
+        // Zellij may drop a CLI's connection after the action ran: find the pane by its name.
+        if let Some(id) = titles_in(zellij, session)
+            .into_iter()
+            .find(|(_, title)| title == name)
+            .map(|(id, _)| id)
+        {
+            return id;
+        }
+        assert!(Instant::now() < until, "new-pane in {session}: {out:?}");
+        thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Every terminal pane of session `session`: id and title.
+fn titles_in(zellij: &Zellij, session: &str) -> Vec<(u32, String)> {
+    for _ in 0..5 {
+        let out = zellij_in(
+            zellij,
+            session,
+            &["action", "list-panes", "--json", "--all"],
+        );
+        if let Ok(Value::Array(panes)) = serde_json::from_slice(&out.stdout) {
+            return panes
+                .iter()
+                .filter(|p| p["is_plugin"] == false)
+                .filter_map(|p| {
+                    let id = u32::try_from(p["id"].as_u64()?).ok()?;
+                    Some((id, p["title"].as_str()?.to_owned()))
+                })
+                .collect();
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    Vec::new()
+}
+
+/// Waits until pane `pane` of session `session` is titled `expected`.
+fn wait_for_title_in(zellij: &Zellij, session: &str, pane: u32, expected: &str) {
+    let until = zellij.until(ANSWER);
+    loop {
+        let titles = titles_in(zellij, session);
+        if titles.iter().any(|(id, t)| *id == pane && t == expected) {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "pane {pane} of {session} never became {expected:?}: {titles:?}"
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The line of an agent's pane: asks `DB` as `agent` with id `id`, its envelope into
+/// `<id>.json` and its exit status into `<id>.rc`, in `dir`.
+fn asking_line(dir: &Path, agent: &str, id: &str) -> String {
+    format!(
+        "cd {dir} && {path}ASK_POPUP_AGENT={agent} {command} ask --id {id} {payload} > {id}.json; \
+         echo $? > {id}.rc.tmp && mv {id}.rc.tmp {id}.rc; exec sleep 1000",
+        dir = shell_quote(&dir.to_string_lossy()),
+        path = zellij_on_path(),
+        command = shell_quote(&command().to_string_lossy()),
+        payload = shell_quote(DB),
+    )
+}
+
+/// Waits for `<id>.rc` in `dir`; the envelope and the exit status.
+fn ended(zellij: &Zellij, dir: &Path, id: &str) -> (String, String) {
+    let rc = dir.join(format!("{id}.rc"));
+    let until = zellij.until(ANSWER);
+    while !rc.exists() {
+        assert!(
+            Instant::now() < until,
+            "{id} never ended; screen:\n{}",
+            zellij.screen()
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    (
+        read(&dir.join(format!("{id}.json"))),
+        read(&rc).trim().to_owned(),
+    )
+}
+
+#[test]
+fn a_question_in_a_session_nobody_sees_is_answered_in_the_attached_one() {
+    let zellij = Zellij::start();
+    start_background_session(&zellij);
+    let dir = zellij.scratch();
+    let pane = pane_in(
+        &zellij,
+        API,
+        "builder",
+        &asking_line(&dir, "builder", "x-1"),
+    );
+
+    // The attached session's popup shows it, naming the asking session.
+    zellij.wait_for_screen("api's question", ANSWER, |s| {
+        s.contains("builder in api asks") && s.contains("Which database?")
+    });
+    let here = status(&zellij);
+    assert_eq!(here["pending"][0]["session"], API, "{here}");
+    // `status --all-sessions` lists every session: this one holds api's question, api has
+    // nobody attached.
+    let out = zellij
+        .in_session(&command())
+        .args(["status", "--all-sessions"])
+        .output()
+        .expect("run ask-popup status --all-sessions");
+    assert!(out.status.success(), "{out:?}");
+    let all: Value = serde_json::from_slice(&out.stdout).expect("status --all-sessions is JSON");
+    let of = |name: &str| {
+        all["sessions"]
+            .as_array()
+            .and_then(|list| list.iter().find(|s| s["session"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} is not listed: {all}"))
+    };
+    assert_eq!(
+        of(zellij.session())["pending"][0]["requestId"],
+        "x-1",
+        "{all}"
+    );
+    assert_eq!(of(zellij.session())["clients"], 1, "{all}");
+    assert_eq!(of(API)["clients"], 0, "{all}");
+    // The asking pane is marked in its own session while it waits.
+    wait_for_title_in(&zellij, API, pane, &marked("builder"));
+
+    pick_sqlite(&zellij, "builder in api asks", || {
+        dir.join("x-1.rc").exists()
+    });
+    let (envelope, rc) = ended(&zellij, &dir, "x-1");
+    assert_eq!(
+        envelope,
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some("x-1"))
+    );
+    assert_eq!(rc, "0");
+    wait_for_title_in(&zellij, API, pane, "builder");
+    wait_until_nothing_pending(&zellij);
+    // One entry, of the asking session, answered.
+    recorded(&zellij, 1);
+    // (A second entry, were one written, would come with the first's.)
+    thread::sleep(Duration::from_millis(500));
+    let entries = history(&zellij, &[]);
+    assert_eq!(entries.len(), 1, "{entries:#?}");
+    assert_eq!(entries[0]["session"], API);
+    assert_eq!(entries[0]["ending"], "answered");
+    assert_eq!(entries[0]["paneId"], pane);
+}
+
+#[test]
+fn a_question_ended_at_home_leaves_the_other_session_at_once() {
+    let zellij = Zellij::start();
+    start_background_session(&zellij);
+    let dir = zellij.scratch();
+    let pane = pane_in(
+        &zellij,
+        API,
+        "builder",
+        &asking_line(&dir, "builder", "x-2"),
+    );
+    zellij.wait_for_screen("api's question", ANSWER, |s| {
+        s.contains("builder in api asks")
+    });
+    // The agent is stopped at home: its pane closes, the command withdraws its question.
+    let out = zellij_in(
+        &zellij,
+        API,
+        &[
+            "action",
+            "close-pane",
+            "--pane-id",
+            &format!("terminal_{pane}"),
+        ],
+    );
+    assert!(out.status.success(), "close-pane: {out:?}");
+    wait_until_nothing_pending(&zellij);
+    assert!(
+        !zellij.screen().contains("builder in api asks"),
+        "{}",
+        zellij.screen()
+    );
+}
+
+#[test]
+fn two_callers_in_two_sessions_each_get_their_own_answer() {
+    let zellij = Zellij::start();
+    start_background_session(&zellij);
+    let dir = zellij.scratch();
+    pane_in(&zellij, API, "far", &asking_line(&dir, "far", "x-3"));
+    zellij.wait_for_screen("api's question", ANSWER, |s| s.contains("far in api asks"));
+    pane_in(
+        &zellij,
+        zellij.session(),
+        "near",
+        &asking_line(&dir, "near", "x-4"),
+    );
+    let until = zellij.until(ANSWER);
+    while status(&zellij)["pending"].as_array().map_or(0, Vec::len) < 2 {
+        assert!(Instant::now() < until, "{}", status(&zellij));
+        thread::sleep(Duration::from_millis(100));
+    }
+    // Each answered in turn, on the screen's question (the first to come is shown first).
+    for _ in 0..2 {
+        let screen = zellij.screen();
+        let asker = if screen.contains("far in api asks") {
+            "far in api asks"
+        } else {
+            "near asks"
+        };
+        let id = if asker.starts_with("far") {
+            "x-3"
+        } else {
+            "x-4"
+        };
+        pick_sqlite(&zellij, asker, || dir.join(format!("{id}.rc")).exists());
+    }
+    for id in ["x-3", "x-4"] {
+        let (envelope, rc) = ended(&zellij, &dir, id);
+        assert_eq!(
+            envelope,
+            submitted(DB, &[(0, Answer::Option(1))], &[], Some(id)),
+            "{id}"
+        );
+        assert_eq!(rc, "0", "{id}");
+    }
+}
+
+#[test]
+fn the_go_key_takes_the_person_to_the_asking_session_where_it_is_answered() {
+    let zellij = Zellij::start();
+    start_background_session(&zellij);
+    let dir = zellij.scratch();
+    pane_in(
+        &zellij,
+        API,
+        "builder",
+        &asking_line(&dir, "builder", "x-5"),
+    );
+    zellij.wait_for_screen("api's question and its go key", ANSWER, |s| {
+        s.contains("builder in api asks") && s.contains("Alt+g go to api")
+    });
+    zellij.send_keys(&["Alt g"]);
+    // The client is in api now (its tab bar names it), where the question is asked too.
+    zellij.wait_for_screen("api, with its question", ANSWER, |s| {
+        s.contains("Zellij (api)") && s.contains("builder asks") && s.contains("❯ 1. Postgres")
+    });
+    // Answered there as a person does, with the keys of the client's terminal.
+    sqlite_typed_in(&zellij, "apz", &dir, "x-5");
+}
+
+/// Picks SQLite with the keys of tmux session `terminal` (a client's terminal) until question
+/// `id` ends, and checks that its caller got that answer.
+fn sqlite_typed_in(zellij: &Zellij, terminal: &str, dir: &Path, id: &str) {
+    let until = zellij.until(2 * ANSWER);
+    while !dir.join(format!("{id}.rc")).exists() {
+        assert!(
+            Instant::now() < until,
+            "never answered in {terminal}; its screen:\n{}",
+            zellij.screen_of(terminal)
+        );
+        let screen = zellij.screen_of(terminal);
+        if screen.contains("❯ 1. Postgres") && !screen.contains('…') {
+            zellij.tmux_run(&["send-keys", "-t", terminal, "Down"]);
+        } else if screen.contains("❯ 2. SQLite") {
+            zellij.tmux_run(&["send-keys", "-t", terminal, "Enter"]);
+        }
+        thread::sleep(Duration::from_millis(300));
+    }
+    let (envelope, rc) = ended(zellij, dir, id);
+    assert_eq!(
+        envelope,
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some(id))
+    );
+    assert_eq!(rc, "0");
+}
+
+#[test]
+fn shown_elsewhere_always_and_answered_at_home_the_copy_goes_at_once() {
+    let zellij = Zellij::start();
+    // Both sessions attached, each in a terminal of its own.
+    let home = zellij.start_attached_session(API);
+    let dir = zellij.scratch();
+    let line = asking_line(&dir, "builder", "x-6").replacen(
+        "ASK_POPUP_AGENT=",
+        "ASK_POPUP_FORWARD=always ASK_POPUP_AGENT=",
+        1,
+    );
+    pane_in(&zellij, API, "builder", &line);
+    // The question at home, and its copy in the world's session.
+    zellij.wait_for_screen_of(&home, "the question at home", ANSWER, |s| {
+        s.contains("builder asks") && s.contains("Which database?")
+    });
+    zellij.wait_for_screen("the copy", ANSWER, |s| s.contains("builder in api asks"));
+    // Answered at home, with the keys of its terminal.
+    sqlite_typed_in(&zellij, &home, &dir, "x-6");
+    // The copy leaves the other session at once; the record has the one entry, home's.
+    wait_until_nothing_pending(&zellij);
+    recorded(&zellij, 1);
+    thread::sleep(Duration::from_millis(500));
+    let entries = history(&zellij, &[]);
+    assert_eq!(entries.len(), 1, "{entries:#?}");
+    assert_eq!(entries[0]["session"], API);
+    assert_eq!(entries[0]["ending"], "answered");
+}
