@@ -209,7 +209,8 @@ pub(crate) fn heard_by_each(zellij: &Zellij) -> Vec<Vec<(String, Value)>> {
     // for it again when the next pipe comes.
     let out = zellij
         .pipe_asking_again(LISTENER, "heard", Duration::from_secs(5), AT_ONCE, |out| {
-            out.status.success()
+            // An empty answer is a pipe Zellij closed without the instance's reply: asked again.
+            out.status.success() && !out.stdout.is_empty()
         })
         .unwrap_or_else(|e| panic!("{e}"));
     let lists: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
