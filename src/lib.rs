@@ -7,6 +7,7 @@
 
 pub mod ask;
 pub mod claude;
+pub mod codex;
 pub mod history;
 pub mod later;
 pub mod mcp;

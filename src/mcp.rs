@@ -4,7 +4,7 @@
 //!
 //! Why the text alone: the text is what the model must read (what the user chose, to stop on
 //! "Chat about this", that a timeout is not a decline), and clients differ in what they hand the
-//! model when a result also has structured content: Codex 0.169 and Claude Code 2.1.328 give it
+//! model when a result also has structured content: Codex 0.171 and Claude Code 2.1.332 give it
 //! the structured content's JSON *in place of* the text. The tool declares no output schema, so
 //! the protocol asks for no structured content, and every client hands its model the text.
 

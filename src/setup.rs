@@ -26,76 +26,142 @@ pub enum SetupError {
     NotReversible(String),
 }
 
+/// A `PreToolUse` hook this command installs: the agent's tool it matches and the subcommand
+/// that answers it. Claude Code's settings.json and Codex's hooks.json hold it the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hook {
+    pub matcher: &'static str,
+    pub subcommand: &'static str,
+}
+
+/// Claude Code's `AskUserQuestion`, answered by `ask-popup claude-hook`.
+pub const CLAUDE_HOOK: Hook = Hook {
+    matcher: crate::claude::TOOL,
+    subcommand: "claude-hook",
+};
+/// Codex's `request_user_input`, answered by `ask-popup codex-hook`, in `$CODEX_HOME/hooks.json`.
+pub const CODEX_HOOK: Hook = Hook {
+    matcher: crate::codex::TOOL,
+    subcommand: "codex-hook",
+};
+
+impl Hook {
+    /// The `hooks.PreToolUse` entry that sends the agent's tool to the popup through `command`.
+    pub fn entry(self, command: &str) -> Value {
+        json!({
+            "matcher": self.matcher,
+            "hooks": [{
+                "type": "command",
+                "command": command,
+                "timeout": CLAUDE_HOOK_TIMEOUT_S,
+            }]
+        })
+    }
+
+    /// The file's text with only this hook, to paste.
+    pub fn snippet(self, command: &str) -> String {
+        let settings = json!({ "hooks": { "PreToolUse": [self.entry(command)] } });
+        format!("{}\n", pretty(&settings))
+    }
+
+    /// `existing` (empty when there is no file yet) with the hook in: an entry of ours (a
+    /// command that runs the subcommand) is replaced, any other left as it is. Returns the new
+    /// text, or `None` when the hook is already there as it should be.
+    pub fn merge(self, existing: &str, command: &str) -> Result<Option<String>, SetupError> {
+        let mut settings = settings_or_new(existing)?;
+        let root = settings
+            .as_object_mut()
+            .ok_or(SetupError::Unexpected("the file"))?;
+        let hooks = root
+            .entry("hooks")
+            .or_insert_with(|| Value::Object(Map::new()))
+            .as_object_mut()
+            .ok_or(SetupError::Unexpected("hooks"))?;
+        let pre_tool_use = hooks
+            .entry("PreToolUse")
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+            .ok_or(SetupError::Unexpected("hooks.PreToolUse"))?;
+        let entry = self.entry(command);
+        if pre_tool_use.contains(&entry) {
+            return Ok(None);
+        }
+        pre_tool_use.retain(|e| !self.is_ours(e));
+        pre_tool_use.push(entry);
+        Ok(Some(format!("{}\n", pretty(&settings))))
+    }
+
+    /// `existing` without this hook; None when it has none.
+    pub fn remove(self, existing: &str) -> Result<Option<String>, SetupError> {
+        let Some(mut settings) = settings_if_any(existing)? else {
+            return Ok(None);
+        };
+        let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
+            return Ok(None);
+        };
+        let Some(entries) = hooks.get_mut("PreToolUse").and_then(Value::as_array_mut) else {
+            return Ok(None);
+        };
+        let before = entries.len();
+        entries.retain(|e| !self.is_ours(e));
+        if entries.len() == before {
+            return Ok(None);
+        }
+        if entries.is_empty() {
+            hooks.remove("PreToolUse");
+        }
+        if hooks.is_empty() {
+            if let Some(root) = settings.as_object_mut() {
+                root.remove("hooks");
+            }
+        }
+        Ok(Some(format!("{}\n", pretty(&settings))))
+    }
+
+    /// Whether `settings` (the file's text) send the tool to this command's hook.
+    pub fn is_in(self, settings: &str) -> bool {
+        serde_json::from_str::<Value>(settings).is_ok_and(|settings| {
+            settings
+                .pointer("/hooks/PreToolUse")
+                .and_then(Value::as_array)
+                .is_some_and(|entries| entries.iter().any(|e| self.is_ours(e)))
+        })
+    }
+
+    /// Whether a `PreToolUse` entry is one this command wrote (its only hook runs the
+    /// subcommand).
+    fn is_ours(self, entry: &Value) -> bool {
+        let hooks = entry.get("hooks").and_then(Value::as_array);
+        let tail = format!(" {}", self.subcommand);
+        entry.get("matcher").and_then(Value::as_str) == Some(self.matcher)
+            && hooks.is_some_and(|hooks| {
+                hooks.len() == 1
+                    && hooks[0]
+                        .get("command")
+                        .and_then(Value::as_str)
+                        .is_some_and(|c| c.trim_end().ends_with(&tail))
+            })
+    }
+}
+
 /// The `hooks.PreToolUse` entry that sends Claude Code's `AskUserQuestion` to the popup.
 pub fn claude_hook_entry(command: &str) -> Value {
-    json!({
-        "matcher": crate::claude::TOOL,
-        "hooks": [{
-            "type": "command",
-            "command": command,
-            "timeout": CLAUDE_HOOK_TIMEOUT_S,
-        }]
-    })
+    CLAUDE_HOOK.entry(command)
 }
 
 /// The settings snippet to paste into `~/.claude/settings.json`.
 pub fn claude_snippet(command: &str) -> String {
-    let settings = json!({ "hooks": { "PreToolUse": [claude_hook_entry(command)] } });
-    format!("{}\n", pretty(&settings))
+    CLAUDE_HOOK.snippet(command)
 }
 
-/// `existing` settings (empty when there is no file yet) with the hook in: an entry of ours
-/// (a command that runs `claude-hook`) is replaced, any other left as it is. Returns the new text,
-/// or `None` when the hook is already there as it should be.
+/// `existing` Claude Code settings (empty when there is no file yet) with the hook in.
 pub fn merge_claude(existing: &str, command: &str) -> Result<Option<String>, SetupError> {
-    let mut settings = settings_or_new(existing)?;
-    let root = settings
-        .as_object_mut()
-        .ok_or(SetupError::Unexpected("the file"))?;
-    let hooks = root
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or(SetupError::Unexpected("hooks"))?;
-    let pre_tool_use = hooks
-        .entry("PreToolUse")
-        .or_insert_with(|| Value::Array(Vec::new()))
-        .as_array_mut()
-        .ok_or(SetupError::Unexpected("hooks.PreToolUse"))?;
-    let entry = claude_hook_entry(command);
-    if pre_tool_use.contains(&entry) {
-        return Ok(None);
-    }
-    pre_tool_use.retain(|e| !is_ours(e));
-    pre_tool_use.push(entry);
-    Ok(Some(format!("{}\n", pretty(&settings))))
+    CLAUDE_HOOK.merge(existing, command)
 }
 
 /// `existing` Claude Code settings without this command's hook; None when it has none.
 pub fn remove_claude(existing: &str) -> Result<Option<String>, SetupError> {
-    let Some(mut settings) = settings_if_any(existing)? else {
-        return Ok(None);
-    };
-    let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
-        return Ok(None);
-    };
-    let Some(entries) = hooks.get_mut("PreToolUse").and_then(Value::as_array_mut) else {
-        return Ok(None);
-    };
-    let before = entries.len();
-    entries.retain(|e| !is_ours(e));
-    if entries.len() == before {
-        return Ok(None);
-    }
-    if entries.is_empty() {
-        hooks.remove("PreToolUse");
-    }
-    if hooks.is_empty() {
-        if let Some(root) = settings.as_object_mut() {
-            root.remove("hooks");
-        }
-    }
-    Ok(Some(format!("{}\n", pretty(&settings))))
+    CLAUDE_HOOK.remove(existing)
 }
 
 /// The Pi extension (`integrations/pi`), carried by the command so that `setup pi --write` can
@@ -234,12 +300,7 @@ pub fn codex_config(env: impl Fn(&str) -> Option<String>) -> Option<std::path::P
 /// Whether Claude Code's `settings` (the text of settings.json) send AskUserQuestion to this
 /// command's hook.
 pub fn has_claude_hook(settings: &str) -> bool {
-    serde_json::from_str::<Value>(settings).is_ok_and(|settings| {
-        settings
-            .pointer("/hooks/PreToolUse")
-            .and_then(Value::as_array)
-            .is_some_and(|entries| entries.iter().any(is_ours))
-    })
+    CLAUDE_HOOK.is_in(settings)
 }
 
 /// Whether Codex's `config` (the text of config.toml) has the `ask-popup` MCP server, however
@@ -255,19 +316,6 @@ pub fn has_codex_table(config: &str) -> bool {
                 .map(|server| server.is_table_like())
         })
         .unwrap_or(false)
-}
-
-/// Whether a `PreToolUse` entry is one this command wrote (its only hook runs `claude-hook`).
-fn is_ours(entry: &Value) -> bool {
-    let hooks = entry.get("hooks").and_then(Value::as_array);
-    entry.get("matcher").and_then(Value::as_str) == Some(crate::claude::TOOL)
-        && hooks.is_some_and(|hooks| {
-            hooks.len() == 1
-                && hooks[0]
-                    .get("command")
-                    .and_then(Value::as_str)
-                    .is_some_and(|c| c.trim_end().ends_with(" claude-hook"))
-        })
 }
 
 /// How long an MCP client should let the tool wait for the user, in seconds (Codex's
@@ -388,7 +436,7 @@ pub fn remove_codex(existing: &str) -> Result<Option<String>, SetupError> {
 /// The variable of Claude Code's own environment, and its value, that keeps an MCP call in
 /// the foreground however long it runs. Claude Code 2.1.212 and later move an MCP tool call that
 /// runs past 2 minutes to the background (its model goes on without the answer, told the result
-/// may come later or be lost); 0 turns that off (Claude Code 2.1.328 reads it as the limit in
+/// may come later or be lost); 0 turns that off (Claude Code 2.1.332 reads it as the limit in
 /// milliseconds, 0 for none). A person may take longer than 2 minutes to answer.
 pub const CLAUDE_MCP_ENV: (&str, &str) = ("CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS", "0");
 
@@ -573,6 +621,35 @@ mod tests {
         let odd = merge_codex("", "/a\u{7f}b").unwrap().unwrap();
         assert!(odd.contains(r#"command = "/a\u007Fb""#), "{odd}");
         assert_eq!(merge_codex(&odd, "/a\u{7f}b").unwrap(), None);
+    }
+
+    #[test]
+    fn codexs_hook_goes_into_hooks_json_beside_others_and_out_again() {
+        let theirs = r#"{"hooks":{"PreToolUse":[{"matcher":"shell","hooks":[{"type":"command","command":"audit"}]}]}}"#;
+        let command = "/bin/ask-popup codex-hook";
+        let merged = CODEX_HOOK.merge(theirs, command).unwrap().expect("changed");
+        assert!(CODEX_HOOK.is_in(&merged));
+        assert!(!CLAUDE_HOOK.is_in(&merged));
+        let value: Value = serde_json::from_str(&merged).unwrap();
+        assert_eq!(value["hooks"]["PreToolUse"][0]["matcher"], "shell");
+        assert_eq!(
+            value["hooks"]["PreToolUse"][1],
+            CODEX_HOOK.entry(command),
+            "{merged}"
+        );
+        assert_eq!(
+            value["hooks"]["PreToolUse"][1]["matcher"],
+            "request_user_input"
+        );
+        assert_eq!(CODEX_HOOK.merge(&merged, command), Ok(None));
+        let removed = CODEX_HOOK.remove(&merged).unwrap().expect("removed");
+        assert!(!CODEX_HOOK.is_in(&removed));
+        assert_eq!(
+            serde_json::from_str::<Value>(&removed).unwrap(),
+            serde_json::from_str::<Value>(theirs).unwrap()
+        );
+        // Claude Code's hook is not Codex's, nor the other way round.
+        assert_eq!(CODEX_HOOK.remove(&claude_snippet(HOOK)), Ok(None));
     }
 
     #[test]

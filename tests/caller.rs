@@ -134,9 +134,11 @@ fn setup_prints_the_mcp_servers_configuration_running_this_command() {
     let exe = env!("CARGO_BIN_EXE_ask-popup");
     let codex = ask_popup(&["setup", "codex"], None, "");
     assert!(codex.status.success(), "{codex:?}");
+    // The MCP server's table for config.toml, then the hook for hooks.json.
+    let hook = format!("{} codex-hook", ask_popup::setup::shell_word(exe));
     assert_eq!(
         String::from_utf8_lossy(&codex.stdout),
-        ask_popup::setup::codex_snippet(exe)
+        ask_popup::setup::codex_snippet(exe) + &ask_popup::setup::CODEX_HOOK.snippet(&hook)
     );
     let claude = ask_popup(&["setup", "claude-mcp"], None, "");
     assert!(claude.status.success(), "{claude:?}");

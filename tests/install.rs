@@ -318,6 +318,11 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
     fails_with_fix(&report, "Claude Code", "ask-popup setup claude --write");
     fails_with_fix(&report, "Codex", "ask-popup setup codex --write");
     fails_with_fix(&report, "Pi", "ask-popup setup pi --write");
+    fails_with_fix(
+        &report,
+        "Codex's question tool",
+        "ask-popup setup codex --write",
+    );
     fails_with_fix(&report, "opencode", "ask-popup setup opencode --write");
     fails_with_fix(
         &report,
@@ -331,7 +336,14 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
     assert!(out.status.success(), "{out:?}");
     let (code, report) = home.doctor();
     assert_eq!(code, 0, "{report}");
-    for check in ["Claude Code", "Codex", "Pi", "opencode", "opencode plugin"] {
+    for check in [
+        "Claude Code",
+        "Codex",
+        "Codex's question tool",
+        "Pi",
+        "opencode",
+        "opencode plugin",
+    ] {
         assert!(line(&report, check).starts_with('✓'), "{report}");
     }
     // The skill in each agent's own skill folder.
@@ -407,6 +419,7 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
         "binding",
         "Claude Code",
         "Codex",
+        "Codex's question tool",
         "Pi",
         "opencode",
         "opencode plugin",

@@ -173,6 +173,23 @@ fn agent_checks() -> Vec<Check> {
                 "ask-popup setup codex --write",
             )
         });
+        let hooks_path = path.with_file_name("hooks.json");
+        let hooks = std::fs::read_to_string(&hooks_path).unwrap_or_default();
+        checks.push(if setup::CODEX_HOOK.is_in(&hooks) {
+            Check::pass(
+                "Codex's question tool",
+                format!(
+                    "{} sends request_user_input to ask-popup (Codex runs it once trusted in its /hooks)",
+                    hooks_path.display()
+                ),
+            )
+        } else {
+            Check::fail(
+                "Codex's question tool",
+                format!("no ask-popup hook in {}", hooks_path.display()),
+                "ask-popup setup codex --write",
+            )
+        });
         checks.push(skill_check("codex", "Codex"));
     } else {
         checks.push(Check::skip("Codex", "not installed"));

@@ -537,6 +537,12 @@ pub fn setup_codex(write: bool, remove: bool) -> i32 {
     let exe = super::exe();
     if !write && !remove {
         super::print(&setup::codex_snippet(&exe));
+        let command = format!("{} codex-hook", setup::shell_word(&exe));
+        say_err!(
+            "Then, in ~/.codex/hooks.json ($CODEX_HOME), the hook that asks Codex's own \
+             request_user_input in the popup (trust it once in Codex's /hooks):"
+        );
+        super::print(&setup::CODEX_HOOK.snippet(&command));
         return 0;
     }
     codex_file(write, remove)
@@ -558,7 +564,23 @@ fn codex_file(write: bool, remove: bool) -> i32 {
         }
         .map_err(|e| e.to_string())
     });
-    table.max(skill("codex", write, remove))
+    let command = format!("{} codex-hook", setup::shell_word(&exe));
+    let hooks_path = path.with_file_name("hooks.json");
+    let hook = edit(&hooks_path, "codex", write, OWNER_ONLY, |text| {
+        if remove {
+            setup::CODEX_HOOK.remove(text)
+        } else {
+            setup::CODEX_HOOK.merge(text, &command)
+        }
+        .map_err(|e| e.to_string())
+    });
+    if hook == 0 && write && !remove {
+        say!(
+            "Codex runs a new hook only once you trust it: in Codex, open /hooks and trust \
+             ask-popup's request_user_input hook (until then Codex asks in its own dialog)."
+        );
+    }
+    table.max(hook).max(skill("codex", write, remove))
 }
 
 /// `ask-popup setup pi [--write] [--remove]`: the extension's files in Pi's extensions dir,

@@ -26,8 +26,8 @@ mod serve;
 mod web;
 
 use ask_popup::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
-use ask_popup::claude;
 use ask_popup::terminal;
+use ask_popup::{claude, codex};
 use ask_popup_protocol::envelope::{Envelope, ErrorCode};
 use ask_popup_protocol::error_code::Next;
 use clap::{Parser, Subcommand};
@@ -148,6 +148,12 @@ enum Action {
     /// Claude Code's PreToolUse hook for AskUserQuestion: reads the hook input on stdin and
     /// answers Claude Code from the popup (see `ask-popup setup claude`).
     ClaudeHook {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
+    /// Codex's PreToolUse hook for its own question tool, request_user_input: reads the hook
+    /// input on stdin and answers Codex from the popup (see `ask-popup setup codex`).
+    CodexHook {
         #[command(flatten)]
         plugin: PluginArg,
     },
@@ -322,6 +328,7 @@ pub fn main() -> i32 {
         Action::Status { plugin, .. } => pipe_command(&plugin.plugin, "status"),
         Action::Show { plugin } => pipe_command(&plugin.plugin, "show"),
         Action::ClaudeHook { plugin } => claude_hook(&plugin.plugin),
+        Action::CodexHook { plugin } => codex_hook(&plugin.plugin),
         Action::Mcp { plugin } => mcp::serve(&plugin.plugin),
         Action::Doctor {
             json,
@@ -420,36 +427,80 @@ fn answer(
 
 /// `ask-popup claude-hook`: prints Claude Code's answer, or nothing so that it asks itself.
 fn claude_hook(plugin: &str) -> i32 {
+    hook_command(
+        "claude-hook",
+        "Claude Code",
+        plugin,
+        |input| {
+            claude::read_input(input)
+                .map(|call| call.map(|c| (c.payload.clone(), c.tool_use_id.clone(), c)))
+                .map_err(|e| e.to_string())
+        },
+        claude::AGENT,
+        claude::answer,
+    )
+}
+
+/// `ask-popup codex-hook`: prints Codex's answer to its `request_user_input`, or nothing so
+/// that it asks itself.
+fn codex_hook(plugin: &str) -> i32 {
+    hook_command(
+        "codex-hook",
+        "Codex",
+        plugin,
+        |input| {
+            codex::read_input(input)
+                .map(|call| call.map(|c| (c.payload.clone(), c.tool_use_id.clone(), c)))
+                .map_err(|e| e.to_string())
+        },
+        codex::AGENT,
+        codex::answer,
+    )
+}
+
+/// An agent's hook: reads the hook input on stdin (`read` gives the questionnaire, the call's id
+/// and the call, or `None` for a call to leave alone), asks as `ask-popup ask` asks, and prints
+/// what `respond` makes of the envelope, or nothing so that the agent's own dialog asks.
+fn hook_command<C>(
+    name: &str,
+    agent_name: &str,
+    plugin: &str,
+    read: impl Fn(&[u8]) -> Result<Option<(String, Option<String>, C)>, String>,
+    agent: &str,
+    respond: impl Fn(&C, &str) -> Option<String>,
+) -> i32 {
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut input) {
-        say_err!("ask-popup claude-hook: could not read the hook input: {e}");
+        say_err!("ask-popup {name}: could not read the hook input: {e}");
         return 0;
     }
-    let call = match claude::read_input(&input) {
+    let (payload, id, call) = match read(&input) {
         Ok(Some(call)) => call,
         Ok(None) => return 0,
         Err(e) => {
-            say_err!("ask-popup claude-hook: {e}; Claude Code asks the question itself");
+            say_err!("ask-popup {name}: {e}; {agent_name} asks the question itself");
             return 0;
         }
     };
     let caller = Caller {
         pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),
-        agent: Some(claude::AGENT.to_owned()),
-        id: call.tool_use_id.clone().unwrap_or_else(fresh_id),
+        agent: Some(agent.to_owned()),
+        id: id.unwrap_or_else(fresh_id),
         id_given: false,
     };
-    // Asked as `ask-popup ask` asks; the hook's answer (or none: Claude Code asks itself) is
-    // decided on the envelope.
-    let payload = Ok(call.payload.clone().into_bytes());
-    let envelope = answer(payload, &caller, plugin, &Interrupts::install());
-    if let Some(answer) = claude::answer(&call, &envelope) {
+    let envelope = answer(
+        Ok(payload.into_bytes()),
+        &caller,
+        plugin,
+        &Interrupts::install(),
+    );
+    if let Some(answer) = respond(&call, &envelope) {
         print(&answer);
     } else if let Some(refused) = Envelope::read(&envelope)
         .filter(|e| matches!(e.error(), Some(Ok(code)) if code.next() == Next::FixTheRequest))
     {
         say_err!(
-            "ask-popup claude-hook: the popup cannot show these questions ({}); Claude Code asks them itself",
+            "ask-popup {name}: the popup cannot show these questions ({}); {agent_name} asks them itself",
             refused.text()
         );
     }

@@ -64,6 +64,17 @@ struct Codex {
     model: ModelServer,
 }
 
+/// More of Codex's setup: `features` added to its `[features]` table, `flags` before its
+/// prompt, whether it runs without the Zellij variables (as outside Zellij), and whether it
+/// starts without a prompt (the test types one).
+#[derive(Default)]
+struct Extra {
+    features: &'static str,
+    flags: &'static str,
+    outside_zellij: bool,
+    no_prompt: bool,
+}
+
 /// How Codex runs: `codex exec` (its output to files), or its interactive UI in the pane.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Run {
@@ -85,6 +96,24 @@ impl Codex {
         tool_timeout_s: Option<u64>,
     ) -> Codex {
         let model = ModelServer::start(responses::calling(tool::NAME, arguments));
+        Codex::launch_with(zellij, name, model, run, tool_timeout_s, &Extra::default())
+    }
+
+    /// Codex on `model`, as `extra` says.
+    fn launch_with(
+        zellij: &Zellij,
+        name: &str,
+        model: ModelServer,
+        run: Run,
+        tool_timeout_s: Option<u64>,
+        extra: &Extra,
+    ) -> Codex {
+        let Extra {
+            features,
+            flags,
+            outside_zellij,
+            no_prompt,
+        } = extra;
         let dir = zellij.scratch().join(name);
         let (home, codex_home, tmp, work) = (
             dir.join("home"),
@@ -104,7 +133,7 @@ impl Codex {
              sandbox_mode = \"read-only\"\n\
              check_for_update_on_startup = false\n\
              \n\
-             [features]\nplugins = false\n\n\
+             [features]\nplugins = false\n{features}\n\
              [analytics]\nenabled = false\n\n\
              [model_providers.scripted]\n\
              name = \"Scripted\"\n\
@@ -138,13 +167,14 @@ impl Codex {
                 q(&dir.join("err.txt"))
             ),
             // No app-server daemon left running after the test.
-            Run::Interactive => "--no-daemon 'Ask me.'".to_owned(),
+            Run::Interactive if *no_prompt => format!("--no-daemon {flags}"),
+            Run::Interactive => format!("--no-daemon {flags} 'Ask me.'"),
         };
         // The interactive UI fetches an announcement from the web at start, which no setting
         // turns off: a proxy on a closed loopback port keeps it on the machine, the model
         // server stays direct.
         let line = format!(
-            "cd {work} && env -u TMUX -u TMUX_PANE {path}HOME={home} CODEX_HOME={codex_home} \
+            "cd {work} && env -u TMUX -u TMUX_PANE {outside}{path}HOME={home} CODEX_HOME={codex_home} \
              TMPDIR={tmp} SCRIPTED_API_KEY=scripted-key HTTPS_PROXY=http://127.0.0.1:9 \
              HTTP_PROXY=http://127.0.0.1:9 NO_PROXY=127.0.0.1,localhost {codex} {how}; \
              exec sleep 1000",
@@ -154,6 +184,11 @@ impl Codex {
             codex_home = q(&codex_home),
             tmp = q(&tmp),
             codex = q(&agent_bin("codex")),
+            outside = if *outside_zellij {
+                "-u ZELLIJ -u ZELLIJ_SESSION_NAME -u ZELLIJ_PANE_ID "
+            } else {
+                ""
+            },
         );
         let pane = new_pane(zellij, name, &line);
         Codex {
@@ -816,4 +851,134 @@ fn an_mcp_server_reaps_the_process_of_a_question_asked_for_later() {
         thread::sleep(Duration::from_millis(100));
     }
     server.close(&zellij);
+}
+
+/// Codex's own `request_user_input` arguments: one question on the database.
+fn codex_question() -> Value {
+    json!({"questions": [{
+        "id": "db",
+        "header": "DB",
+        "question": DATABASE,
+        "options": [
+            {"label": "Postgres", "description": "Postgres, described"},
+            {"label": "SQLite", "description": "SQLite, described"},
+        ],
+    }]})
+}
+
+/// Codex's interactive UI offering `request_user_input` outside Plan mode (the
+/// `default_mode_request_user_input` feature), the hook `setup codex --write` installs run
+/// without Codex's trust review (a test's fresh CODEX_HOME has nobody to trust it).
+fn codex_asking_itself(zellij: &Zellij, name: &str, outside_zellij: bool) -> Codex {
+    let extra = Extra {
+        features: "default_mode_request_user_input = true\n",
+        flags: "--dangerously-bypass-hook-trust",
+        outside_zellij,
+        no_prompt: false,
+    };
+    codex_calling_its_tool(zellij, name, &extra)
+}
+
+/// Codex's interactive UI whose model calls `request_user_input` when it is offered.
+fn codex_calling_its_tool(zellij: &Zellij, name: &str, extra: &Extra) -> Codex {
+    let model = ModelServer::start(responses::calling_function(
+        ask_popup::codex::TOOL,
+        codex_question(),
+    ));
+    Codex::launch_with(zellij, name, model, Run::Interactive, None, extra)
+}
+
+/// What Codex hands its model for a call its hook denied with `reason`.
+fn denied(reason: &str) -> String {
+    format!(
+        "Tool call blocked by PreToolUse hook: {reason}. Tool: {}",
+        ask_popup::codex::TOOL
+    )
+}
+
+#[test]
+fn codexs_own_question_tool_is_answered_in_the_popup() {
+    let zellij = Zellij::start();
+    let codex = codex_asking_itself(&zellij, "codex-own", false);
+    codex.asked(&zellij, DATABASE);
+    wait_for_title(&zellij, codex.pane, &marked("codex-own"));
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("SQLite focused", ANSWER, |s| s.contains("❯ 2. SQLite"));
+    zellij.send_keys(&["Enter"]);
+    // The answers as Codex's own dialog gives them, in the denial's reason Codex hands on.
+    let answers = json!({"answers": {"db": {"answers": ["SQLite"]}}});
+    assert_eq!(
+        codex.text(&zellij),
+        denied(&format!("{}{answers}", ask_popup::codex::ANSWERED))
+    );
+    wait_for_title(&zellij, codex.pane, "codex-own");
+}
+
+#[test]
+fn codexs_own_question_declined_in_the_popup_tells_the_model() {
+    let zellij = Zellij::start();
+    let codex = codex_asking_itself(&zellij, "codex-own-no", false);
+    codex.asked(&zellij, DATABASE);
+    zellij.send_keys(&["Esc"]);
+    assert_eq!(codex.text(&zellij), denied(envelope::DECLINED_TEXT));
+}
+
+#[test]
+fn outside_zellij_codex_asks_its_own_question_itself() {
+    let zellij = Zellij::start();
+    let codex = codex_asking_itself(&zellij, "codex-own-out", true);
+    // Codex's own dialog, in its pane: the popup never shows.
+    zellij.wait_for_screen("Codex's own dialog", ANSWER, |s| {
+        s.contains(DATABASE) && s.contains("SQLite")
+    });
+    assert!(!zellij.screen().contains("codex asks"));
+    assert_eq!(status(&zellij)["pending"], json!([]));
+    // Answered there (Enter in Codex's pane), the model gets Codex's own answer, not a denial.
+    let out = zellij.action(&[
+        "write",
+        "--pane-id",
+        &format!("terminal_{}", codex.pane),
+        "13",
+    ]);
+    assert!(out.status.success(), "write Enter: {out:?}");
+    // The same form the popup's answers take in the hook's reason.
+    assert_eq!(
+        codex.text(&zellij),
+        json!({"answers": {"db": {"answers": ["Postgres"]}}}).to_string()
+    );
+}
+
+#[test]
+fn codexs_own_question_in_plan_mode_is_answered_in_the_popup() {
+    let zellij = Zellij::start();
+    // Codex as it comes (the tool only in Plan mode): switched to Plan mode, then asked.
+    let extra = Extra {
+        flags: "--dangerously-bypass-hook-trust",
+        no_prompt: true,
+        ..Extra::default()
+    };
+    let codex = codex_calling_its_tool(&zellij, "codex-plan", &extra);
+    let pane = format!("terminal_{}", codex.pane);
+    zellij.wait_for_screen("Codex ready", ANSWER, |s| s.contains("OpenAI Codex"));
+    // Each step waits for Codex to show the last one.
+    let steps: [(&str, &str); 4] = [
+        ("/plan", "/plan"),
+        ("\r", "for Plan mode"),
+        ("Ask me.", "Ask me."),
+        ("\r", "codex asks"),
+    ];
+    for (chars, shown) in steps {
+        let out = zellij.action(&["write-chars", "--pane-id", &pane, chars]);
+        assert!(out.status.success(), "write {chars:?}: {out:?}");
+        zellij.wait_for_screen(&format!("{shown:?} on screen"), ANSWER, |s| {
+            s.contains(shown)
+        });
+    }
+    codex.asked(&zellij, DATABASE);
+    zellij.send_keys(&["Enter"]);
+    let answers = json!({"answers": {"db": {"answers": ["Postgres"]}}});
+    assert_eq!(
+        codex.text(&zellij),
+        denied(&format!("{}{answers}", ask_popup::codex::ANSWERED))
+    );
 }

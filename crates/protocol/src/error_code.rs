@@ -139,6 +139,12 @@ impl Fallback {
         on_refused_request: true,
     };
 
+    /// Codex's `request_user_input` takes questions the popup refuses (questions without
+    /// options, any header): its own dialog asks then.
+    pub const CODEX: Fallback = Fallback {
+        on_refused_request: true,
+    };
+
     /// Whether the agent's own dialog asks after `code`.
     pub const fn after(self, code: ErrorCode) -> bool {
         match code.next() {
@@ -162,7 +168,7 @@ mod tests {
     }
 
     /// Each code's meaning, pinned: what the agent does next, its exit status, and whether
-    /// Claude Code's and Pi's own dialogs ask instead (opencode's as Claude Code's).
+    /// Claude Code's and Pi's own dialogs ask instead (opencode's and Codex's as Claude Code's).
     #[test]
     fn every_code_has_one_meaning_for_every_agent() {
         use ErrorCode::*;
@@ -197,6 +203,7 @@ mod tests {
             assert_eq!(Fallback::CLAUDE_CODE.after(code), claude, "{code:?}");
             assert_eq!(Fallback::PI.after(code), pi, "{code:?}");
             assert_eq!(Fallback::OPENCODE.after(code), claude, "{code:?}");
+            assert_eq!(Fallback::CODEX.after(code), claude, "{code:?}");
         }
     }
 }

@@ -32,6 +32,35 @@ pub fn calling(tool: &'static str, arguments: Value) -> impl Fn(&Recorded) -> Re
     }
 }
 
+/// A script that makes the model call Codex's own function tool `tool` (not an MCP tool: no
+/// namespace) with `arguments` once per turn, when Codex offers it.
+pub fn calling_function(tool: &'static str, arguments: Value) -> impl Fn(&Recorded) -> Response {
+    let calls = AtomicUsize::new(0);
+    move |request| {
+        if request.method != "POST" || !request.path.ends_with("/responses") {
+            return Response::Status(404);
+        }
+        if function_call_output(std::slice::from_ref(request)).is_some() {
+            return text("Done.");
+        }
+        let offered = request.body["tools"]
+            .as_array()
+            .is_some_and(|tools| tools.iter().any(|t| t["name"] == tool));
+        if !offered {
+            return text("The tool was not offered.");
+        }
+        let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
+        let item = json!({
+            "type": "function_call",
+            "id": format!("fc_scripted_{n}"),
+            "call_id": format!("call_scripted_{n}"),
+            "name": tool,
+            "arguments": arguments.to_string(),
+        });
+        stream(&format!("resp_scripted_{n}"), item)
+    }
+}
+
 /// The namespace entry in which Codex declared the MCP tool `tool` (`mcp__<server>`).
 pub fn namespace_of(request: &Recorded, tool: &str) -> Option<String> {
     request.body["tools"].as_array()?.iter().find_map(|entry| {
