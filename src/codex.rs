@@ -124,8 +124,10 @@ pub fn answer(call: &Call, envelope: &str) -> Option<String> {
     let reason = if details.error.is_none() && !details.cancelled {
         format!("{ANSWERED}{}", answers(call, details))
     } else {
-        // A decline, a chat request, or a question that is over: the model reads the text.
-        envelope.text().to_string()
+        // A decline, a chat request, or a question that is over: the model reads the text,
+        // without its last full stop (Codex puts one after the reason).
+        let text = envelope.text();
+        text.strip_suffix('.').unwrap_or(text).to_owned()
     };
     let output = json!({
         "hookSpecificOutput": {
@@ -273,14 +275,15 @@ mod tests {
             global_note: String::new(),
         };
         let declined = envelope_of(Outcome::Declined(none.clone()));
+        let no_stop = |text: &str| text.strip_suffix('.').unwrap_or(text).to_owned();
         assert_eq!(
             reason_of(&answer(&call(), &declined).unwrap()),
-            envelope::DECLINED_TEXT
+            no_stop(envelope::DECLINED_TEXT)
         );
         let timed_out = envelope_of(Outcome::TimedOut(none));
         assert_eq!(
             reason_of(&answer(&call(), &timed_out).unwrap()),
-            envelope::TIMED_OUT_TEXT
+            no_stop(envelope::TIMED_OUT_TEXT)
         );
         for code in [ErrorCode::NoUi, ErrorCode::Dismissed, ErrorCode::NoReply] {
             assert_eq!(

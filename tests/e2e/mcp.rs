@@ -96,7 +96,12 @@ impl Codex {
         tool_timeout_s: Option<u64>,
     ) -> Codex {
         let model = ModelServer::start(responses::calling(tool::NAME, arguments));
-        Codex::launch_with(zellij, name, model, run, tool_timeout_s, &Extra::default())
+        // The hook setup installs is trusted by flag: the MCP tool is what these tests ask.
+        let extra = Extra {
+            flags: "--dangerously-bypass-hook-trust",
+            ..Extra::default()
+        };
+        Codex::launch_with(zellij, name, model, run, tool_timeout_s, &extra)
     }
 
     /// Codex on `model`, as `extra` says.
@@ -888,10 +893,12 @@ fn codex_calling_its_tool(zellij: &Zellij, name: &str, extra: &Extra) -> Codex {
     Codex::launch_with(zellij, name, model, Run::Interactive, None, extra)
 }
 
-/// What Codex hands its model for a call its hook denied with `reason`.
+/// What Codex hands its model for a call its hook denied with `reason` (the hook leaves off a
+/// last full stop, which Codex adds).
 fn denied(reason: &str) -> String {
     format!(
-        "Tool call blocked by PreToolUse hook: {reason}. Tool: {}",
+        "Tool call blocked by PreToolUse hook: {}. Tool: {}",
+        reason.strip_suffix('.').unwrap_or(reason),
         ask_popup::codex::TOOL
     )
 }
@@ -899,7 +906,24 @@ fn denied(reason: &str) -> String {
 #[test]
 fn codexs_own_question_tool_is_answered_in_the_popup() {
     let zellij = Zellij::start();
-    let codex = codex_asking_itself(&zellij, "codex-own", false);
+    let extra = Extra {
+        features: "default_mode_request_user_input = true\n",
+        outside_zellij: false,
+        ..Extra::default()
+    };
+    let codex = codex_calling_its_tool(&zellij, "codex-own", &extra);
+    // As a user does after `setup codex --write`: Codex asks to review the new hook first.
+    let pane = format!("terminal_{}", codex.pane);
+    zellij.wait_for_screen("Codex's hook review", ANSWER, |s| {
+        s.contains("Hooks need review") && s.contains("Trust all and continue")
+    });
+    let out = zellij.action(&["write-chars", "--pane-id", &pane, "2"]);
+    assert!(out.status.success(), "write 2: {out:?}");
+    zellij.wait_for_screen("trusting chosen", ANSWER, |s| {
+        s.contains("› 2. Trust all and continue")
+    });
+    let out = zellij.action(&["write-chars", "--pane-id", &pane, "\r"]);
+    assert!(out.status.success(), "write Enter: {out:?}");
     codex.asked(&zellij, DATABASE);
     wait_for_title(&zellij, codex.pane, &marked("codex-own"));
     zellij.send_keys(&["Down"]);
