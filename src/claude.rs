@@ -11,7 +11,8 @@
 //! tool has no place for a note on the whole questionnaire, so the global note rides on the last
 //! question's notes as `global note: …`, as it ends the envelope's text.
 
-use ask_popup_protocol::envelope::{Details, Envelope, NO_INPUT};
+use crate::hook;
+use ask_popup_protocol::envelope::{Details, NO_INPUT};
 use ask_popup_protocol::error_code::Fallback;
 use serde_json::{json, Map, Value};
 
@@ -42,30 +43,21 @@ pub enum HookInputError {
 
 /// Reads the hook input: `Ok(None)` for another tool (nothing to do).
 pub fn read_input(input: &[u8]) -> Result<Option<Call>, HookInputError> {
-    let value: Value =
-        serde_json::from_slice(input).map_err(|e| HookInputError::NotJson(e.to_string()))?;
-    let Value::Object(input) = value else {
-        return Err(HookInputError::NotJson("not an object".to_owned()));
-    };
-    if input.get("tool_name").and_then(Value::as_str) != Some(TOOL) {
+    let Some(call) = hook::read(input, TOOL).map_err(HookInputError::NotJson)? else {
         return Ok(None);
-    }
-    let questions = input
+    };
+    let questions = call
+        .input
         .get("tool_input")
         .and_then(|t| t.get("questions"))
         .filter(|q| q.is_array())
         .cloned()
         .ok_or(HookInputError::NoQuestions)?;
     let payload = json!({ "questions": questions }).to_string();
-    let tool_use_id = input
-        .get("tool_use_id")
-        .and_then(Value::as_str)
-        .filter(|id| !id.is_empty())
-        .map(str::to_owned);
     Ok(Some(Call {
         questions,
         payload,
-        tool_use_id,
+        tool_use_id: call.tool_use_id,
     }))
 }
 
@@ -75,14 +67,9 @@ pub fn read_input(input: &[u8]) -> Result<Option<Call>, HookInputError> {
 /// answer (a timeout, withdrawn, replaced) is denied with the envelope's text, as a decline or
 /// a chat request is: the model reads why.
 pub fn answer(call: &Call, envelope: &str) -> Option<String> {
-    let envelope = Envelope::read(envelope)?;
-    match envelope.error() {
-        Some(Ok(code)) if Fallback::CLAUDE_CODE.after(code) => return None,
-        Some(Err(_)) => return None,
-        _ => {}
-    }
+    let envelope = hook::for_the_agent(envelope, Fallback::CLAUDE_CODE)?;
     let details = &envelope.details;
-    let output = if details.error.is_none() && !details.cancelled {
+    if details.error.is_none() && !details.cancelled {
         let mut updated = Map::new();
         updated.insert("questions".to_owned(), call.questions.clone());
         updated.insert("answers".to_owned(), Value::Object(answers(call, details)));
@@ -90,24 +77,18 @@ pub fn answer(call: &Call, envelope: &str) -> Option<String> {
         if !annotations.is_empty() {
             updated.insert("annotations".to_owned(), Value::Object(annotations));
         }
-        json!({
+        let output = json!({
             "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
                 "permissionDecision": "allow",
                 "updatedInput": updated,
             }
-        })
+        });
+        Some(format!("{output}\n"))
     } else {
         // A decline, a chat request, or a question that is over: the model reads the text.
-        json!({
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": envelope.text(),
-            }
-        })
-    };
-    Some(format!("{output}\n"))
+        Some(hook::deny(envelope.text()))
+    }
 }
 
 /// The questions' texts exactly as Claude Code sent them (the popup's envelope carries them

@@ -12,7 +12,8 @@
 //! dialog asks. A secret question (`isSecret`) is always left to Codex's dialog, which hides what
 //! is typed.
 
-use ask_popup_protocol::envelope::{Details, Envelope, NO_INPUT};
+use crate::hook;
+use ask_popup_protocol::envelope::{Details, NO_INPUT};
 use ask_popup_protocol::error_code::Fallback;
 use serde_json::{json, Map, Value};
 
@@ -47,16 +48,11 @@ pub enum HookInputError {
 
 /// Reads the hook input: `Ok(None)` for another tool (nothing to do).
 pub fn read_input(input: &[u8]) -> Result<Option<Call>, HookInputError> {
-    let value: Value =
-        serde_json::from_slice(input).map_err(|e| HookInputError::NotJson(e.to_string()))?;
-    let Value::Object(input) = value else {
-        return Err(HookInputError::NotJson("not an object".to_owned()));
-    };
-    if input.get("tool_name").and_then(Value::as_str) != Some(TOOL) {
+    let Some(call) = hook::read(input, TOOL).map_err(HookInputError::NotJson)? else {
         return Ok(None);
-    }
+    };
     // Codex hands the tool's arguments as an object (or, from some paths, as their JSON text).
-    let tool_input = match input.get("tool_input") {
+    let tool_input = match call.input.get("tool_input") {
         Some(Value::String(text)) => serde_json::from_str(text).unwrap_or(Value::Null),
         Some(other) => other.clone(),
         None => Value::Null,
@@ -99,27 +95,17 @@ pub fn read_input(input: &[u8]) -> Result<Option<Call>, HookInputError> {
         })
         .collect();
     let payload = json!({ "questions": asked }).to_string();
-    let tool_use_id = input
-        .get("tool_use_id")
-        .and_then(Value::as_str)
-        .filter(|id| !id.is_empty())
-        .map(str::to_owned);
     Ok(Some(Call {
         ids,
         payload,
-        tool_use_id,
+        tool_use_id: call.tool_use_id,
     }))
 }
 
 /// What the hook prints for the popup's `envelope`, or `None` when it prints nothing and
 /// Codex's own dialog asks (`Fallback::CODEX`).
 pub fn answer(call: &Call, envelope: &str) -> Option<String> {
-    let envelope = Envelope::read(envelope)?;
-    match envelope.error() {
-        Some(Ok(code)) if Fallback::CODEX.after(code) => return None,
-        Some(Err(_)) => return None,
-        _ => {}
-    }
+    let envelope = hook::for_the_agent(envelope, Fallback::CODEX)?;
     let details = &envelope.details;
     let reason = if details.error.is_none() && !details.cancelled {
         format!("{ANSWERED}{}", answers(call, details))
@@ -129,14 +115,7 @@ pub fn answer(call: &Call, envelope: &str) -> Option<String> {
         let text = envelope.text();
         text.strip_suffix('.').unwrap_or(text).to_owned()
     };
-    let output = json!({
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason,
-        }
-    });
-    Some(format!("{output}\n"))
+    Some(hook::deny(&reason))
 }
 
 /// `{"answers":{"<id>":{"answers":[…]}}}` as Codex's dialog returns it: the picked label or

@@ -9,6 +9,7 @@ pub mod ask;
 pub mod claude;
 pub mod codex;
 pub mod history;
+pub mod hook;
 pub mod later;
 pub mod mcp;
 pub mod notify;

@@ -8,33 +8,29 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A script that makes the model call the MCP tool `tool` with `arguments` once per turn.
 pub fn calling(tool: &'static str, arguments: Value) -> impl Fn(&Recorded) -> Response {
-    let calls = AtomicUsize::new(0);
-    move |request| {
-        if request.method != "POST" || !request.path.ends_with("/responses") {
-            return Response::Status(404);
-        }
-        if function_call_output(std::slice::from_ref(request)).is_some() {
-            return text("Done.");
-        }
-        let Some(namespace) = namespace_of(request, tool) else {
-            return text("The tool was not offered.");
-        };
-        let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
-        let item = json!({
-            "type": "function_call",
-            "id": format!("fc_scripted_{n}"),
-            "call_id": format!("call_scripted_{n}"),
-            "namespace": namespace,
-            "name": tool,
-            "arguments": arguments.to_string(),
-        });
-        stream(&format!("resp_scripted_{n}"), item)
-    }
+    calling_where(tool, arguments, |request| {
+        namespace_of(request, tool).map(Some)
+    })
 }
 
 /// A script that makes the model call Codex's own function tool `tool` (not an MCP tool: no
 /// namespace) with `arguments` once per turn, when Codex offers it.
 pub fn calling_function(tool: &'static str, arguments: Value) -> impl Fn(&Recorded) -> Response {
+    calling_where(tool, arguments, move |request| {
+        let offered = request.body["tools"]
+            .as_array()
+            .is_some_and(|tools| tools.iter().any(|t| t["name"] == tool));
+        offered.then_some(None)
+    })
+}
+
+/// The script of `calling` and `calling_function`: `offered` says whether the request offers
+/// the tool, and in which namespace (`Some(None)`: offered, in none).
+fn calling_where(
+    tool: &'static str,
+    arguments: Value,
+    offered: impl Fn(&Recorded) -> Option<Option<String>>,
+) -> impl Fn(&Recorded) -> Response {
     let calls = AtomicUsize::new(0);
     move |request| {
         if request.method != "POST" || !request.path.ends_with("/responses") {
@@ -43,20 +39,20 @@ pub fn calling_function(tool: &'static str, arguments: Value) -> impl Fn(&Record
         if function_call_output(std::slice::from_ref(request)).is_some() {
             return text("Done.");
         }
-        let offered = request.body["tools"]
-            .as_array()
-            .is_some_and(|tools| tools.iter().any(|t| t["name"] == tool));
-        if !offered {
+        let Some(namespace) = offered(request) else {
             return text("The tool was not offered.");
-        }
+        };
         let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
-        let item = json!({
+        let mut item = json!({
             "type": "function_call",
             "id": format!("fc_scripted_{n}"),
             "call_id": format!("call_scripted_{n}"),
             "name": tool,
             "arguments": arguments.to_string(),
         });
+        if let Some(namespace) = namespace {
+            item["namespace"] = json!(namespace);
+        }
         stream(&format!("resp_scripted_{n}"), item)
     }
 }
