@@ -1181,6 +1181,19 @@ impl Zellij {
         kept[kept.len().saturating_sub(lines)..].join("\n")
     }
 
+    /// Where the plugin first failed in this world's Zellij log (a panic, or a trap such as
+    /// running out of its memory), with the lines before it that say why: every later call
+    /// fails the same way, so the tail shows only the last of many.
+    pub fn first_plugin_failure(&self) -> Option<String> {
+        let log = self.log();
+        let lines: Vec<&str> = log.lines().collect();
+        let at = lines.iter().position(|l| {
+            l.contains("PANIC IN PLUGIN") || l.contains("Failed to apply event to plugin")
+        })?;
+        let from = at.saturating_sub(6);
+        Some(lines[from..(at + 16).min(lines.len())].join("\n"))
+    }
+
     /// Keeps this world's whole Zellij log under the target directory, for a failed test.
     fn keep_log(&self) -> Option<PathBuf> {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-failed-logs");
@@ -1225,6 +1238,9 @@ impl Drop for Zellij {
             let kept = self
                 .keep_log()
                 .map_or_else(String::new, |p| format!(", whole log: {}", p.display()));
+            if let Some(failure) = self.first_plugin_failure() {
+                eprintln!("--- where the plugin first failed ---\n{failure}");
+            }
             eprintln!(
                 "--- zellij log of the failed test (tail{kept}) ---\n{}\n--- screen ---\n{}",
                 self.log_tail(80),

@@ -58,17 +58,50 @@ impl Intake {
 
     /// Adds one piece.
     pub fn feed(&mut self, piece: &str) -> Assembly {
-        self.size = self.size.saturating_add(piece.len());
-        if self.size > MAX_PAYLOAD_BYTES {
-            // Too large already: keep counting, but hold no more of it.
-            self.text = String::new();
+        if !self.counted(piece.len()) {
             return Assembly::Broken;
         }
+        self.push(piece);
+        self.scan(piece)
+    }
+
+    /// Adds one piece it takes: the first is kept as it came, not copied (a questionnaire of
+    /// 1 MiB on one line is held once while it is parsed, not twice: Zellij gives the plugin
+    /// 16 MiB).
+    pub fn feed_owned(&mut self, piece: String) -> Assembly {
+        if !self.counted(piece.len()) {
+            return Assembly::Broken;
+        }
+        let assembly = self.scan(&piece);
+        if self.text.is_empty() {
+            self.text = piece;
+        } else {
+            self.push(&piece);
+        }
+        assembly
+    }
+
+    /// Counts `len` more bytes; whether they are within the limit (beyond it, nothing more
+    /// is held).
+    fn counted(&mut self, len: usize) -> bool {
+        self.size = self.size.saturating_add(len);
+        if self.size > MAX_PAYLOAD_BYTES {
+            self.text = String::new();
+            return false;
+        }
+        true
+    }
+
+    fn push(&mut self, piece: &str) {
         if !self.text.is_empty() && !self.text.ends_with('\n') {
             // A piece without its line break; JSON does not mind one.
             self.text.push('\n');
         }
         self.text.push_str(piece);
+    }
+
+    /// Follows the piece's strings and brackets: what the pieces so far amount to.
+    fn scan(&mut self, piece: &str) -> Assembly {
         // Bytes, not chars: a payload is mostly string contents, where only `\\` and `"`
         // matter, and no byte of a multi-byte character is either.
         let bytes = piece.as_bytes();

@@ -187,8 +187,9 @@ impl Broker {
                 args: args.clone(),
             });
         partial.last_line_ms = now;
-        let assembly = partial.intake.feed(&payload);
-        if held.saturating_add(payload.len()) > MAX_PENDING_BYTES {
+        let size = payload.len();
+        let assembly = partial.intake.feed_owned(payload);
+        if held.saturating_add(size) > MAX_PENDING_BYTES {
             // Holding more could exhaust the plugin's memory and strand every waiting agent.
             self.arrivals.partials.remove(&pipe);
             self.reply_unasked(&pipe, args, ErrorCode::Busy, effects);

@@ -296,6 +296,13 @@ impl Broker {
     pub fn render(&mut self, rows: usize, cols: usize) -> &Frame {
         self.drawn_size = Some((rows, cols));
         let chrome = self.chrome();
+        // Only the request on screen holds layouts: eight waiting questionnaires with long
+        // previews would not fit in the plugin's memory laid out.
+        for (i, r) in self.pending.iter_mut().enumerate() {
+            if i != self.current {
+                r.cache.forget();
+            }
+        }
         let frame = match self.pending.get_mut(self.current) {
             Some(r) => {
                 let frame = render(&r.dialog, &mut r.cache, &chrome, cols, rows);

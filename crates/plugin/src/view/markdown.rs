@@ -6,29 +6,54 @@
 //! on the way in, so no span ever carries a control character or a newline.
 
 mod code;
+mod pieces;
 mod table;
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 use self::table::Table;
+use crate::view::limit;
 use crate::view::style::{Line, Role, Span, Style};
 use crate::view::text::{self, push_sanitized};
 use crate::view::wrap::{wrap_styled_into, WrapScratch};
 
 pub use crate::view::wrap::wrap_spans;
 
-/// Renders `md` into lines that each fit in `width` cells (no lines for width 0).
+/// Renders `md` into lines that each fit in `width` cells (no lines for width 0): its first
+/// `limit::MAX_BYTES` in at most `limit::MAX_LINES` lines, and a line that says so when that
+/// is not all of it.
 pub fn render(md: &str, width: usize) -> Vec<Line> {
     if width == 0 {
         return Vec::new();
     }
+    let (head, left) = limit::head(md);
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut renderer = Renderer::new(width);
-    for event in Parser::new_ext(md, options) {
-        renderer.event(event);
+    for piece in pieces::pieces(head) {
+        if piece.joined {
+            renderer.pending_blank = false;
+        }
+        let reopened;
+        let text = match piece.fence {
+            Some(fence) => {
+                reopened = format!("{fence}\n{}", piece.text);
+                reopened.as_str()
+            }
+            None => piece.text,
+        };
+        for event in Parser::new_ext(text, options) {
+            if renderer.full() {
+                break;
+            }
+            renderer.event(event);
+        }
+        renderer.flush_inline();
     }
-    renderer.finish()
+    let cut = left > 0 || renderer.full();
+    let mut lines = renderer.finish();
+    limit::finish(&mut lines, cut, md.len(), width);
+    lines
 }
 
 const QUOTE_BAR: &str = "│ ";
@@ -82,6 +107,8 @@ struct Prefixes {
 struct Renderer {
     width: usize,
     out: Vec<Line>,
+    /// The styled runs in `out` (a line without any counts as one).
+    spans: usize,
     containers: Vec<Container>,
     lists: Vec<List>,
     /// A blank line is owed before the next block (never at the start or the end).
@@ -106,6 +133,7 @@ impl Renderer {
         Renderer {
             width,
             out: Vec::new(),
+            spans: 0,
             containers: Vec::new(),
             lists: Vec::new(),
             pending_blank: false,
@@ -123,6 +151,11 @@ impl Renderer {
             wrap_scratch: WrapScratch::default(),
             wrap_lines: Vec::new(),
         }
+    }
+
+    /// Whether more lines came than are kept: what follows is not laid out.
+    fn full(&self) -> bool {
+        self.out.len() > limit::MAX_LINES || self.spans > limit::MAX_SPANS
     }
 
     fn event(&mut self, event: Event<'_>) {
@@ -331,7 +364,10 @@ impl Renderer {
             TagEnd::TableHead | TagEnd::TableRow => {
                 if let Some(table) = self.table.as_mut() {
                     let row = std::mem::take(&mut table.row);
-                    table.rows.push((table.in_head, row));
+                    // A row is a line at least: rows beyond what is kept are not held.
+                    if self.out.len() + table.rows.len() <= limit::MAX_LINES {
+                        table.rows.push((table.in_head, row));
+                    }
                     table.in_head = false;
                 }
             }
@@ -537,6 +573,9 @@ impl Renderer {
     fn emit_prefixed(&mut self, prefixes: Prefixes, content: impl IntoIterator<Item = Line>) {
         let mut emitted = false;
         for (i, mut line) in content.into_iter().enumerate() {
+            if self.full() {
+                break;
+            }
             emitted = true;
             let prefix = if i == 0 {
                 &prefixes.first
@@ -552,6 +591,7 @@ impl Renderer {
                 debug_assert!(false, "markdown line wider than {}", self.width);
                 line.clip(self.width);
             }
+            self.spans += line.spans.len().max(1);
             self.out.push(line);
         }
         if !emitted {
@@ -585,7 +625,8 @@ impl Renderer {
             return;
         }
         let prefixes = self.prefixes();
-        let lines = code::lines(code, prefixes.first_w, prefixes.rest_w);
+        let room = (limit::MAX_LINES + 1).saturating_sub(self.out.len());
+        let lines = code::lines(code, prefixes.first_w, prefixes.rest_w, room);
         self.emit_prefixed(prefixes, lines);
     }
 

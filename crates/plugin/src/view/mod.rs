@@ -1,6 +1,7 @@
 //! Frame rendering: turns dialog state into lines of styled text that fit the pane.
 pub mod frame;
 pub mod history_list;
+pub mod limit;
 pub mod markdown;
 pub mod render;
 pub mod style;

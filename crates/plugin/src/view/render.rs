@@ -235,6 +235,9 @@ pub fn lay_out_ahead(
     }
     let items: Vec<_> = cache::ahead_items(dialog, cache.ahead_from).collect();
     while let Some(&(question, option)) = items.get(cache.ahead) {
+        if cache.lines() >= cache::MAX_AHEAD_LINES {
+            return false;
+        }
         cache.ahead += 1;
         let before = cache.layouts();
         let focus = option.or_else(|| dialog.tab_state(question).map(|tab| tab.focus));
@@ -245,7 +248,7 @@ pub fn lay_out_ahead(
             break;
         }
     }
-    cache.ahead < items.len()
+    cache.ahead_left(dialog)
 }
 
 /// How many rows `dialog` needs at `cols` columns to show all of its tallest tab, so the

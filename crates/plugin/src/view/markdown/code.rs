@@ -6,12 +6,16 @@ use crate::view::text::{self, char_width, push_sanitized};
 
 const CODE_INDENT: usize = 2;
 
-/// The lines of a code block; the first gets `first_width` cells, the others `rest_width`.
-pub(super) fn lines(code: &str, first_width: usize, rest_width: usize) -> Vec<Line> {
+/// The lines of a code block, at most `max` of them; the first gets `first_width` cells, the
+/// others `rest_width`.
+pub(super) fn lines(code: &str, first_width: usize, rest_width: usize, max: usize) -> Vec<Line> {
     let indent_for = |w: usize| if w > CODE_INDENT * 2 { CODE_INDENT } else { 0 };
     let mut lines = Vec::new();
     let mut clean = String::new();
     for source in code.strip_suffix('\n').unwrap_or(code).split('\n') {
+        if lines.len() >= max {
+            break;
+        }
         clean.clear();
         push_sanitized(&mut clean, source, true);
         if clean.is_empty() {
@@ -19,7 +23,7 @@ pub(super) fn lines(code: &str, first_width: usize, rest_width: usize) -> Vec<Li
             continue;
         }
         let mut rest = clean.as_str();
-        while !rest.is_empty() {
+        while !rest.is_empty() && lines.len() < max {
             let avail = if lines.is_empty() {
                 first_width
             } else {

@@ -2,6 +2,7 @@
 //! in proportion to the cells it shows, whatever the size of the payload.
 
 use crate::dialog::Dialog;
+use crate::view::limit;
 use crate::view::markdown;
 use crate::view::style::{Line, Role, Style};
 use crate::view::text::{sanitize, truncate_ellipsis};
@@ -35,7 +36,17 @@ pub struct ViewCache {
     /// Texts laid out in all, for the tests: a key after everything was laid out ahead lays
     /// out nothing.
     layouts: usize,
+    /// The lines `laid_out` holds.
+    lines: usize,
 }
+
+/// The most lines the layouts of a request hold: past it, a new layout drops the others (the
+/// frame being drawn keeps those it uses), so the texts of a questionnaire with many long
+/// previews are laid out again when shown again rather than all held.
+const MAX_CACHED_LINES: usize = 4 * limit::MAX_LINES;
+/// Laying out ahead stops when the layouts hold this many lines: what is left is laid out when
+/// it is shown.
+pub(super) const MAX_AHEAD_LINES: usize = 2 * limit::MAX_LINES;
 
 impl ViewCache {
     pub fn new() -> Self {
@@ -45,15 +56,26 @@ impl ViewCache {
     /// Forgets layouts made for another pane width, so a resized pane does not keep them all.
     pub(super) fn prepare(&mut self, pane_width: usize) {
         if self.pane_width != pane_width {
-            self.laid_out.clear();
+            self.forget();
             self.pane_width = pane_width;
-            self.ahead = 0;
         }
+    }
+
+    /// Drops every layout (a request no longer on screen holds none).
+    pub fn forget(&mut self) {
+        self.laid_out.clear();
+        self.lines = 0;
+        self.ahead = 0;
     }
 
     /// Whether `lay_out_ahead` has anything left to lay out (at the width it last did).
     pub fn ahead_left(&self, dialog: &Dialog) -> bool {
-        self.ahead < ahead_items(dialog, self.ahead_from).count()
+        self.lines < MAX_AHEAD_LINES && self.ahead < ahead_items(dialog, self.ahead_from).count()
+    }
+
+    /// The lines the layouts hold.
+    pub(super) fn lines(&self) -> usize {
+        self.lines
     }
 
     /// How many texts were laid out since the request came (each once per width).
@@ -62,14 +84,18 @@ impl ViewCache {
     }
 
     pub(super) fn get(&mut self, dialog: &Dialog, text: PayloadText, width: usize) -> Rc<LaidOut> {
-        let layouts = &mut self.layouts;
-        self.laid_out
-            .entry((text, width))
-            .or_insert_with(|| {
-                *layouts += 1;
-                Rc::new(LaidOut::new(lay_out(dialog, text, width)))
-            })
-            .clone()
+        if let Some(laid_out) = self.laid_out.get(&(text, width)) {
+            return laid_out.clone();
+        }
+        let laid_out = Rc::new(LaidOut::new(lay_out(dialog, text, width)));
+        self.layouts += 1;
+        if self.lines + laid_out.len() > MAX_CACHED_LINES {
+            self.laid_out.clear();
+            self.lines = 0;
+        }
+        self.lines += laid_out.len();
+        self.laid_out.insert((text, width), laid_out.clone());
+        laid_out
     }
 }
 
@@ -137,11 +163,17 @@ pub(super) fn ahead_items(
         })
 }
 
+/// `s` wrapped to `width`: its first `limit::MAX_BYTES` in at most `limit::MAX_LINES` lines,
+/// and a line that says so when that is not all of it.
 fn plain_lines(s: &str, width: usize, style: Style) -> Vec<Line> {
-    wrap(&sanitize(s), width)
+    let (head, left) = limit::head(s);
+    let mut lines: Vec<Line> = wrap(&sanitize(head), width)
         .into_iter()
+        .take(limit::MAX_LINES + 1)
         .map(|l| Line::styled(l, style))
-        .collect()
+        .collect();
+    limit::finish(&mut lines, left > 0, s.len(), width);
+    lines
 }
 
 fn lay_out(dialog: &Dialog, text: PayloadText, width: usize) -> Vec<Line> {
