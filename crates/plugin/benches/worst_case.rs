@@ -71,6 +71,7 @@ pub fn one_question(preview_bytes: usize) -> Value {
 /// preview is over the payload limit, but the renderer must not care).
 pub fn with_previews(bytes: usize) -> Questionnaire {
     Questionnaire {
+        approval: false,
         questions: vec![Question {
             question: "Which design?".into(),
             header: "Design".into(),

@@ -302,6 +302,7 @@ fn details_of<'a>(
 /// had not fully arrived). Ends with a newline.
 pub fn host_error(code: ErrorCode, request_id: Option<&str>) -> String {
     let empty = Questionnaire {
+        approval: false,
         questions: Vec::new(),
         timeout_ms: None,
     };

@@ -38,6 +38,10 @@ pub const RESERVED_LABELS: [&str; 4] = [OTHER_LABEL, FREEFORM_LABEL, CHAT_LABEL,
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Questionnaire {
     pub questions: Vec<Question>,
+    /// An agent's permission prompt (`"approval": true`): one single-select question whose
+    /// focus starts on its last option (the agent's Deny), with no recommended option.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub approval: bool,
     /// Auto-dismiss after this many milliseconds, with a countdown.
     #[serde(skip)]
     pub timeout_ms: Option<u64>,
@@ -158,6 +162,8 @@ pub enum RequestError {
     },
     #[error("Error: timeout must be an integer number of milliseconds, at least 1000 (got {found}). Leave it out to wait until the user answers.")]
     InvalidTimeout { found: String },
+    #[error("Error: an approval asks one single-select question, none of whose options is marked \"(Recommended)\".")]
+    ApprovalShape,
     #[error("Error: ask-popup has no pipe named \"{name}\". Send the questionnaire with --name ask (or no --name); the pipes status, show, cancel and version answer at once.")]
     UnknownPipe { name: String },
 }
@@ -182,7 +188,8 @@ impl RequestError {
             | NotAnObject { .. }
             | WrongType { .. }
             | Missing { .. }
-            | Empty { .. } => ErrorCode::InvalidPayload,
+            | Empty { .. }
+            | ApprovalShape => ErrorCode::InvalidPayload,
             PayloadTooLarge { .. } => ErrorCode::PayloadTooLarge,
             NoQuestions => ErrorCode::NoQuestions,
             TooManyQuestions => ErrorCode::TooManyQuestions,
@@ -314,6 +321,7 @@ fn normalise(root: &Map<String, Value>) -> Result<Questionnaire, RequestError> {
     };
     Ok(Questionnaire {
         questions,
+        approval: optional_bool(root, "", "approval")?.unwrap_or(false),
         timeout_ms: None, // checked last, in validate()
     })
 }
@@ -450,6 +458,15 @@ fn validate(q: &Questionnaire) -> Result<(), RequestError> {
     let questions = &q.questions;
     if questions.is_empty() {
         return Err(RequestError::NoQuestions);
+    }
+    if q.approval
+        && (questions.len() != 1
+            || questions
+                .iter()
+                .any(|q| q.multi_select || q.recommended().is_some()))
+    {
+        // The popup never allows by itself: nothing would take a recommended option.
+        return Err(RequestError::ApprovalShape);
     }
     if questions.len() > MAX_QUESTIONS {
         return Err(RequestError::TooManyQuestions);

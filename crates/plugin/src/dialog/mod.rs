@@ -165,12 +165,19 @@ pub const SUBMIT_CHOICES: [&str; 2] = ["Submit answers", "Cancel"];
 
 impl Dialog {
     pub fn new(questionnaire: Questionnaire) -> Self {
+        let approval = questionnaire.approval;
         let tabs = questionnaire
             .questions
             .iter()
             .map(|question| TabState {
-                // The option the agent recommends holds the focus when the question first shows.
-                focus: question.recommended().unwrap_or(0),
+                // The option the agent recommends holds the focus when the question first shows;
+                // an approval's focus starts on its last option, the agent's Deny (the popup
+                // never allows anything by itself).
+                focus: if approval {
+                    question.options.len().saturating_sub(1)
+                } else {
+                    question.recommended().unwrap_or(0)
+                },
                 ticks: vec![false; question.options.len()],
                 ..TabState::default()
             })
