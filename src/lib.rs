@@ -5,6 +5,7 @@
 //! `zellij` and the notify command, handles signals and talks stdio and MCP; everything here is
 //! tested on the host. What the command shares with the plugin is `ask_popup_protocol`.
 
+pub mod approval;
 pub mod ask;
 pub mod claude;
 pub mod codex;

@@ -30,23 +30,34 @@ pub enum SetupError {
 /// that answers it. Claude Code's settings.json and Codex's hooks.json hold it the same way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hook {
+    /// The hook event (`PreToolUse`, `PermissionRequest`).
+    pub event: &'static str,
     pub matcher: &'static str,
     pub subcommand: &'static str,
 }
 
 /// Claude Code's `AskUserQuestion`, answered by `ask-popup claude-hook`.
 pub const CLAUDE_HOOK: Hook = Hook {
+    event: "PreToolUse",
     matcher: crate::claude::TOOL,
     subcommand: "claude-hook",
 };
+/// Claude Code's permission prompts (every tool's), asked by `ask-popup claude-approval`: what
+/// `setup claude --approvals` adds.
+pub const CLAUDE_APPROVAL_HOOK: Hook = Hook {
+    event: "PermissionRequest",
+    matcher: "*",
+    subcommand: "claude-approval",
+};
 /// Codex's `request_user_input`, answered by `ask-popup codex-hook`, in `$CODEX_HOME/hooks.json`.
 pub const CODEX_HOOK: Hook = Hook {
+    event: "PreToolUse",
     matcher: crate::codex::TOOL,
     subcommand: "codex-hook",
 };
 
 impl Hook {
-    /// The `hooks.PreToolUse` entry that sends the agent's tool to the popup through `command`.
+    /// The `hooks.<event>` entry that sends the agent's tool to the popup through `command`.
     pub fn entry(self, command: &str) -> Value {
         json!({
             "matcher": self.matcher,
@@ -60,7 +71,7 @@ impl Hook {
 
     /// The file's text with only this hook, to paste.
     pub fn snippet(self, command: &str) -> String {
-        let settings = json!({ "hooks": { "PreToolUse": [self.entry(command)] } });
+        let settings = json!({ "hooks": { self.event: [self.entry(command)] } });
         format!("{}\n", pretty(&settings))
     }
 
@@ -78,10 +89,10 @@ impl Hook {
             .as_object_mut()
             .ok_or(SetupError::Unexpected("hooks"))?;
         let pre_tool_use = hooks
-            .entry("PreToolUse")
+            .entry(self.event)
             .or_insert_with(|| Value::Array(Vec::new()))
             .as_array_mut()
-            .ok_or(SetupError::Unexpected("hooks.PreToolUse"))?;
+            .ok_or(SetupError::Unexpected(self.path()))?;
         let entry = self.entry(command);
         if pre_tool_use.contains(&entry) {
             return Ok(None);
@@ -99,7 +110,7 @@ impl Hook {
         let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
             return Ok(None);
         };
-        let Some(entries) = hooks.get_mut("PreToolUse").and_then(Value::as_array_mut) else {
+        let Some(entries) = hooks.get_mut(self.event).and_then(Value::as_array_mut) else {
             return Ok(None);
         };
         let before = entries.len();
@@ -108,7 +119,7 @@ impl Hook {
             return Ok(None);
         }
         if entries.is_empty() {
-            hooks.remove("PreToolUse");
+            hooks.remove(self.event);
         }
         if hooks.is_empty() {
             if let Some(root) = settings.as_object_mut() {
@@ -122,13 +133,21 @@ impl Hook {
     pub fn is_in(self, settings: &str) -> bool {
         serde_json::from_str::<Value>(settings).is_ok_and(|settings| {
             settings
-                .pointer("/hooks/PreToolUse")
+                .pointer(&format!("/hooks/{}", self.event))
                 .and_then(Value::as_array)
                 .is_some_and(|entries| entries.iter().any(|e| self.is_ours(e)))
         })
     }
 
-    /// Whether a `PreToolUse` entry is one this command wrote (its only hook runs the
+    /// Where its entries are, as an error names it.
+    fn path(self) -> &'static str {
+        match self.event {
+            "PermissionRequest" => "hooks.PermissionRequest",
+            _ => "hooks.PreToolUse",
+        }
+    }
+
+    /// Whether an entry of its event is one this command wrote (its only hook runs the
     /// subcommand).
     fn is_ours(self, entry: &Value) -> bool {
         let hooks = entry.get("hooks").and_then(Value::as_array);
@@ -621,6 +640,34 @@ mod tests {
         let odd = merge_codex("", "/a\u{7f}b").unwrap().unwrap();
         assert!(odd.contains(r#"command = "/a\u007Fb""#), "{odd}");
         assert_eq!(merge_codex(&odd, "/a\u{7f}b").unwrap(), None);
+    }
+
+    #[test]
+    fn the_approvals_hook_goes_beside_the_question_hook_and_out_again() {
+        let approval = "/bin/ask-popup claude-approval";
+        let with_hook = merge_claude(r#"{"model":"opus"}"#, HOOK).unwrap().unwrap();
+        let both = CLAUDE_APPROVAL_HOOK
+            .merge(&with_hook, approval)
+            .unwrap()
+            .expect("changed");
+        assert!(CLAUDE_HOOK.is_in(&both) && CLAUDE_APPROVAL_HOOK.is_in(&both));
+        let value: Value = serde_json::from_str(&both).unwrap();
+        assert_eq!(
+            value["hooks"]["PermissionRequest"][0],
+            json!({"matcher": "*", "hooks": [{"type": "command", "command": approval,
+                "timeout": CLAUDE_HOOK_TIMEOUT_S}]})
+        );
+        assert_eq!(CLAUDE_APPROVAL_HOOK.merge(&both, approval).unwrap(), None);
+        let out = CLAUDE_APPROVAL_HOOK
+            .remove(&both)
+            .unwrap()
+            .expect("changed");
+        assert!(CLAUDE_HOOK.is_in(&out) && !CLAUDE_APPROVAL_HOOK.is_in(&out));
+        assert_eq!(out, with_hook);
+        assert_eq!(
+            CLAUDE_APPROVAL_HOOK.merge(r#"{"hooks":{"PermissionRequest":{}}}"#, approval),
+            Err(SetupError::Unexpected("hooks.PermissionRequest"))
+        );
     }
 
     #[test]

@@ -157,6 +157,17 @@ fn agent_checks() -> Vec<Check> {
                 "ask-popup setup claude --write",
             )
         });
+        checks.push(if setup::CLAUDE_APPROVAL_HOOK.is_in(&settings) {
+            Check::pass(
+                "Claude Code's approvals",
+                "~/.claude/settings.json asks Claude Code's permission prompts in the popup",
+            )
+        } else {
+            Check::skip(
+                "Claude Code's approvals",
+                "asked in Claude Code itself (ask-popup setup claude --approvals --write asks them in the popup)",
+            )
+        });
         checks.push(skill_check("claude", "Claude Code"));
     } else {
         checks.push(Check::skip("Claude Code", "not installed"));

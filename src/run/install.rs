@@ -469,19 +469,25 @@ fn home() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// `ask-popup setup claude [--write] [--remove]`.
-pub fn setup_claude(write: bool, remove: bool) -> i32 {
+/// `ask-popup setup claude [--approvals] [--write] [--remove]`.
+pub fn setup_claude(write: bool, remove: bool, approvals: bool) -> i32 {
     let command = format!("{} claude-hook", setup::shell_word(&super::exe()));
     if !write && !remove {
         super::print(&setup::claude_snippet(&command));
+        if approvals {
+            let approval = format!("{} claude-approval", setup::shell_word(&super::exe()));
+            super::print(&setup::CLAUDE_APPROVAL_HOOK.snippet(&approval));
+        }
         return 0;
     }
-    claude_file(write, remove)
+    claude_file(write, remove, approvals)
 }
 
-/// Claude Code's settings.json with the hook merged in (or taken out).
-fn claude_file(write: bool, remove: bool) -> i32 {
+/// Claude Code's settings.json with the hook merged in (and, with `approvals`, the permission
+/// prompts' hook), or both taken out.
+fn claude_file(write: bool, remove: bool, approvals: bool) -> i32 {
     let command = format!("{} claude-hook", setup::shell_word(&super::exe()));
+    let approval = format!("{} claude-approval", setup::shell_word(&super::exe()));
     let Some(home) = home() else {
         say_err!("ask-popup setup claude: HOME is not set");
         return 1;
@@ -489,12 +495,23 @@ fn claude_file(write: bool, remove: bool) -> i32 {
     let path = home.join(".claude").join("settings.json");
     // Claude Code's settings can carry API keys (its `env`).
     let hook = edit(&path, "claude", write, OWNER_ONLY, |text| {
+        let approvals_hook = setup::CLAUDE_APPROVAL_HOOK;
         if remove {
-            setup::remove_claude(text)
+            let once = setup::remove_claude(text).map_err(|e| e.to_string())?;
+            let again = approvals_hook
+                .remove(once.as_deref().unwrap_or(text))
+                .map_err(|e| e.to_string())?;
+            Ok(again.or(once))
         } else {
-            setup::merge_claude(text, &command)
+            let once = setup::merge_claude(text, &command).map_err(|e| e.to_string())?;
+            if !approvals {
+                return Ok(once);
+            }
+            let again = approvals_hook
+                .merge(once.as_deref().unwrap_or(text), &approval)
+                .map_err(|e| e.to_string())?;
+            Ok(again.or(once))
         }
-        .map_err(|e| e.to_string())
     });
     hook.max(skill("claude", write, remove))
 }
@@ -890,7 +907,10 @@ pub fn setup_all(write: bool, remove: bool) -> i32 {
     status = status.max(setup_zellij(write, remove, None));
     type Setup = fn(bool, bool) -> i32;
     let agents: [(&str, &str, Setup); 4] = [
-        ("claude", "Claude Code", claude_file),
+        // Approvals stay opt-in (`setup claude --approvals`); taking out removes them too.
+        ("claude", "Claude Code", |write, remove| {
+            claude_file(write, remove, false)
+        }),
         ("codex", "Codex", codex_file),
         ("pi", "Pi", setup_pi),
         ("opencode", "opencode", opencode_files),

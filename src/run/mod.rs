@@ -27,7 +27,7 @@ mod web;
 
 use ask_popup::ask::{self, Caller, PayloadSource, DEFAULT_PLUGIN};
 use ask_popup::terminal;
-use ask_popup::{claude, codex};
+use ask_popup::{approval, claude, codex};
 use ask_popup_protocol::envelope::{Envelope, ErrorCode};
 use ask_popup_protocol::error_code::Next;
 use clap::{Parser, Subcommand};
@@ -151,6 +151,13 @@ enum Action {
         #[command(flatten)]
         plugin: PluginArg,
     },
+    /// Claude Code's PermissionRequest hook: asks its permission prompt in the popup and allows
+    /// or denies as the user answers; anything else leaves Claude Code's own prompt to decide
+    /// (see `ask-popup setup claude --approvals`).
+    ClaudeApproval {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
     /// Codex's PreToolUse hook for its own question tool, request_user_input: reads the hook
     /// input on stdin and answers Codex from the popup (see `ask-popup setup codex`).
     CodexHook {
@@ -230,6 +237,9 @@ enum SetupAgent {
     Claude {
         #[command(flatten)]
         how: SetupHow,
+        /// Also ask Claude Code's permission prompts in the popup (its PermissionRequest hook).
+        #[arg(long)]
+        approvals: bool,
     },
     /// Codex: the `[mcp_servers.ask-popup]` table, printed, or merged into
     /// ~/.codex/config.toml ($CODEX_HOME) with --write.
@@ -329,6 +339,7 @@ pub fn main() -> i32 {
         Action::Show { plugin } => pipe_command(&plugin.plugin, "show"),
         Action::ClaudeHook { plugin } => claude_hook(&plugin.plugin),
         Action::CodexHook { plugin } => codex_hook(&plugin.plugin),
+        Action::ClaudeApproval { plugin } => claude_approval(&plugin.plugin),
         Action::Mcp { plugin } => mcp::serve(&plugin.plugin),
         Action::Doctor {
             json,
@@ -350,7 +361,9 @@ pub fn main() -> i32 {
                 new_token,
                 config_dir,
             }) => web::setup_web(how.write, how.remove, new_token, config_dir.as_deref()),
-            Some(SetupAgent::Claude { how }) => install::setup_claude(how.write, how.remove),
+            Some(SetupAgent::Claude { how, approvals }) => {
+                install::setup_claude(how.write, how.remove, approvals)
+            }
             Some(SetupAgent::Codex { how }) => install::setup_codex(how.write, how.remove),
             Some(SetupAgent::Pi { how }) => install::setup_pi(how.write, how.remove),
             Some(SetupAgent::Opencode { how }) => install::setup_opencode(how.write, how.remove),
@@ -438,6 +451,7 @@ fn claude_hook(plugin: &str) -> i32 {
         },
         claude::AGENT,
         claude::answer,
+        |_| None,
     )
 }
 
@@ -455,6 +469,26 @@ fn codex_hook(plugin: &str) -> i32 {
         },
         codex::AGENT,
         codex::answer,
+        |_| None,
+    )
+}
+
+/// `ask-popup claude-approval`: prints Claude Code's decision on its permission prompt, or
+/// nothing so that its own prompt (on screen meanwhile) decides. The question leaves the popup
+/// when that prompt was answered (a tool result in the session's transcript).
+fn claude_approval(plugin: &str) -> i32 {
+    hook_command(
+        "claude-approval",
+        "Claude Code",
+        plugin,
+        |input| approval::read_claude(input).map(|r| r.map(|r| (r.payload.clone(), None, r))),
+        claude::AGENT,
+        approval::claude_answer,
+        |request| {
+            let path = request.transcript.clone()?;
+            let from = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            Some(Box::new(move || approval::answered_in_transcript(&path, from)) as Watch)
+        },
     )
 }
 
@@ -468,6 +502,7 @@ fn hook_command<C>(
     read: impl Fn(&[u8]) -> Result<Option<(String, Option<String>, C)>, String>,
     agent: &str,
     respond: impl Fn(&C, &str) -> Option<String>,
+    watch: impl Fn(&C) -> Option<Watch>,
 ) -> i32 {
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut input) {
@@ -492,7 +527,7 @@ fn hook_command<C>(
         Ok(payload.into_bytes()),
         &caller,
         plugin,
-        &Interrupts::install(),
+        &Interrupts::install_watching(watch(&call)),
     );
     if let Some(answer) = respond(&call, &envelope) {
         print(&answer);
@@ -946,9 +981,28 @@ struct Interrupts {
     parent: Option<libc::pid_t>,
 }
 
+/// Something a waiting hook polls: true once what it waits for was settled elsewhere.
+type Watch = Box<dyn Fn() -> bool + Send>;
+
 impl Interrupts {
     fn install() -> Interrupts {
+        Interrupts::install_watching(None)
+    }
+
+    /// `install`, and `watch` polled four times a second: once it says so, the command stops
+    /// as on a signal (the question is withdrawn).
+    fn install_watching(watch: Option<Watch>) -> Interrupts {
         let (tx, rx) = mpsc::channel();
+        if let Some(watch) = watch {
+            let tx = tx.clone();
+            thread::spawn(move || loop {
+                thread::sleep(Duration::from_millis(250));
+                if watch() {
+                    let _ = tx.send(());
+                    break;
+                }
+            });
+        }
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
             thread::spawn(move || {

@@ -44,6 +44,9 @@ pub(crate) enum Wiring {
     Installed,
     /// The `ask-popup mcp` server, added by the line `ask-popup setup claude-mcp` prints.
     Mcp,
+    /// Its permission prompts, asked by the hook `ask-popup setup claude --approvals --write`
+    /// installs; the model calls `Bash` with the input given for the questions.
+    Approvals,
 }
 
 /// Claude Code running in a pane of `zellij`, asking `questions` as soon as it starts.
@@ -103,11 +106,12 @@ impl Claude {
                 ModelServer::start(anthropic::calling("AskUserQuestion", input))
             }
             Wiring::Mcp => ModelServer::start(anthropic::calling_deferred(MCP_TOOL, input)),
+            Wiring::Approvals => ModelServer::start(anthropic::calling("Bash", questions)),
         };
         let dir = zellij.scratch().join(name);
         let home = match wiring {
             Wiring::Installed => zellij.home(),
-            Wiring::Hook | Wiring::Mcp => dir.join("home"),
+            Wiring::Hook | Wiring::Mcp | Wiring::Approvals => dir.join("home"),
         };
         let project = dir.join("project");
         for d in [&home, &project] {
@@ -127,19 +131,28 @@ impl Claude {
             Wiring::Hook => {
                 setup_write("claude", &[("HOME", &home)]);
             }
+            Wiring::Approvals => {
+                setup_write("claude --approvals", &[("HOME", &home)]);
+            }
             Wiring::Mcp => add_the_mcp_server(&home),
             Wiring::Installed => {}
         }
         // A user leaves an MCP call as long as a person needs (milliseconds).
         let mcp_timeout = match wiring {
-            Wiring::Hook | Wiring::Installed => "",
+            Wiring::Hook | Wiring::Installed | Wiring::Approvals => "",
             Wiring::Mcp => "MCP_TOOL_TIMEOUT=3600000 ",
+        };
+        // Claude Code's default mode (auto) runs what it judges low-risk without a prompt;
+        // the approval tests need one.
+        let flags = match wiring {
+            Wiring::Approvals => "--permission-mode default ",
+            Wiring::Hook | Wiring::Installed | Wiring::Mcp => "",
         };
         let line = match remote {
             None => format!(
                 "cd {project} && exec env -u TMUX -u TMUX_PANE {path}HOME={home} \
                  ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY={API_KEY} {mcp_timeout}{env}\
-                 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 {claude} 'Ask me.'",
+                 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 {claude} {flags}'Ask me.'",
                 project = shell_quote(&project.to_string_lossy()),
                 path = zellij_on_path(),
                 home = shell_quote(&home.to_string_lossy()),
@@ -174,7 +187,7 @@ impl Claude {
     /// The tool result Claude Code sent its model: `(text, is_error)`.
     pub(crate) fn tool_result(&self, zellij: &Zellij) -> (String, bool) {
         let read = match self.wiring {
-            Wiring::Hook | Wiring::Installed => anthropic::tool_result,
+            Wiring::Hook | Wiring::Installed | Wiring::Approvals => anthropic::tool_result,
             Wiring::Mcp => anthropic::result_of_call,
         };
         self.model
@@ -515,4 +528,123 @@ fn claude_code_through_mcp_gets_the_answer_given_after_its_background_limit() {
              with the user's answers in mind."
         )
     );
+}
+
+/// The command the scripted model asks Claude Code to run, which needs the user's approval.
+const APPROVED_COMMAND: &str = "touch approved && echo approved-by-the-popup";
+const APPROVAL_QUESTION: &str =
+    "Allow claude to use Bash: touch approved && echo approved-by-the-popup?";
+
+/// Claude Code asking to run `APPROVED_COMMAND`, its permission prompt in the popup.
+fn asking_for_approval(zellij: &Zellij, name: &str) -> Claude {
+    let input = json!({"command": APPROVED_COMMAND, "description": "Say it was approved"});
+    let claude = Claude::start_wired(zellij, name, input, Wiring::Approvals);
+    let hooks = settings(&zellij.scratch().join(name).join("home"));
+    assert_eq!(
+        hooks["hooks"]["PermissionRequest"][0]["hooks"][0]["command"],
+        format!("{} claude-approval", command().display())
+    );
+    claude.asked(zellij, APPROVAL_QUESTION);
+    // The command is the preview; the focus starts on Deny, never on an Allow.
+    zellij.wait_for_screen("the approval", ANSWER, |s| {
+        s.contains("❯ 3. Deny") && s.contains(APPROVED_COMMAND) && s.contains("Allow always")
+    });
+    claude
+}
+
+#[test]
+fn claude_codes_permission_prompt_allowed_in_the_popup_runs_the_command() {
+    let zellij = Zellij::start();
+    let claude = asking_for_approval(&zellij, "claude-allow");
+    zellij.send_keys(&["1"]);
+    zellij.wait_for_screen("Allow once focused", ANSWER, |s| {
+        s.contains("❯ 1. Allow once")
+    });
+    zellij.send_keys(&["Enter"]);
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(!is_error, "{text}");
+    assert!(text.contains("approved-by-the-popup"), "{text:?}");
+    let entries = recorded(&zellij, 1);
+    assert_eq!(entries[0]["agent"], "claude");
+    assert_eq!(entries[0]["details"]["answers"][0]["answer"], "Allow once");
+}
+
+#[test]
+fn claude_codes_permission_prompt_denied_with_a_note_gives_the_model_the_note() {
+    let zellij = Zellij::start();
+    let claude = asking_for_approval(&zellij, "claude-deny");
+    zellij.send_keys(&["n"]);
+    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
+    zellij.write_chars("use the staging registry");
+    zellij.wait_for_screen("the note", ANSWER, |s| {
+        s.contains("use the staging registry")
+    });
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the note saved", ANSWER, |s| {
+        s.contains("notes: use the staging registry") && s.contains("❯ 3. Deny")
+    });
+    zellij.send_keys(&["Enter"]);
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(is_error, "a denial: {text}");
+    assert!(
+        text.contains("The user denied this: use the staging registry"),
+        "{text:?}"
+    );
+    assert!(!text.contains("approved-by-the-popup"), "it ran: {text:?}");
+}
+
+#[test]
+fn closing_an_approval_leaves_claude_codes_own_prompt_to_decide() {
+    let zellij = Zellij::start();
+    let claude = asking_for_approval(&zellij, "claude-own-prompt");
+    zellij.send_keys(&["Esc"]);
+    wait_until_nothing_pending(&zellij);
+    // Nothing was decided: Claude Code's own prompt is on screen, and the model got nothing.
+    zellij.wait_for_screen("Claude Code's own prompt", ANSWER, |s| {
+        s.contains("Do you want to proceed?") && !s.contains("claude asks")
+    });
+    assert_eq!(anthropic::tool_result(&claude.model.requests()), None);
+    // Answered there, the command runs.
+    let out = zellij.action(&[
+        "write",
+        "--pane-id",
+        &format!("terminal_{}", claude.pane),
+        "13",
+    ]);
+    assert!(out.status.success(), "write: {out:?}");
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(
+        !is_error && text.contains("approved-by-the-popup"),
+        "{text:?}"
+    );
+}
+
+#[test]
+fn a_permission_prompt_answered_in_claude_code_leaves_the_popup() {
+    let zellij = Zellij::start();
+    let claude = asking_for_approval(&zellij, "claude-both");
+    // The user hides the popup (the question still waits in it) and answers Claude Code's own
+    // prompt: Enter, its first choice, Yes.
+    zellij.send_keys(&["Ctrl ]"]);
+    zellij.wait_for_screen("Claude Code's own prompt", ANSWER, |s| {
+        s.contains("Do you want to proceed?") && !s.contains(APPROVAL_QUESTION)
+    });
+    let pending = crate::agents::status(&zellij)["pending"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(pending, 1, "hiding the popup ended the question");
+    let out = zellij.action(&[
+        "write",
+        "--pane-id",
+        &format!("terminal_{}", claude.pane),
+        "13",
+    ]);
+    assert!(out.status.success(), "write: {out:?}");
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(
+        !is_error && text.contains("approved-by-the-popup"),
+        "{text:?}"
+    );
+    // The question leaves the popup.
+    wait_until_nothing_pending(&zellij);
 }

@@ -26,7 +26,8 @@ pub(crate) fn command() -> PathBuf {
 /// HOME, its config dir) set.
 pub(crate) fn setup_write(agent: &str, vars: &[(&str, &Path)]) {
     let mut setup = Command::new(command());
-    setup.args(["setup", agent, "--write"]);
+    // `agent` may carry options of its own (`claude --approvals`).
+    setup.arg("setup").args(agent.split(' ')).arg("--write");
     for (name, value) in vars {
         setup.env(name, value);
     }
