@@ -14,7 +14,9 @@
 //! `ask-popup claude-approval` is Claude Code's `PermissionRequest` hook: its input names the
 //! tool, its input and the rules "always" would add (`permission_suggestions`); its output
 //! allows (with those rules for Always) or denies with a message the model reads; no output
-//! leaves Claude Code's own prompt, which shows meanwhile, to decide.
+//! leaves Claude Code's own prompt, which shows meanwhile, to decide. `ask-popup
+//! codex-approval` is Codex's: the same input without rules (so no `Allow always`) and the same
+//! output; with no output Codex asks in its own prompt.
 
 use ask_popup_protocol::envelope::Envelope;
 use serde_json::{json, Map, Value};
@@ -166,24 +168,23 @@ fn cut(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// The agent name the popup shows for Claude Code.
-const CLAUDE: &str = "claude";
-
-/// One Claude Code permission prompt, from the `PermissionRequest` hook's input.
+/// One permission prompt of Claude Code or Codex, from their `PermissionRequest` hook's input
+/// (the same fields in both: `tool_name`, `tool_input`, `transcript_path`; Claude Code adds
+/// `permission_suggestions`, the rules "always" would add, which Codex 0.171.0 has none of).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ClaudeRequest {
+pub struct HookRequest {
     /// The questionnaire to put to the popup.
     pub payload: String,
-    /// The rules `Allow always` adds, as Claude Code offered them.
+    /// The rules `Allow always` adds, as the agent offered them.
     pub suggestions: Vec<Value>,
-    /// The session's transcript: a tool result written to it meanwhile means Claude Code's
-    /// own prompt was answered.
+    /// The session's transcript: a tool result written to it meanwhile means the agent's own
+    /// prompt was answered.
     pub transcript: Option<String>,
 }
 
-/// Reads a `PermissionRequest` hook input: `Ok(None)` for another event, `Err` with why when
-/// it cannot be read (Claude Code's own prompt then decides).
-pub fn read_claude(input: &[u8]) -> Result<Option<ClaudeRequest>, String> {
+/// Reads a `PermissionRequest` hook input of `agent` (the name the popup shows): `Ok(None)` for
+/// another event, `Err` with why when it cannot be read (the agent's own prompt then decides).
+pub fn read_hook_input(input: &[u8], agent: &str) -> Result<Option<HookRequest>, String> {
     let value: Value = serde_json::from_slice(input).map_err(|e| e.to_string())?;
     let Value::Object(input) = value else {
         return Err("the hook input is not a JSON object".to_owned());
@@ -207,10 +208,10 @@ pub fn read_claude(input: &[u8]) -> Result<Option<ClaudeRequest>, String> {
         .cloned()
         .unwrap_or_default();
     let rules = rules(&suggestions);
-    let (summary, preview) = claude_preview(tool, &tool_input);
+    let (summary, preview) = tool_preview(tool, &tool_input);
     let always = (!suggestions.is_empty()).then_some(rules);
-    Ok(Some(ClaudeRequest {
-        payload: questionnaire(CLAUDE, tool, &summary, &preview, always.as_deref()),
+    Ok(Some(HookRequest {
+        payload: questionnaire(agent, tool, &summary, &preview, always.as_deref()),
         suggestions,
         transcript: input
             .get("transcript_path")
@@ -257,7 +258,7 @@ fn rules(suggestions: &[Value]) -> String {
         }
     }
     if said.is_empty() {
-        "what Claude Code suggests".to_owned()
+        "the rule the agent offers".to_owned()
     } else {
         said.join(", ")
     }
@@ -266,7 +267,7 @@ fn rules(suggestions: &[Value]) -> String {
 /// The summary and the preview of a Claude Code tool's input: the command of `Bash`, the file
 /// and its change of `Edit`, `MultiEdit` and `Write`, the URL of `WebFetch`, and any other
 /// input as JSON.
-fn claude_preview(tool: &str, input: &Map<String, Value>) -> (String, String) {
+fn tool_preview(tool: &str, input: &Map<String, Value>) -> (String, String) {
     let text = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("");
     match tool {
         "Bash" => {
@@ -334,9 +335,9 @@ fn diff(old: &str, new: &str) -> String {
     out
 }
 
-/// Claude Code's hook output for `decision`: allow (with the offered rules for Always) or
-/// deny with the message the model reads.
-pub fn claude_output(request: &ClaudeRequest, decision: &Decision) -> String {
+/// The hook output for `decision`, as Claude Code and Codex read it: allow (with the offered
+/// rules for Always) or deny with the message the model reads.
+pub fn hook_output(request: &HookRequest, decision: &Decision) -> String {
     let decision = match decision {
         Decision::AllowOnce => json!({"behavior": "allow"}),
         Decision::AllowAlways => {
@@ -353,11 +354,11 @@ pub fn claude_output(request: &ClaudeRequest, decision: &Decision) -> String {
     format!("{output}\n")
 }
 
-/// What `ask-popup claude-approval` prints for the popup's `envelope`: `None` leaves Claude
-/// Code's own prompt to decide.
-pub fn claude_answer(request: &ClaudeRequest, envelope: &str) -> Option<String> {
+/// What `ask-popup claude-approval` and `codex-approval` print for the popup's `envelope`:
+/// `None` leaves the agent's own prompt to decide.
+pub fn hook_answer(request: &HookRequest, envelope: &str) -> Option<String> {
     let decision = decision(envelope, !request.suggestions.is_empty())?;
-    Some(claude_output(request, &decision))
+    Some(hook_output(request, &decision))
 }
 
 /// Whether a tool result was written to Claude Code's transcript after its first `from` bytes:
@@ -394,8 +395,10 @@ mod tests {
         .to_string()
     }
 
-    fn request() -> ClaudeRequest {
-        read_claude(bash_input().as_bytes()).unwrap().unwrap()
+    fn request() -> HookRequest {
+        read_hook_input(bash_input().as_bytes(), "claude")
+            .unwrap()
+            .unwrap()
     }
 
     fn envelope_of(outcome: Outcome) -> String {
@@ -436,7 +439,9 @@ mod tests {
     #[test]
     fn without_suggestions_there_is_no_always() {
         let input = bash_input().replace("\"permission_suggestions\"", "\"other\"");
-        let r = read_claude(input.as_bytes()).unwrap().unwrap();
+        let r = read_hook_input(input.as_bytes(), "claude")
+            .unwrap()
+            .unwrap();
         let q = request::parse(&r.payload).unwrap();
         let labels: Vec<&str> = q.questions[0]
             .options
@@ -456,7 +461,7 @@ mod tests {
     #[test]
     fn each_answer_gives_its_decision_in_claude_codes_form() {
         let r = request();
-        let allow = claude_answer(
+        let allow = hook_answer(
             &r,
             &envelope_of(Outcome::Submitted(responses(Answer::Option(0), None))),
         );
@@ -466,7 +471,7 @@ mod tests {
             json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
                 "decision": {"behavior": "allow"}}})
         );
-        let always = claude_answer(
+        let always = hook_answer(
             &r,
             &envelope_of(Outcome::Submitted(responses(Answer::Option(1), None))),
         );
@@ -475,7 +480,7 @@ mod tests {
             always["hookSpecificOutput"]["decision"]["updatedPermissions"],
             json!(r.suggestions)
         );
-        let deny = claude_answer(
+        let deny = hook_answer(
             &r,
             &envelope_of(Outcome::Submitted(responses(
                 Answer::Option(2),
@@ -517,23 +522,25 @@ mod tests {
             "not json".to_owned(),
             r#"{"content":[{"type":"text","text":"allow"}],"details":{"answers":[{"questionIndex":0,"question":"q","kind":"option","answer":"Allow once"}],"cancelled":true}}"#.to_owned(),
         ] {
-            assert_eq!(claude_answer(&r, &envelope), None, "{envelope}");
+            assert_eq!(hook_answer(&r, &envelope), None, "{envelope}");
         }
     }
 
     #[test]
     fn other_events_and_bad_input() {
         assert_eq!(
-            read_claude(br#"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#),
+            read_hook_input(
+                br#"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#,
+                "claude"
+            ),
             Ok(None)
         );
-        assert!(read_claude(b"[1]").is_err());
-        assert!(read_claude(b"{").is_err());
-        assert!(read_claude(br#"{"hook_event_name":"PermissionRequest"}"#).is_err());
+        assert!(read_hook_input(b"[1]", "claude").is_err());
+        assert!(read_hook_input(b"{", "claude").is_err());
+        assert!(read_hook_input(br#"{"hook_event_name":"PermissionRequest"}"#, "claude").is_err());
         // A tool the preview does not know shows its input as JSON.
-        let r = read_claude(
-            br#"{"hook_event_name":"PermissionRequest","tool_name":"mcp__db__drop","tool_input":{"table":"users"}}"#,
-        )
+        let r = read_hook_input(
+            br#"{"hook_event_name":"PermissionRequest","tool_name":"mcp__db__drop","tool_input":{"table":"users"}}"#, "claude")
         .unwrap()
         .unwrap();
         let q = request::parse(&r.payload).unwrap();
@@ -550,9 +557,8 @@ mod tests {
 
     #[test]
     fn an_edit_shows_its_file_and_change() {
-        let r = read_claude(
-            br#"{"hook_event_name":"PermissionRequest","tool_name":"Edit","tool_input":{"file_path":"/p/src/main.rs","old_string":"a\nb","new_string":"c"}}"#,
-        )
+        let r = read_hook_input(
+            br#"{"hook_event_name":"PermissionRequest","tool_name":"Edit","tool_input":{"file_path":"/p/src/main.rs","old_string":"a\nb","new_string":"c"}}"#, "claude")
         .unwrap()
         .unwrap();
         let q = request::parse(&r.payload).unwrap();
@@ -563,6 +569,36 @@ mod tests {
         assert_eq!(
             q.questions[0].options[0].preview.as_deref(),
             Some("`/p/src/main.rs`\n\n```diff\n-a\n-b\n+c\n```")
+        );
+    }
+
+    #[test]
+    fn codexs_prompt_has_no_always_and_the_same_output() {
+        let input = json!({
+            "session_id": "s", "turn_id": "t", "transcript_path": null, "cwd": "/p",
+            "model": "m", "permission_mode": "default", "hook_event_name": "PermissionRequest",
+            "tool_name": "Bash", "tool_input": {"command": "touch x"},
+        })
+        .to_string();
+        let r = read_hook_input(input.as_bytes(), "codex").unwrap().unwrap();
+        assert_eq!(r.transcript, None);
+        let q = request::parse(&r.payload).unwrap();
+        assert_eq!(q.questions[0].question, "Allow codex to use Bash: touch x?");
+        let labels: Vec<&str> = q.questions[0]
+            .options
+            .iter()
+            .map(|o| o.label.as_str())
+            .collect();
+        assert_eq!(labels, [ALLOW_ONCE, DENY]);
+        let allow = envelope::outcome(
+            &q,
+            &Outcome::Submitted(responses(Answer::Option(0), None)),
+            None,
+        );
+        let allow: Value = serde_json::from_str(&hook_answer(&r, &allow).unwrap()).unwrap();
+        assert_eq!(
+            allow["hookSpecificOutput"]["decision"],
+            json!({"behavior": "allow"})
         );
     }
 

@@ -49,6 +49,13 @@ pub const CLAUDE_APPROVAL_HOOK: Hook = Hook {
     matcher: "*",
     subcommand: "claude-approval",
 };
+/// Codex's permission prompts (every tool's), asked by `ask-popup codex-approval`: what `setup
+/// codex --approvals` adds to `$CODEX_HOME/hooks.json`.
+pub const CODEX_APPROVAL_HOOK: Hook = Hook {
+    event: "PermissionRequest",
+    matcher: "*",
+    subcommand: "codex-approval",
+};
 /// Codex's `request_user_input`, answered by `ask-popup codex-hook`, in `$CODEX_HOME/hooks.json`.
 pub const CODEX_HOOK: Hook = Hook {
     event: "PreToolUse",

@@ -201,6 +201,20 @@ fn agent_checks() -> Vec<Check> {
                 "ask-popup setup codex --write",
             )
         });
+        checks.push(if setup::CODEX_APPROVAL_HOOK.is_in(&hooks) {
+            Check::pass(
+                "Codex's approvals",
+                format!(
+                    "{} asks Codex's permission prompts in the popup (once trusted in its /hooks)",
+                    hooks_path.display()
+                ),
+            )
+        } else {
+            Check::skip(
+                "Codex's approvals",
+                "asked in Codex itself (ask-popup setup codex --approvals --write asks them in the popup)",
+            )
+        });
         checks.push(skill_check("codex", "Codex"));
     } else {
         checks.push(Check::skip("Codex", "not installed"));

@@ -495,25 +495,39 @@ fn claude_file(write: bool, remove: bool, approvals: bool) -> i32 {
     let path = home.join(".claude").join("settings.json");
     // Claude Code's settings can carry API keys (its `env`).
     let hook = edit(&path, "claude", write, OWNER_ONLY, |text| {
-        let approvals_hook = setup::CLAUDE_APPROVAL_HOOK;
-        if remove {
-            let once = setup::remove_claude(text).map_err(|e| e.to_string())?;
-            let again = approvals_hook
-                .remove(once.as_deref().unwrap_or(text))
-                .map_err(|e| e.to_string())?;
-            Ok(again.or(once))
-        } else {
-            let once = setup::merge_claude(text, &command).map_err(|e| e.to_string())?;
-            if !approvals {
-                return Ok(once);
-            }
-            let again = approvals_hook
-                .merge(once.as_deref().unwrap_or(text), &approval)
-                .map_err(|e| e.to_string())?;
-            Ok(again.or(once))
-        }
+        edit_hooks(
+            text,
+            remove,
+            &[(setup::CLAUDE_HOOK, &command)],
+            (approvals || remove).then_some((setup::CLAUDE_APPROVAL_HOOK, approval.as_str())),
+        )
     });
     hook.max(skill("claude", write, remove))
+}
+
+/// `text` (a hooks file) with `hooks` merged in, and `approvals` too when given; with
+/// `remove`, without any of them or the approvals hook (whether given or not: `--remove` takes
+/// out all that setup added). `None` when nothing changes.
+fn edit_hooks(
+    text: &str,
+    remove: bool,
+    hooks: &[(setup::Hook, &str)],
+    approvals: Option<(setup::Hook, &str)>,
+) -> Result<Option<String>, String> {
+    let mut current = text.to_owned();
+    let mut changed = false;
+    for &(hook, command) in hooks.iter().chain(approvals.as_ref()) {
+        let edited = if remove {
+            hook.remove(&current)
+        } else {
+            hook.merge(&current, command)
+        };
+        if let Some(new) = edited.map_err(|e| e.to_string())? {
+            current = new;
+            changed = true;
+        }
+    }
+    Ok(changed.then_some(current))
 }
 
 /// `ask-popup setup claude-mcp [--write] [--remove]`: the `claude mcp add` line to run, and,
@@ -550,7 +564,7 @@ pub fn setup_claude_mcp(write: bool, remove: bool) -> i32 {
 }
 
 /// `ask-popup setup codex [--write] [--remove]`.
-pub fn setup_codex(write: bool, remove: bool) -> i32 {
+pub fn setup_codex(write: bool, remove: bool, approvals: bool) -> i32 {
     let exe = super::exe();
     if !write && !remove {
         super::print(&setup::codex_snippet(&exe));
@@ -560,13 +574,18 @@ pub fn setup_codex(write: bool, remove: bool) -> i32 {
              request_user_input in the popup (trust it once in Codex's /hooks):"
         );
         super::print(&setup::CODEX_HOOK.snippet(&command));
+        if approvals {
+            let approval = format!("{} codex-approval", setup::shell_word(&exe));
+            say_err!("And the hook that asks Codex's permission prompts in the popup:");
+            super::print(&setup::CODEX_APPROVAL_HOOK.snippet(&approval));
+        }
         return 0;
     }
-    codex_file(write, remove)
+    codex_file(write, remove, approvals)
 }
 
 /// Codex's config.toml with the table merged in (or taken out).
-fn codex_file(write: bool, remove: bool) -> i32 {
+fn codex_file(write: bool, remove: bool, approvals: bool) -> i32 {
     let exe = super::exe();
     let Some(path) = setup::codex_config(|name| std::env::var(name).ok()) else {
         say_err!("ask-popup setup codex: HOME is not set");
@@ -582,14 +601,15 @@ fn codex_file(write: bool, remove: bool) -> i32 {
         .map_err(|e| e.to_string())
     });
     let command = format!("{} codex-hook", setup::shell_word(&exe));
+    let approval = format!("{} codex-approval", setup::shell_word(&exe));
     let hooks_path = path.with_file_name("hooks.json");
     let hook = edit(&hooks_path, "codex", write, OWNER_ONLY, |text| {
-        if remove {
-            setup::CODEX_HOOK.remove(text)
-        } else {
-            setup::CODEX_HOOK.merge(text, &command)
-        }
-        .map_err(|e| e.to_string())
+        edit_hooks(
+            text,
+            remove,
+            &[(setup::CODEX_HOOK, &command)],
+            (approvals || remove).then_some((setup::CODEX_APPROVAL_HOOK, approval.as_str())),
+        )
     });
     if hook == 0 && write && !remove {
         say!(
@@ -911,7 +931,9 @@ pub fn setup_all(write: bool, remove: bool) -> i32 {
         ("claude", "Claude Code", |write, remove| {
             claude_file(write, remove, false)
         }),
-        ("codex", "Codex", codex_file),
+        ("codex", "Codex", |write, remove| {
+            codex_file(write, remove, false)
+        }),
         ("pi", "Pi", setup_pi),
         ("opencode", "opencode", opencode_files),
     ];

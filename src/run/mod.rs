@@ -158,6 +158,13 @@ enum Action {
         #[command(flatten)]
         plugin: PluginArg,
     },
+    /// Codex's PermissionRequest hook: asks its permission prompt in the popup and allows or
+    /// denies as the user answers; anything else leaves Codex's own prompt to decide (see
+    /// `ask-popup setup codex --approvals`).
+    CodexApproval {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
     /// Codex's PreToolUse hook for its own question tool, request_user_input: reads the hook
     /// input on stdin and answers Codex from the popup (see `ask-popup setup codex`).
     CodexHook {
@@ -246,6 +253,9 @@ enum SetupAgent {
     Codex {
         #[command(flatten)]
         how: SetupHow,
+        /// Also ask Codex's permission prompts in the popup (its PermissionRequest hook).
+        #[arg(long)]
+        approvals: bool,
     },
     /// Pi: the ask_user_question extension, installed into Pi's extensions dir with --write
     /// (~/.pi/agent/extensions/ask-popup, or under $PI_CODING_AGENT_DIR).
@@ -340,6 +350,7 @@ pub fn main() -> i32 {
         Action::ClaudeHook { plugin } => claude_hook(&plugin.plugin),
         Action::CodexHook { plugin } => codex_hook(&plugin.plugin),
         Action::ClaudeApproval { plugin } => claude_approval(&plugin.plugin),
+        Action::CodexApproval { plugin } => codex_approval(&plugin.plugin),
         Action::Mcp { plugin } => mcp::serve(&plugin.plugin),
         Action::Doctor {
             json,
@@ -364,7 +375,9 @@ pub fn main() -> i32 {
             Some(SetupAgent::Claude { how, approvals }) => {
                 install::setup_claude(how.write, how.remove, approvals)
             }
-            Some(SetupAgent::Codex { how }) => install::setup_codex(how.write, how.remove),
+            Some(SetupAgent::Codex { how, approvals }) => {
+                install::setup_codex(how.write, how.remove, approvals)
+            }
             Some(SetupAgent::Pi { how }) => install::setup_pi(how.write, how.remove),
             Some(SetupAgent::Opencode { how }) => install::setup_opencode(how.write, how.remove),
             Some(SetupAgent::ClaudeMcp { how }) => install::setup_claude_mcp(how.write, how.remove),
@@ -481,14 +494,34 @@ fn claude_approval(plugin: &str) -> i32 {
         "claude-approval",
         "Claude Code",
         plugin,
-        |input| approval::read_claude(input).map(|r| r.map(|r| (r.payload.clone(), None, r))),
+        |input| {
+            approval::read_hook_input(input, claude::AGENT)
+                .map(|r| r.map(|r| (r.payload.clone(), None, r)))
+        },
         claude::AGENT,
-        approval::claude_answer,
+        approval::hook_answer,
         |request| {
             let path = request.transcript.clone()?;
             let from = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
             Some(Box::new(move || approval::answered_in_transcript(&path, from)) as Watch)
         },
+    )
+}
+
+/// `ask-popup codex-approval`: prints Codex's decision on its permission prompt, or nothing so
+/// that Codex asks in its own prompt.
+fn codex_approval(plugin: &str) -> i32 {
+    hook_command(
+        "codex-approval",
+        "Codex",
+        plugin,
+        |input| {
+            approval::read_hook_input(input, codex::AGENT)
+                .map(|r| r.map(|r| (r.payload.clone(), None, r)))
+        },
+        codex::AGENT,
+        approval::hook_answer,
+        |_| None,
     )
 }
 

@@ -374,11 +374,12 @@ fn installed_and_set_up_for_everything_found_the_real_claude_code_asks_and_docto
     assert_eq!(code, 0, "{report}");
     let checks: Vec<&str> = report.lines().filter(|l| !l.starts_with("exit ")).collect();
     assert!(checks.len() >= 8, "{report}");
-    // Everything but the web client, which `setup` leaves to `setup web`.
+    // Everything but the web client, which `setup` leaves to `setup web`, and the agents'
+    // approvals, which are opt-in (`setup <agent> --approvals`).
     assert!(
-        checks
-            .iter()
-            .all(|l| l.starts_with('✓') || l.starts_with("– web client: not set up")),
+        checks.iter().all(|l| l.starts_with('✓')
+            || l.starts_with("– web client: not set up")
+            || (l.starts_with("– ") && l.contains("approvals: asked in"))),
         "{report}"
     );
 }

@@ -73,6 +73,10 @@ struct Extra {
     flags: &'static str,
     outside_zellij: bool,
     no_prompt: bool,
+    /// Codex's `approval_policy` (`never` when empty).
+    approval_policy: &'static str,
+    /// Whether setup also installs the permission prompts' hook (`--approvals`).
+    approvals: bool,
 }
 
 /// How Codex runs: `codex exec` (its output to files), or its interactive UI in the pane.
@@ -118,7 +122,14 @@ impl Codex {
             flags,
             outside_zellij,
             no_prompt,
+            approval_policy,
+            approvals,
         } = extra;
+        let approval_policy = if approval_policy.is_empty() {
+            "never"
+        } else {
+            approval_policy
+        };
         let dir = zellij.scratch().join(name);
         let (home, codex_home, tmp, work) = (
             dir.join("home"),
@@ -134,7 +145,7 @@ impl Codex {
         let config = format!(
             "model = \"scripted-model\"\n\
              model_provider = \"scripted\"\n\
-             approval_policy = \"never\"\n\
+             approval_policy = \"{approval_policy}\"\n\
              sandbox_mode = \"read-only\"\n\
              check_for_update_on_startup = false\n\
              \n\
@@ -152,7 +163,12 @@ impl Codex {
         let config_path = codex_home.join("config.toml");
         std::fs::write(&config_path, config).expect("write config.toml");
         // The server's table merged in by `ask-popup setup codex --write`, as a user does.
-        setup_write("codex", &[("HOME", &home), ("CODEX_HOME", &codex_home)]);
+        let setup = if *approvals {
+            "codex --approvals"
+        } else {
+            "codex"
+        };
+        setup_write(setup, &[("HOME", &home), ("CODEX_HOME", &codex_home)]);
         let written = std::fs::read_to_string(&config_path).expect("config.toml");
         assert!(
             written.contains(&setup::codex_snippet(&command().to_string_lossy())),
@@ -879,7 +895,7 @@ fn codex_asking_itself(zellij: &Zellij, name: &str, outside_zellij: bool) -> Cod
         features: "default_mode_request_user_input = true\n",
         flags: "--dangerously-bypass-hook-trust",
         outside_zellij,
-        no_prompt: false,
+        ..Extra::default()
     };
     codex_calling_its_tool(zellij, name, &extra)
 }
@@ -1004,5 +1020,87 @@ fn codexs_own_question_in_plan_mode_is_answered_in_the_popup() {
     assert_eq!(
         codex.text(&zellij),
         denied(&format!("{}{answers}", ask_popup::codex::ANSWERED))
+    );
+}
+
+/// The command the scripted model asks Codex to run, which needs the user's approval.
+const CODEX_COMMAND: &str = "touch approved && echo approved-by-the-popup";
+const CODEX_APPROVAL: &str =
+    "Allow codex to use Bash: touch approved && echo approved-by-the-popup?";
+
+/// Codex's interactive UI asking to run `CODEX_COMMAND` outside its read-only sandbox (which
+/// its `on-request` policy asks the user about), its permission prompt in the popup.
+fn codex_asking_for_approval(zellij: &Zellij, name: &str) -> Codex {
+    let model = ModelServer::start(responses::calling_function(
+        "exec_command",
+        json!({"cmd": CODEX_COMMAND, "sandbox_permissions": "require_escalated",
+               "justification": "Say it was approved"}),
+    ));
+    let extra = Extra {
+        flags: "--dangerously-bypass-hook-trust",
+        approval_policy: "on-request",
+        approvals: true,
+        ..Extra::default()
+    };
+    let codex = Codex::launch_with(zellij, name, model, Run::Interactive, None, &extra);
+    codex.asked(zellij, CODEX_APPROVAL);
+    // Codex offers no rule to allow always; the focus starts on Deny.
+    zellij.wait_for_screen("the approval", ANSWER, |s| {
+        s.contains("❯ 2. Deny") && s.contains(CODEX_COMMAND) && !s.contains("Allow always")
+    });
+    codex
+}
+
+#[test]
+fn codexs_permission_prompt_allowed_in_the_popup_runs_the_command() {
+    let zellij = Zellij::start();
+    let codex = codex_asking_for_approval(&zellij, "codex-allow");
+    zellij.send_keys(&["1"]);
+    zellij.wait_for_screen("Allow once focused", ANSWER, |s| {
+        s.contains("❯ 1. Allow once")
+    });
+    zellij.send_keys(&["Enter"]);
+    let output = codex.output(&zellij).join("\n");
+    assert!(output.contains("approved-by-the-popup"), "{output:?}");
+}
+
+#[test]
+fn codexs_permission_prompt_denied_with_a_note_gives_the_model_the_note() {
+    let zellij = Zellij::start();
+    let codex = codex_asking_for_approval(&zellij, "codex-deny");
+    zellij.send_keys(&["n"]);
+    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
+    zellij.write_chars("use the staging registry");
+    zellij.wait_for_screen("the note", ANSWER, |s| {
+        s.contains("use the staging registry")
+    });
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the note saved", ANSWER, |s| {
+        s.contains("notes: use the staging registry") && s.contains("❯ 2. Deny")
+    });
+    zellij.send_keys(&["Enter"]);
+    let output = codex.output(&zellij).join("\n");
+    assert!(
+        output.contains("The user denied this: use the staging registry"),
+        "{output:?}"
+    );
+    assert!(
+        !output.contains("approved-by-the-popup"),
+        "it ran: {output:?}"
+    );
+}
+
+#[test]
+fn closing_codexs_approval_leaves_its_own_prompt_to_decide() {
+    let zellij = Zellij::start();
+    let codex = codex_asking_for_approval(&zellij, "codex-own-prompt");
+    zellij.send_keys(&["Esc"]);
+    wait_until_nothing_pending(&zellij);
+    zellij.wait_for_screen("Codex's own prompt", ANSWER, |s| {
+        s.contains("Would you like to run the following command?") && !s.contains("codex asks")
+    });
+    assert_eq!(
+        responses::function_call_output(&codex.model.requests()),
+        None
     );
 }
