@@ -18,28 +18,15 @@
 //! codex-approval` is Codex's: the same input without rules (so no `Allow always`) and the same
 //! output; with no output Codex asks in its own prompt.
 
-use ask_popup_protocol::envelope::Envelope;
+pub use ask_popup_protocol::approval::{
+    decision, Decision, ALLOW_ALWAYS, ALLOW_ONCE, DENY, HEADER,
+};
 use serde_json::{json, Map, Value};
 
-pub const ALLOW_ONCE: &str = "Allow once";
-pub const ALLOW_ALWAYS: &str = "Allow always";
-pub const DENY: &str = "Deny";
-/// The approval's tab header.
-pub const HEADER: &str = "Approval";
 /// The most of a tool's input the preview holds (the popup shows 64 KiB of a text).
 const MAX_PREVIEW_BYTES: usize = 64 * 1024;
 /// The most characters of the input's summary in the question.
 const MAX_SUMMARY_CHARS: usize = 120;
-
-/// What the user decided.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Decision {
-    AllowOnce,
-    /// Allow, and add the rules the agent offered.
-    AllowAlways,
-    /// Deny, with the message the model reads.
-    Deny(String),
-}
 
 /// The questionnaire of an approval: `agent` asks to use `tool`; `summary` says what (the
 /// command, the file), `preview` shows it whole (markdown); `always` describes the rule
@@ -84,49 +71,6 @@ pub fn questionnaire(
         }],
     })
     .to_string()
-}
-
-/// The decision in the popup's `envelope`, or `None` when the agent's own prompt decides: the
-/// envelope cannot be read, carries an error (the popup closed or out of reach, a timeout, a
-/// refused request) or a decline, or answers with anything but one of the approval's choices.
-/// `always_offered`: whether `Allow always` was one.
-pub fn decision(envelope: &str, always_offered: bool) -> Option<Decision> {
-    let envelope = Envelope::read(envelope)?;
-    let details = &envelope.details;
-    if details.error.is_some() || details.cancelled {
-        return None;
-    }
-    if details.chat_requested.is_some() {
-        return Some(Decision::Deny(envelope.text().to_owned()));
-    }
-    let [answer] = details.answers.as_slice() else {
-        return None;
-    };
-    let notes = [answer.notes.as_deref(), details.global_note.as_deref()]
-        .into_iter()
-        .flatten()
-        .map(str::trim)
-        .filter(|n| !n.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    match (answer.kind.as_ref(), answer.answer.as_deref()) {
-        ("option", Some(ALLOW_ONCE)) => Some(Decision::AllowOnce),
-        ("option", Some(ALLOW_ALWAYS)) if always_offered => Some(Decision::AllowAlways),
-        ("option", Some(DENY)) => Some(Decision::Deny(if notes.is_empty() {
-            "The user denied this.".to_owned()
-        } else {
-            format!("The user denied this: {notes}")
-        })),
-        ("custom", Some(text)) if !text.trim().is_empty() => {
-            let text = text.trim();
-            Some(Decision::Deny(if notes.is_empty() {
-                format!("The user denied this: {text}")
-            } else {
-                format!("The user denied this: {text} {notes}")
-            }))
-        }
-        _ => None,
-    }
 }
 
 /// `text` fenced as a code block of `lang`, with a fence longer than any run of backticks in it.
@@ -359,6 +303,109 @@ pub fn hook_output(request: &HookRequest, decision: &Decision) -> String {
 pub fn hook_answer(request: &HookRequest, envelope: &str) -> Option<String> {
     let decision = decision(envelope, !request.suggestions.is_empty())?;
     Some(hook_output(request, &decision))
+}
+
+/// One opencode permission prompt, from its `permission.asked` event (which the opencode
+/// plugin hands `ask-popup opencode-approval` on stdin): `{id, sessionID, permission, patterns,
+/// always, metadata, tool}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpencodeRequest {
+    /// The questionnaire to put to the popup.
+    pub payload: String,
+    /// opencode's id for the prompt: the popup request's id.
+    pub id: Option<String>,
+    /// Whether opencode offers to allow it always (its `always` patterns).
+    pub always: bool,
+}
+
+/// Reads a `permission.asked` event's properties: `Err` with why when they cannot be read
+/// (opencode's own prompt then decides).
+pub fn read_opencode(input: &[u8]) -> Result<Option<OpencodeRequest>, String> {
+    let value: Value = serde_json::from_slice(input).map_err(|e| e.to_string())?;
+    let Value::Object(event) = value else {
+        return Err("the permission is not a JSON object".to_owned());
+    };
+    let permission = event
+        .get("permission")
+        .and_then(Value::as_str)
+        .filter(|p| !p.is_empty())
+        .ok_or("the permission names no tool")?;
+    let strings = |key: &str| -> Vec<String> {
+        event
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect()
+    };
+    let (patterns, always) = (strings("patterns"), strings("always"));
+    let metadata = event
+        .get("metadata")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let text = |key: &str| metadata.get(key).and_then(Value::as_str).unwrap_or("");
+    let (summary, preview) = if !text("command").is_empty() {
+        let mut preview = fenced("sh", text("command"));
+        if !text("description").is_empty() {
+            preview = format!("{preview}\n\n{}", text("description"));
+        }
+        (text("command").to_owned(), preview)
+    } else if !text("filepath").is_empty() {
+        let change = if text("diff").is_empty() {
+            String::new()
+        } else {
+            format!("\n\n{}", fenced("diff", text("diff")))
+        };
+        (
+            text("filepath").to_owned(),
+            format!("`{}`{change}", text("filepath")),
+        )
+    } else {
+        let mut preview = patterns
+            .iter()
+            .map(|p| format!("- `{p}`"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if !metadata.is_empty() {
+            let json = serde_json::to_string_pretty(&metadata).unwrap_or_default();
+            preview = format!("{preview}\n\n{}", fenced("json", &json));
+        }
+        (patterns.join(", "), preview)
+    };
+    let rule = always.join(", ");
+    Ok(Some(OpencodeRequest {
+        payload: questionnaire(
+            OPENCODE,
+            permission,
+            &summary,
+            &preview,
+            (!always.is_empty()).then_some(rule.as_str()),
+        ),
+        id: event
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned),
+        always: !always.is_empty(),
+    }))
+}
+
+/// The agent name the popup shows for opencode.
+const OPENCODE: &str = "opencode";
+
+/// What `ask-popup opencode-approval` prints for the popup's `envelope`: opencode's reply
+/// (`{"reply":"once"}`, `"always"`, or `"reject"` with the message the model reads), or `None`,
+/// which leaves the decision to opencode's own prompt.
+pub fn opencode_answer(request: &OpencodeRequest, envelope: &str) -> Option<String> {
+    let reply = match decision(envelope, request.always)? {
+        Decision::AllowOnce => json!({"reply": "once"}),
+        Decision::AllowAlways => json!({"reply": "always"}),
+        Decision::Deny(message) => json!({"reply": "reject", "message": message}),
+    };
+    Some(format!("{reply}\n"))
 }
 
 /// Whether a tool result was written to Claude Code's transcript after its first `from` bytes:
@@ -600,6 +647,72 @@ mod tests {
             allow["hookSpecificOutput"]["decision"],
             json!({"behavior": "allow"})
         );
+    }
+
+    #[test]
+    fn opencodes_prompt_asks_with_its_command_and_replies_as_opencode_reads() {
+        let event = json!({
+            "id": "per_1", "sessionID": "ses_1", "permission": "bash",
+            "patterns": ["touch x"], "always": ["touch *"],
+            "metadata": {"command": "touch x", "description": "Touch it"},
+            "tool": {"messageID": "msg_1", "callID": "call_1"},
+        })
+        .to_string();
+        let r = read_opencode(event.as_bytes()).unwrap().unwrap();
+        assert_eq!(r.id.as_deref(), Some("per_1"));
+        let q = request::parse(&r.payload).unwrap();
+        assert_eq!(
+            q.questions[0].question,
+            "Allow opencode to use bash: touch x?"
+        );
+        assert!(q.questions[0].options[1].description.contains("touch *"));
+        assert_eq!(
+            q.questions[0].options[0].preview.as_deref(),
+            Some("```sh\ntouch x\n```\n\nTouch it")
+        );
+        let reply = |answer, note| {
+            let env = envelope::outcome(&q, &Outcome::Submitted(responses(answer, note)), None);
+            opencode_answer(&r, &env).map(|s| serde_json::from_str::<Value>(&s).unwrap())
+        };
+        assert_eq!(
+            reply(Answer::Option(0), None),
+            Some(json!({"reply": "once"}))
+        );
+        assert_eq!(
+            reply(Answer::Option(1), None),
+            Some(json!({"reply": "always"}))
+        );
+        assert_eq!(
+            reply(Answer::Option(2), Some("not now")),
+            Some(json!({"reply": "reject", "message": "The user denied this: not now"}))
+        );
+        let declined = envelope::outcome(&q, &Outcome::Declined(Responses::empty(1)), None);
+        assert_eq!(opencode_answer(&r, &declined), None);
+        // An edit shows its file and diff; anything else its patterns.
+        let edit = br#"{"id":"per_2","permission":"edit","patterns":["a.rs"],"metadata":{"filepath":"/p/a.rs","diff":"-a\n+b\n"}}"#;
+        let q = request::parse(&read_opencode(edit).unwrap().unwrap().payload).unwrap();
+        assert_eq!(
+            q.questions[0].question,
+            "Allow opencode to use edit: /p/a.rs?"
+        );
+        assert_eq!(
+            q.questions[0].options[0].preview.as_deref(),
+            Some("`/p/a.rs`\n\n```diff\n-a\n+b\n```")
+        );
+        let labels: Vec<&str> = q.questions[0]
+            .options
+            .iter()
+            .map(|o| o.label.as_str())
+            .collect();
+        assert_eq!(labels, [ALLOW_ONCE, DENY]);
+        let other = br#"{"permission":"external_directory","patterns":["/etc/*"]}"#;
+        let q = request::parse(&read_opencode(other).unwrap().unwrap().payload).unwrap();
+        assert_eq!(
+            q.questions[0].question,
+            "Allow opencode to use external_directory: /etc/*?"
+        );
+        assert!(read_opencode(b"{}").is_err());
+        assert!(read_opencode(b"[]").is_err());
     }
 
     #[test]

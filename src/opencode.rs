@@ -35,6 +35,13 @@ pub const PLUGIN: [(&str, &str); 2] = [
     ),
 ];
 
+/// The plugin that asks opencode's permission prompts in the popup, which `setup opencode
+/// --approvals --write` writes beside the other: `(path in the plugin dir, text)`.
+pub const APPROVALS_PLUGIN: (&str, &str) = (
+    "ask-popup-approvals.js",
+    include_str!("../integrations/opencode/ask-popup-approvals.js"),
+);
+
 /// The plugin dir in opencode's config dir.
 pub const PLUGIN_DIR: &str = "plugin";
 

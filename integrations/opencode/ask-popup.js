@@ -99,10 +99,15 @@ export function commandOf(env = process.env) {
 /** Runs `command ask --agent opencode --id <id>` with `payload` on its stdin: resolves with its
  * stdout ("" when it could not run). `stop()` withdraws the question (SIGTERM, then SIGKILL). */
 export function askThroughCommand(command, id, payload) {
+  return runCommand(command, ["ask", "--agent", shared.agent, "--id", id], payload);
+}
+
+/** Runs `command` with `args` and `payload` on its stdin, as `askThroughCommand` says. */
+export function runCommand(command, args, payload) {
   let child;
   const done = new Promise((resolve) => {
     try {
-      child = spawn(command, ["ask", "--agent", shared.agent, "--id", id], { stdio: ["pipe", "pipe", "ignore"] });
+      child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
     } catch {
       resolve("");
       return;
@@ -139,6 +144,102 @@ export async function replyToOpencode(client, requestID, answers) {
   } catch {
     return false;
   }
+}
+
+/** The decision `ask-popup opencode-approval` printed: its last line that is a JSON object whose
+ * `reply` is one of opencode's (`once`, `always`, `reject`), or undefined (nothing decided:
+ * opencode's own prompt decides). */
+export function approvalIn(stdout) {
+  const lines = stdout.split("\n").filter((line) => line.trim() !== "");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    let value;
+    try {
+      value = JSON.parse(lines[i]);
+    } catch {
+      continue;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+    if (!["once", "always", "reject"].includes(value.reply)) continue;
+    const reply = { reply: value.reply };
+    if (value.reply === "reject" && typeof value.message === "string") reply.message = value.message;
+    return reply;
+  }
+  return undefined;
+}
+
+/** Answers opencode's permission request `requestID` (the server's
+ * `POST /permission/{requestID}/reply`): true when opencode took the reply. */
+export async function replyToPermission(client, requestID, reply) {
+  const http = client?._client;
+  if (typeof http?.post !== "function") return false;
+  try {
+    const result = await http.post({
+      url: "/permission/{requestID}/reply",
+      path: { requestID },
+      body: reply,
+      headers: { "Content-Type": "application/json" },
+    });
+    return result?.error === undefined && (result?.response?.ok ?? true);
+  } catch {
+    return false;
+  }
+}
+
+/** opencode's permission prompts asked in the popup (the plugin `ask-popup-approvals.js`, which
+ * `ask-popup setup opencode --approvals --write` puts beside this one): each `permission.asked`
+ * goes to `ask-popup opencode-approval`, which asks and prints the decision, and opencode is
+ * answered with it; nothing printed leaves the decision to opencode's own prompt, open all along.
+ * An answer there (`permission.replied`), or the session stopping, takes the question out of
+ * the popup. */
+export async function approvals({ client }, _options, env = process.env) {
+  /** Permission prompts put to the popup, by opencode's request id: `{ sessionID, stop, over }`. */
+  const asking = new Map();
+  process.once("exit", () => {
+    for (const asked of asking.values()) asked.stop();
+  });
+
+  async function ask(permission) {
+    if (typeof permission?.id !== "string" || asking.has(permission.id)) return;
+    const run = runCommand(commandOf(env), ["opencode-approval"], JSON.stringify(permission));
+    const asked = { sessionID: permission.sessionID, stop: run.stop, over: false };
+    asking.set(permission.id, asked);
+    const stdout = await run.done;
+    asking.delete(permission.id);
+    if (asked.over) return;
+    const reply = approvalIn(stdout);
+    if (reply !== undefined) await replyToPermission(client, permission.id, reply);
+  }
+
+  function end(requestID) {
+    const asked = asking.get(requestID);
+    if (asked === undefined) return;
+    asked.over = true;
+    asked.stop();
+  }
+
+  function endSession(sessionID) {
+    for (const [requestID, asked] of asking) if (asked.sessionID === sessionID) end(requestID);
+  }
+
+  return {
+    event: async ({ event }) => {
+      const properties = event?.properties ?? {};
+      switch (event?.type) {
+        case "permission.asked":
+          void ask(properties);
+          break;
+        case "permission.replied":
+          end(properties.requestID);
+          break;
+        case "session.idle":
+          if (typeof properties.sessionID === "string") endSession(properties.sessionID);
+          break;
+        case "session.status":
+          if (properties.status?.type === "idle") endSession(properties.sessionID);
+          break;
+      }
+    },
+  };
 }
 
 /** The plugin: opencode calls it once per project it opens. */

@@ -4,7 +4,8 @@
 //! `ask_popup::web`.
 
 use super::install::{
-    config_dir, opencode_plugin_current, pi_extension_current, pi_package, skill_current,
+    config_dir, opencode_approvals_current, opencode_plugin_current, pi_extension_current,
+    pi_package, skill_current,
 };
 use super::programs::{find_on_path, ZellijCli};
 use super::Zellij;
@@ -281,7 +282,36 @@ fn opencode_checks() -> Vec<Check> {
             FIX,
         )
     };
-    vec![server, plugin, skill_check("opencode", "opencode")]
+    let approvals_file = plugins.join(opencode::APPROVALS_PLUGIN.0);
+    let approvals = if opencode_approvals_current(&plugins) {
+        Check::pass(
+            "opencode's approvals",
+            format!(
+                "{} asks opencode's permission prompts in the popup",
+                approvals_file.display()
+            ),
+        )
+    } else if approvals_file.exists() {
+        Check::fail(
+            "opencode's approvals",
+            format!(
+                "{} is another version of the plugin",
+                approvals_file.display()
+            ),
+            "ask-popup setup opencode --approvals --write",
+        )
+    } else {
+        Check::skip(
+            "opencode's approvals",
+            "asked in opencode itself (ask-popup setup opencode --approvals --write asks them in the popup)",
+        )
+    };
+    vec![
+        server,
+        plugin,
+        approvals,
+        skill_check("opencode", "opencode"),
+    ]
 }
 
 /// The `ask-user` skill in the skill folder of `agent` (named `name`).

@@ -722,16 +722,16 @@ pub(super) fn pi_extension_current(dir: &Path) -> bool {
 /// `ask-popup setup opencode [--write] [--remove]`: the MCP server's entry in opencode's
 /// config (printed without --write), and the plugin that answers opencode's own `question`
 /// tool in the popup, in opencode's plugin dir.
-pub fn setup_opencode(write: bool, remove: bool) -> i32 {
+pub fn setup_opencode(write: bool, remove: bool, approvals: bool) -> i32 {
     if !write && !remove {
         super::print(&opencode::snippet(&super::exe()));
     }
-    opencode_files(write, remove)
+    opencode_files(write, remove, approvals)
 }
 
 /// opencode's config with the entry merged in (or taken out), and the plugin written (or
 /// deleted).
-fn opencode_files(write: bool, remove: bool) -> i32 {
+fn opencode_files(write: bool, remove: bool, approvals: bool) -> i32 {
     let exe = super::exe();
     let Some(dir) = opencode::config_dir(|name| std::env::var(name).ok()) else {
         say_err!("ask-popup setup opencode: HOME is not set");
@@ -746,8 +746,67 @@ fn opencode_files(write: bool, remove: bool) -> i32 {
             opencode::merge(text, &exe).map_err(|e| e.to_string())
         })
     };
-    let plugin = opencode_plugin(&dir.join(opencode::PLUGIN_DIR), write, remove);
-    config.max(plugin).max(skill("opencode", write, remove))
+    let plugins = dir.join(opencode::PLUGIN_DIR);
+    // Before the plugin, whose folder goes when nothing else is in it.
+    let approvals = if approvals || remove {
+        opencode_approvals(&plugins, write, remove)
+    } else {
+        0
+    };
+    let plugin = opencode_plugin(&plugins, write, remove);
+    config
+        .max(approvals)
+        .max(plugin)
+        .max(skill("opencode", write, remove))
+}
+
+/// The plugin that asks opencode's permission prompts in the popup, written into `dir` (or
+/// deleted, with `remove`).
+fn opencode_approvals(dir: &Path, write: bool, remove: bool) -> i32 {
+    let path = dir.join(opencode::APPROVALS_PLUGIN.0);
+    if remove {
+        if !path.exists() {
+            return 0;
+        }
+        if !write {
+            say!("Would delete {}", path.display());
+            return 0;
+        }
+        return match std::fs::remove_file(&path) {
+            Ok(()) => {
+                say!("Deleted {}", path.display());
+                0
+            }
+            Err(e) => {
+                say_err!("ask-popup setup opencode: {e}");
+                1
+            }
+        };
+    }
+    if opencode_approvals_current(dir) {
+        say!("{}: the approvals plugin is there already", path.display());
+        return 0;
+    }
+    if !write {
+        say!(
+            "Would write the plugin that asks opencode's permission prompts in the popup to {}",
+            path.display()
+        );
+        return 0;
+    }
+    match write_files(dir, &[opencode::APPROVALS_PLUGIN]) {
+        Ok(()) => {
+            say!(
+                "Wrote the plugin that asks opencode's permission prompts in the popup to {}",
+                path.display()
+            );
+            0
+        }
+        Err(e) => {
+            say_err!("ask-popup setup opencode: {e}");
+            1
+        }
+    }
 }
 
 /// The `ask-user` skill in `agent`'s skill folder (`setup::skill_dir`): written, or deleted
@@ -920,6 +979,11 @@ pub(super) fn opencode_plugin_current(dir: &Path) -> bool {
     files_current(dir, &opencode::PLUGIN)
 }
 
+/// Whether `dir` holds this command's approvals plugin for opencode.
+pub(super) fn opencode_approvals_current(dir: &Path) -> bool {
+    files_current(dir, &[opencode::APPROVALS_PLUGIN])
+}
+
 /// `ask-popup setup [--write] [--remove]`: Zellij, and each agent found on PATH.
 pub fn setup_all(write: bool, remove: bool) -> i32 {
     let mut status = 0;
@@ -935,7 +999,9 @@ pub fn setup_all(write: bool, remove: bool) -> i32 {
             codex_file(write, remove, false)
         }),
         ("pi", "Pi", setup_pi),
-        ("opencode", "opencode", opencode_files),
+        ("opencode", "opencode", |write, remove| {
+            opencode_files(write, remove, false)
+        }),
     ];
     for (program, name, run) in agents {
         if find_on_path(program).is_none() {

@@ -165,6 +165,14 @@ enum Action {
         #[command(flatten)]
         plugin: PluginArg,
     },
+    /// opencode's permission prompts, for the opencode plugin ask-popup-approvals.js: reads the
+    /// `permission.asked` event's properties on stdin, asks in the popup and prints opencode's
+    /// reply, or nothing so that opencode's own prompt decides.
+    #[command(hide = true)]
+    OpencodeApproval {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
     /// Codex's PreToolUse hook for its own question tool, request_user_input: reads the hook
     /// input on stdin and answers Codex from the popup (see `ask-popup setup codex`).
     CodexHook {
@@ -270,6 +278,10 @@ enum SetupAgent {
     Opencode {
         #[command(flatten)]
         how: SetupHow,
+        /// Also ask opencode's permission prompts in the popup (a second plugin beside the
+        /// first).
+        #[arg(long)]
+        approvals: bool,
     },
     /// Claude Code: the `claude mcp add` line for the MCP server (the hook, `setup claude`, is
     /// the better fit for Claude Code); with --write, also keeps the server's calls in the
@@ -351,6 +363,7 @@ pub fn main() -> i32 {
         Action::CodexHook { plugin } => codex_hook(&plugin.plugin),
         Action::ClaudeApproval { plugin } => claude_approval(&plugin.plugin),
         Action::CodexApproval { plugin } => codex_approval(&plugin.plugin),
+        Action::OpencodeApproval { plugin } => opencode_approval(&plugin.plugin),
         Action::Mcp { plugin } => mcp::serve(&plugin.plugin),
         Action::Doctor {
             json,
@@ -379,7 +392,9 @@ pub fn main() -> i32 {
                 install::setup_codex(how.write, how.remove, approvals)
             }
             Some(SetupAgent::Pi { how }) => install::setup_pi(how.write, how.remove),
-            Some(SetupAgent::Opencode { how }) => install::setup_opencode(how.write, how.remove),
+            Some(SetupAgent::Opencode { how, approvals }) => {
+                install::setup_opencode(how.write, how.remove, approvals)
+            }
             Some(SetupAgent::ClaudeMcp { how }) => install::setup_claude_mcp(how.write, how.remove),
         },
     }
@@ -521,6 +536,23 @@ fn codex_approval(plugin: &str) -> i32 {
         },
         codex::AGENT,
         approval::hook_answer,
+        |_| None,
+    )
+}
+
+/// `ask-popup opencode-approval`: prints opencode's reply to its permission prompt, or nothing so
+/// that its own prompt (open meanwhile) decides; the opencode plugin stops it when that prompt
+/// is answered.
+fn opencode_approval(plugin: &str) -> i32 {
+    hook_command(
+        "opencode-approval",
+        "opencode",
+        plugin,
+        |input| {
+            approval::read_opencode(input).map(|r| r.map(|r| (r.payload.clone(), r.id.clone(), r)))
+        },
+        ask_popup::opencode::AGENT,
+        approval::opencode_answer,
         |_| None,
     )
 }

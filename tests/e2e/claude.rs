@@ -564,8 +564,10 @@ fn claude_codes_permission_prompt_allowed_in_the_popup_runs_the_command() {
     let (text, is_error) = claude.tool_result(&zellij);
     assert!(!is_error, "{text}");
     assert!(text.contains("approved-by-the-popup"), "{text:?}");
+    // Recorded as an approval, with what it decided.
     let entries = recorded(&zellij, 1);
     assert_eq!(entries[0]["agent"], "claude");
+    assert_eq!(entries[0]["approval"], "allow_once", "{entries:#?}");
     assert_eq!(entries[0]["details"]["answers"][0]["answer"], "Allow once");
 }
 

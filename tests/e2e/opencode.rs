@@ -95,7 +95,20 @@ impl Opencode {
     }
 
     fn start(zellij: &Zellij, name: &str, arguments: Value, place: Where) -> Opencode {
-        let model = ModelServer::start(chat::calling_when_offered(QUESTION_TOOL, arguments));
+        Opencode::start_calling(zellij, name, QUESTION_TOOL, arguments, place, false)
+    }
+
+    /// opencode whose model calls `tool` with `arguments`; with `approvals`, its `bash` asks
+    /// first and its permission prompts are asked in the popup (`setup opencode --approvals`).
+    fn start_calling(
+        zellij: &Zellij,
+        name: &str,
+        tool: &'static str,
+        arguments: Value,
+        place: Where,
+        approvals: bool,
+    ) -> Opencode {
+        let model = ModelServer::start(chat::calling_when_offered(tool, arguments));
         let dir = zellij.scratch().join(name);
         let (home, xdg, tmp, work) = (
             dir.join("home"),
@@ -108,7 +121,7 @@ impl Opencode {
             std::fs::create_dir_all(d).expect("create opencode's dirs");
         }
         // The scripted provider, and nothing that reaches the network: no updates, no sharing.
-        let settings = json!({
+        let mut settings = json!({
             "$schema": opencode::SCHEMA,
             "model": "scripted/scripted-model",
             "small_model": "scripted/scripted-model",
@@ -122,6 +135,9 @@ impl Opencode {
                            "limit": {"context": 128000, "output": 4096}}},
             }},
         });
+        if approvals {
+            settings["permission"] = json!({"bash": "ask"});
+        }
         let settings_path = config.join("opencode.json");
         std::fs::write(
             &settings_path,
@@ -144,7 +160,11 @@ impl Opencode {
         .expect("package-lock.json");
         // The MCP server and the plugin, as `ask-popup setup opencode --write` writes them.
         setup_write(
-            "opencode",
+            if approvals {
+                "opencode --approvals"
+            } else {
+                "opencode"
+            },
             &[("HOME", &home), ("XDG_CONFIG_HOME", &xdg.join("config"))],
         );
         let written = std::fs::read_to_string(&settings_path).expect("opencode.json");
@@ -154,6 +174,10 @@ impl Opencode {
             "{written}"
         );
         assert!(config.join("plugin/ask-popup.js").is_file());
+        assert_eq!(
+            config.join("plugin/ask-popup-approvals.js").is_file(),
+            approvals
+        );
         let outside = match place {
             Where::InZellij => "",
             Where::OutsideZellij => "-u ZELLIJ -u ZELLIJ_SESSION_NAME -u ZELLIJ_PANE_ID ",
@@ -355,4 +379,73 @@ fn esc_in_opencodes_dialog_takes_the_question_out_of_the_popup() {
     opencode.keys(&zellij, &["Esc"]);
     wait_until_nothing_pending(&zellij);
     wait_for_title(&zellij, opencode.pane, "opencode-esc");
+}
+
+/// The command the scripted model asks opencode to run, which needs the user's approval.
+const OPENCODE_COMMAND: &str = "touch approved && echo approved-by-the-popup";
+
+/// opencode asking to run `OPENCODE_COMMAND`, its permission prompt in the popup.
+fn opencode_asking_for_approval(zellij: &Zellij, name: &str) -> Opencode {
+    let arguments = json!({"command": OPENCODE_COMMAND, "description": "Say it was approved"});
+    let opencode = Opencode::start_calling(zellij, name, "bash", arguments, Where::InZellij, true);
+    zellij.wait_for_screen(
+        "opencode's permission prompt in the popup",
+        Duration::from_secs(90),
+        |s| {
+            s.contains("opencode asks")
+                && s.contains(&format!("Allow opencode to use bash: {OPENCODE_COMMAND}?"))
+                && s.contains("❯ 3. Deny")
+        },
+    );
+    opencode
+}
+
+#[test]
+fn opencodes_permission_prompt_allowed_in_the_popup_runs_the_command() {
+    let zellij = Zellij::start();
+    let opencode = opencode_asking_for_approval(&zellij, "opencode-allow");
+    zellij.send_keys(&["1"]);
+    zellij.wait_for_screen("Allow once focused", ANSWER, |s| {
+        s.contains("❯ 1. Allow once")
+    });
+    zellij.send_keys(&["Enter"]);
+    let message = opencode.tool_message(&zellij);
+    assert!(message.contains("approved-by-the-popup"), "{message:?}");
+}
+
+#[test]
+fn opencodes_permission_prompt_denied_with_a_note_gives_the_model_the_note() {
+    let zellij = Zellij::start();
+    let opencode = opencode_asking_for_approval(&zellij, "opencode-deny");
+    zellij.send_keys(&["n"]);
+    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
+    zellij.write_chars("use the staging registry");
+    zellij.wait_for_screen("the note", ANSWER, |s| {
+        s.contains("use the staging registry")
+    });
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the note saved", ANSWER, |s| {
+        s.contains("notes: use the staging registry") && s.contains("❯ 3. Deny")
+    });
+    zellij.send_keys(&["Enter"]);
+    let message = opencode.tool_message(&zellij);
+    assert!(
+        message.contains("The user denied this: use the staging registry"),
+        "{message:?}"
+    );
+    assert!(
+        !message.contains("approved-by-the-popup"),
+        "it ran: {message:?}"
+    );
+}
+
+#[test]
+fn a_permission_prompt_answered_in_opencode_leaves_the_popup() {
+    let zellij = Zellij::start();
+    let opencode = opencode_asking_for_approval(&zellij, "opencode-own-prompt");
+    // opencode's own prompt is open all along; Enter there allows once.
+    opencode.keys(&zellij, &["Enter"]);
+    let message = opencode.tool_message(&zellij);
+    assert!(message.contains("approved-by-the-popup"), "{message:?}");
+    wait_until_nothing_pending(&zellij);
 }

@@ -120,3 +120,23 @@ fn one_key_on_the_submit_tab_accepts_every_unanswered_questions_recommendation()
     });
     assert_eq!(responses, expected);
 }
+
+#[test]
+fn an_approval_starts_on_its_last_option_the_agents_deny() {
+    let approval = questionnaire(json!({"approval": true, "questions": [
+        {"question": "Allow claude to use Bash: ls?", "header": "Approval", "options": [
+            {"label": "Allow once", "description": ""},
+            {"label": "Allow always", "description": ""},
+            {"label": "Deny", "description": ""}
+        ]}
+    ]}));
+    let mut d = Dialog::new(approval.clone());
+    assert_eq!(d.focused_row(), Some(Row::Option(2)));
+    // Enter at once denies; nothing allows but a pick of an Allow option.
+    d.handle(Input::Key(Key::Enter));
+    let env = envelope::outcome(&approval, &Outcome::Submitted(d.responses()), None);
+    assert_eq!(
+        ask_popup_protocol::approval::recorded(&approval, &env),
+        "deny"
+    );
+}

@@ -201,6 +201,7 @@ fn entry(n: usize, size: usize) -> Entry {
         questions: Vec::new(),
         ending: "declined".to_owned(),
         reply: "x".repeat(size),
+        approval: None,
     }
 }
 

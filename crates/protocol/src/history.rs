@@ -55,6 +55,10 @@ pub struct Entry {
     pub ending: String,
     /// The envelope its caller got (one line).
     pub reply: String,
+    /// For an approval (an agent's permission prompt), what it decided: `allow_once`,
+    /// `allow_always`, `deny`, or `agent` (left to the agent's own prompt).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<String>,
 }
 
 /// A question as recorded.
@@ -194,6 +198,7 @@ impl Entry {
             questions,
             ending: text("ending")?,
             reply: text("reply")?,
+            approval: text("approval"),
         })
     }
 
@@ -217,6 +222,9 @@ impl Entry {
             head.push_str(&format!(" · session {session}"));
         }
         head.push_str(&format!(" · {}", self.ending));
+        if let Some(decision) = &self.approval {
+            head.push_str(&format!(" · approval: {}", decision.replace('_', " ")));
+        }
         if let Some(id) = &self.request_id {
             head.push_str(&format!(" · {id}"));
         }

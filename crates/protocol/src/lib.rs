@@ -7,6 +7,7 @@
 
 /// Files written whole or not at all (a temporary file renamed into place), for the command's
 /// settings and the plugin's files alike.
+pub mod approval;
 pub mod atomic_file;
 pub mod envelope;
 pub mod error_code;

@@ -193,3 +193,61 @@ test("an answer in opencode's dialog, or the session stopping, takes the questio
     assert.deepEqual(posts, [], name);
   }
 });
+
+test("a permission prompt answered in the popup is answered in opencode with its decision", async () => {
+  const { approvals, approvalIn } = await import("../ask-popup.js");
+  const approvalsPlugin = (await import("../ask-popup-approvals.js")).default;
+  assert.equal(approvalsPlugin.id, "ask-popup-approvals");
+  assert.equal(approvalsPlugin.server, approvals);
+  const permission = {
+    id: "per_1", sessionID: "ses_1", permission: "bash", patterns: ["touch x"], always: ["touch *"],
+    metadata: { command: "touch x" }, tool: { messageID: "msg_1", callID: "call_1" },
+  };
+  for (const [printed, reply] of [
+    ['{"reply":"once"}', { reply: "once" }],
+    ['{"reply":"always"}', { reply: "always" }],
+    ['{"reply":"reject","message":"The user denied this: not now"}', { reply: "reject", message: "The user denied this: not now" }],
+  ]) {
+    const command = fakeCommand(`approval-${reply.reply}`, printed);
+    const { client, posts } = fakeClient();
+    const hooks = await approvals({ client }, {}, { ASK_POPUP_COMMAND: command.path });
+    await hooks.event({ event: { type: "permission.asked", properties: permission } });
+    await until("the reply", () => posts.length === 1);
+    assert.equal(posts[0].url, "/permission/{requestID}/reply");
+    assert.deepEqual(posts[0].path, { requestID: "per_1" });
+    assert.deepEqual(posts[0].body, reply);
+    const [args, ...stdin] = readFileSync(command.log, "utf8").split("\n");
+    assert.equal(args, "opencode-approval");
+    assert.deepEqual(JSON.parse(stdin.join("\n")), permission);
+  }
+  // Nothing decided, or anything but a reply opencode knows, is no reply: its prompt decides.
+  assert.equal(approvalIn(""), undefined);
+  assert.equal(approvalIn('{"reply":"yes"}'), undefined);
+  assert.equal(approvalIn('{"content":[{"type":"text","text":"x"}],"details":{}}'), undefined);
+  assert.deepEqual(approvalIn('{"reply":"once","message":"m"}'), { reply: "once" });
+  const silent = fakeCommand("approval-silent", "");
+  const { client, posts } = fakeClient();
+  const hooks = await approvals({ client }, {}, { ASK_POPUP_COMMAND: silent.path });
+  await hooks.event({ event: { type: "permission.asked", properties: { ...permission, id: "per_2" } } });
+  await until("the command ran", () => existsSync(silent.log));
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(posts, []);
+});
+
+test("a permission prompt answered in opencode, or its session stopping, leaves the popup", async () => {
+  const { approvals } = await import("../ask-popup.js");
+  for (const [name, ending] of [
+    ["replied", { type: "permission.replied", properties: { sessionID: "ses_1", requestID: "per_3", reply: "once" } }],
+    ["idle", { type: "session.idle", properties: { sessionID: "ses_1" } }],
+  ]) {
+    const command = fakeCommand(`approval-waits-${name}`, '{"reply":"once"}', { delay: 20 });
+    const { client, posts } = fakeClient();
+    const hooks = await approvals({ client }, {}, { ASK_POPUP_COMMAND: command.path });
+    await hooks.event({ event: { type: "permission.asked", properties: { id: "per_3", sessionID: "ses_1", permission: "bash" } } });
+    await until("the command ran", () => existsSync(command.log));
+    await hooks.event({ event: ending });
+    await until(`${name}: the command stopped`, () => existsSync(`${command.log}.term`));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(posts, [], name);
+  }
+});

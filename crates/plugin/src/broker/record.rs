@@ -39,6 +39,7 @@ impl Broker {
             questions: RecordedQuestion::all_of(request.dialog.questionnaire()),
             ending: ending.to_owned(),
             reply: ask_popup_protocol::history::kept_reply(reply),
+            approval: approval_of(Some(request.dialog.questionnaire()), reply),
         };
         self.record(&entry, effects);
     }
@@ -69,6 +70,7 @@ impl Broker {
                 .unwrap_or_default(),
             ending: ending.to_owned(),
             reply: ask_popup_protocol::history::kept_reply(reply),
+            approval: approval_of(questionnaire, reply),
         };
         self.record(&entry, effects);
     }
@@ -78,4 +80,11 @@ impl Broker {
             effects.push(Effect::Record(entry.to_line()));
         }
     }
+}
+
+/// What an approval decided, for its record; `None` for a questionnaire that is no approval.
+fn approval_of(questionnaire: Option<&Questionnaire>, reply: &str) -> Option<String> {
+    questionnaire
+        .filter(|q| q.approval)
+        .map(|q| ask_popup_protocol::approval::recorded(q, reply).to_owned())
 }
