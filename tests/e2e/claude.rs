@@ -545,6 +545,8 @@ fn asking_for_approval(zellij: &Zellij, name: &str) -> Claude {
         format!("{} claude-approval", command().display())
     );
     claude.asked(zellij, APPROVAL_QUESTION);
+    // Its pane is marked while it waits, as for a question.
+    wait_for_title(zellij, claude.pane, &marked(name));
     // The command is the preview; the focus starts on Deny, never on an Allow.
     zellij.wait_for_screen("the approval", ANSWER, |s| {
         s.contains("❯ 3. Deny") && s.contains(APPROVED_COMMAND) && s.contains("Allow always")

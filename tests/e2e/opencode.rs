@@ -449,3 +449,17 @@ fn a_permission_prompt_answered_in_opencode_leaves_the_popup() {
     assert!(message.contains("approved-by-the-popup"), "{message:?}");
     wait_until_nothing_pending(&zellij);
 }
+
+#[test]
+fn closing_opencodes_approval_leaves_its_own_prompt_to_decide() {
+    let zellij = Zellij::start();
+    let opencode = opencode_asking_for_approval(&zellij, "opencode-esc");
+    // Esc in the popup decides nothing: opencode's own prompt, open all along, decides.
+    zellij.send_keys(&["Esc"]);
+    wait_until_nothing_pending(&zellij);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(chat::tool_message(&opencode.model.requests()), None);
+    opencode.keys(&zellij, &["Enter"]);
+    let message = opencode.tool_message(&zellij);
+    assert!(message.contains("approved-by-the-popup"), "{message:?}");
+}
