@@ -36,7 +36,8 @@ function envelope(text, details) {
 }
 
 /** A fake `ask-popup` that records its arguments and stdin, then prints `stdout` (after
- * `delay` seconds, during which SIGTERM makes it print `onTerm` instead). */
+ * `delay` seconds, during which SIGTERM makes it print `onTerm` instead). The trap comes
+ * first: a SIGTERM sent as soon as the log exists finds it. */
 function fakeCommand(name, stdout, { delay = 0, onTerm = "" } = {}) {
   const path = join(dir, name);
   const log = join(dir, `${name}.log`);
@@ -45,9 +46,9 @@ function fakeCommand(name, stdout, { delay = 0, onTerm = "" } = {}) {
   writeFileSync(
     path,
     `#!/bin/sh
+trap "cat '${path}.term'; echo terminated >> '${log}.term'; exit 1" TERM
 printf '%s\\n' "$*" > '${log}'
 cat >> '${log}'
-trap "cat '${path}.term'; echo terminated >> '${log}.term'; exit 1" TERM
 i=0; while [ $i -lt ${delay * 10} ]; do sleep 0.1; i=$((i+1)); done
 cat '${path}.out'
 `,
