@@ -214,18 +214,15 @@ fn rules(suggestions: &[Value]) -> String {
 fn tool_preview(tool: &str, input: &Map<String, Value>) -> (String, String) {
     let text = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("");
     match tool {
-        "Bash" => {
-            let mut preview = fenced("sh", text("command"));
-            if !text("description").is_empty() {
-                preview = format!("{preview}\n\n{}", text("description"));
-            }
-            (text("command").to_owned(), preview)
-        }
+        "Bash" => (
+            text("command").to_owned(),
+            command_preview(text("command"), text("description")),
+        ),
         "Edit" => {
             let diff = diff(text("old_string"), text("new_string"));
             (
                 text("file_path").to_owned(),
-                format!("`{}`\n\n{}", text("file_path"), fenced("diff", &diff)),
+                file_preview(text("file_path"), Some(("diff", &diff))),
             )
         }
         "MultiEdit" => {
@@ -241,16 +238,12 @@ fn tool_preview(tool: &str, input: &Map<String, Value>) -> (String, String) {
                 .collect();
             (
                 text("file_path").to_owned(),
-                format!(
-                    "`{}`\n\n{}",
-                    text("file_path"),
-                    fenced("diff", &diffs.join("\n"))
-                ),
+                file_preview(text("file_path"), Some(("diff", &diffs.join("\n")))),
             )
         }
         "Write" => (
             text("file_path").to_owned(),
-            format!("`{}`\n\n{}", text("file_path"), fenced("", text("content"))),
+            file_preview(text("file_path"), Some(("", text("content")))),
         ),
         "WebFetch" => (
             text("url").to_owned(),
@@ -260,6 +253,25 @@ fn tool_preview(tool: &str, input: &Map<String, Value>) -> (String, String) {
             let json = serde_json::to_string_pretty(input).unwrap_or_default();
             (String::new(), fenced("json", &json))
         }
+    }
+}
+
+/// A command as the preview shows it: fenced as shell, its description (when it has one) below.
+fn command_preview(command: &str, description: &str) -> String {
+    let fenced = fenced("sh", command);
+    if description.is_empty() {
+        fenced
+    } else {
+        format!("{fenced}\n\n{description}")
+    }
+}
+
+/// A file as the preview shows it: its path, and below it `body` fenced as `lang` (its change,
+/// or what is written), when there is one.
+fn file_preview(path: &str, body: Option<(&str, &str)>) -> String {
+    match body {
+        Some((lang, body)) => format!("`{path}`\n\n{}", fenced(lang, body)),
+        None => format!("`{path}`"),
     }
 }
 
@@ -348,20 +360,15 @@ pub fn read_opencode(input: &[u8]) -> Result<Option<OpencodeRequest>, String> {
         .unwrap_or_default();
     let text = |key: &str| metadata.get(key).and_then(Value::as_str).unwrap_or("");
     let (summary, preview) = if !text("command").is_empty() {
-        let mut preview = fenced("sh", text("command"));
-        if !text("description").is_empty() {
-            preview = format!("{preview}\n\n{}", text("description"));
-        }
-        (text("command").to_owned(), preview)
+        (
+            text("command").to_owned(),
+            command_preview(text("command"), text("description")),
+        )
     } else if !text("filepath").is_empty() {
-        let change = if text("diff").is_empty() {
-            String::new()
-        } else {
-            format!("\n\n{}", fenced("diff", text("diff")))
-        };
+        let change = Some(("diff", text("diff"))).filter(|(_, diff)| !diff.is_empty());
         (
             text("filepath").to_owned(),
-            format!("`{}`{change}", text("filepath")),
+            file_preview(text("filepath"), change),
         )
     } else {
         let mut preview = patterns
