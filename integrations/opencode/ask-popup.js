@@ -43,6 +43,18 @@ export function questionnaireOf(questions) {
 /** The envelope in what `ask-popup ask` printed: its last line that is a JSON object with a
  * `content` list and a `details` object. */
 export function envelopeIn(stdout) {
+  return lastObjectIn(
+    stdout,
+    (value) =>
+      Array.isArray(value.content) &&
+      value.content.length > 0 &&
+      typeof value.details === "object" &&
+      value.details !== null,
+  );
+}
+
+/** The last line of `stdout` that is a JSON object `accept` takes, or undefined. */
+function lastObjectIn(stdout, accept) {
   const lines = stdout.split("\n").filter((line) => line.trim() !== "");
   for (let i = lines.length - 1; i >= 0; i--) {
     let value;
@@ -52,9 +64,7 @@ export function envelopeIn(stdout) {
       continue;
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
-    if (!Array.isArray(value.content) || value.content.length === 0) continue;
-    if (typeof value.details !== "object" || value.details === null) continue;
-    return value;
+    if (accept(value)) return value;
   }
   return undefined;
 }
@@ -131,15 +141,16 @@ export function runCommand(command, args, payload) {
  * `POST /question/{requestID}/reply`, which opencode's SDK of this version offers no method
  * for): true when opencode took the answers. */
 export async function replyToOpencode(client, requestID, answers) {
+  return postReply(client, "/question/{requestID}/reply", requestID, { answers });
+}
+
+/** Posts `body` to opencode's server at `url` (with `{requestID}` in it) through its own
+ * client: true when opencode took it. */
+async function postReply(client, url, requestID, body) {
   const http = client?._client;
   if (typeof http?.post !== "function") return false;
   try {
-    const result = await http.post({
-      url: "/question/{requestID}/reply",
-      path: { requestID },
-      body: { answers },
-      headers: { "Content-Type": "application/json" },
-    });
+    const result = await http.post({ url, path: { requestID }, body, headers: { "Content-Type": "application/json" } });
     return result?.error === undefined && (result?.response?.ok ?? true);
   } catch {
     return false;
@@ -150,39 +161,55 @@ export async function replyToOpencode(client, requestID, answers) {
  * `reply` is one of opencode's (`once`, `always`, `reject`), or undefined (nothing decided:
  * opencode's own prompt decides). */
 export function approvalIn(stdout) {
-  const lines = stdout.split("\n").filter((line) => line.trim() !== "");
-  for (let i = lines.length - 1; i >= 0; i--) {
-    let value;
-    try {
-      value = JSON.parse(lines[i]);
-    } catch {
-      continue;
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
-    if (!["once", "always", "reject"].includes(value.reply)) continue;
-    const reply = { reply: value.reply };
-    if (value.reply === "reject" && typeof value.message === "string") reply.message = value.message;
-    return reply;
-  }
-  return undefined;
+  const value = lastObjectIn(stdout, (v) => ["once", "always", "reject"].includes(v.reply));
+  if (value === undefined) return undefined;
+  const reply = { reply: value.reply };
+  if (value.reply === "reject" && typeof value.message === "string") reply.message = value.message;
+  return reply;
 }
 
 /** Answers opencode's permission request `requestID` (the server's
  * `POST /permission/{requestID}/reply`): true when opencode took the reply. */
 export async function replyToPermission(client, requestID, reply) {
-  const http = client?._client;
-  if (typeof http?.post !== "function") return false;
-  try {
-    const result = await http.post({
-      url: "/permission/{requestID}/reply",
-      path: { requestID },
-      body: reply,
-      headers: { "Content-Type": "application/json" },
-    });
-    return result?.error === undefined && (result?.response?.ok ?? true);
-  } catch {
-    return false;
+  return postReply(client, "/permission/{requestID}/reply", requestID, reply);
+}
+
+/** What each plugin has put to the popup, by opencode's request id, and what ends it early: an
+ * answer in opencode's own dialog (`end`), its session stopping (`sessionEvent`), opencode
+ * exiting. `wait` runs `asked` (`{ done, stop }` of `runCommand`) and resolves with its stdout,
+ * or undefined when it was ended meanwhile (then there is nothing to say). */
+function waits() {
+  /** By request id: `{ sessionID, stop, over }`. */
+  const asking = new Map();
+  process.once("exit", () => {
+    for (const asked of asking.values()) asked.stop();
+  });
+  function end(requestID) {
+    const asked = asking.get(requestID);
+    if (asked === undefined) return;
+    asked.over = true;
+    asked.stop();
   }
+  return {
+    has: (requestID) => asking.has(requestID),
+    async wait(requestID, sessionID, run) {
+      const asked = { sessionID, stop: run.stop, over: false };
+      asking.set(requestID, asked);
+      const stdout = await run.done;
+      asking.delete(requestID);
+      return asked.over ? undefined : stdout;
+    },
+    end,
+    /** Ends what a stopped session asked; false for an event that is no session's end. */
+    sessionEvent(type, properties) {
+      const idle =
+        (type === "session.idle" && typeof properties.sessionID === "string") ||
+        (type === "session.status" && properties.status?.type === "idle");
+      if (!idle) return false;
+      for (const [requestID, asked] of asking) if (asked.sessionID === properties.sessionID) end(requestID);
+      return true;
+    },
+  };
 }
 
 /** opencode's permission prompts asked in the popup (the plugin `ask-popup-approvals.js`, which
@@ -192,50 +219,27 @@ export async function replyToPermission(client, requestID, reply) {
  * An answer there (`permission.replied`), or the session stopping, takes the question out of
  * the popup. */
 export async function approvals({ client }, _options, env = process.env) {
-  /** Permission prompts put to the popup, by opencode's request id: `{ sessionID, stop, over }`. */
-  const asking = new Map();
-  process.once("exit", () => {
-    for (const asked of asking.values()) asked.stop();
-  });
+  const asking = waits();
 
   async function ask(permission) {
     if (typeof permission?.id !== "string" || asking.has(permission.id)) return;
     const run = runCommand(commandOf(env), ["opencode-approval"], JSON.stringify(permission));
-    const asked = { sessionID: permission.sessionID, stop: run.stop, over: false };
-    asking.set(permission.id, asked);
-    const stdout = await run.done;
-    asking.delete(permission.id);
-    if (asked.over) return;
+    const stdout = await asking.wait(permission.id, permission.sessionID, run);
+    if (stdout === undefined) return;
     const reply = approvalIn(stdout);
     if (reply !== undefined) await replyToPermission(client, permission.id, reply);
-  }
-
-  function end(requestID) {
-    const asked = asking.get(requestID);
-    if (asked === undefined) return;
-    asked.over = true;
-    asked.stop();
-  }
-
-  function endSession(sessionID) {
-    for (const [requestID, asked] of asking) if (asked.sessionID === sessionID) end(requestID);
   }
 
   return {
     event: async ({ event }) => {
       const properties = event?.properties ?? {};
+      if (asking.sessionEvent(event?.type, properties)) return;
       switch (event?.type) {
         case "permission.asked":
           void ask(properties);
           break;
         case "permission.replied":
-          end(properties.requestID);
-          break;
-        case "session.idle":
-          if (typeof properties.sessionID === "string") endSession(properties.sessionID);
-          break;
-        case "session.status":
-          if (properties.status?.type === "idle") endSession(properties.sessionID);
+          asking.end(properties.requestID);
           break;
       }
     },
@@ -244,25 +248,18 @@ export async function approvals({ client }, _options, env = process.env) {
 
 /** The plugin: opencode calls it once per project it opens. */
 export async function server({ client }, _options, env = process.env) {
-  /** Questions put to the popup, by opencode's request id: `{ sessionID, stop, over }`. */
-  const asking = new Map();
+  /** Questions put to the popup. */
+  const asking = waits();
   /** The popup's text for a question tool call answered from it, by opencode's call id. */
   const texts = new Map();
-  const stopAll = () => {
-    for (const question of asking.values()) question.stop();
-  };
-  process.once("exit", stopAll);
 
   async function ask(request) {
     const questions = Array.isArray(request.questions) ? request.questions : [];
     if (questions.length === 0 || asking.has(request.id)) return;
     const asked = askThroughCommand(commandOf(env), request.id, JSON.stringify(questionnaireOf(questions)));
-    const question = { sessionID: request.sessionID, stop: asked.stop, over: false };
-    asking.set(request.id, question);
-    const stdout = await asked.done;
-    asking.delete(request.id);
+    const stdout = await asking.wait(request.id, request.sessionID, asked);
     // Answered in opencode's dialog meanwhile, or the session stopped: nothing to say.
-    if (question.over) return;
+    if (stdout === undefined) return;
     const next = decide(stdout, questions.length);
     if (!("reply" in next)) return; // opencode's dialog, open all along, asks
     const callID = request.tool?.callID;
@@ -272,33 +269,17 @@ export async function server({ client }, _options, env = process.env) {
     }
   }
 
-  function end(requestID) {
-    const question = asking.get(requestID);
-    if (question === undefined) return;
-    question.over = true;
-    question.stop();
-  }
-
-  function endSession(sessionID) {
-    for (const [requestID, question] of asking) if (question.sessionID === sessionID) end(requestID);
-  }
-
   return {
     event: async ({ event }) => {
       const properties = event?.properties ?? {};
+      if (asking.sessionEvent(event?.type, properties)) return;
       switch (event?.type) {
         case "question.asked":
           void ask(properties);
           break;
         case "question.replied":
         case "question.rejected":
-          end(properties.requestID);
-          break;
-        case "session.idle":
-          if (typeof properties.sessionID === "string") endSession(properties.sessionID);
-          break;
-        case "session.status":
-          if (properties.status?.type === "idle") endSession(properties.sessionID);
+          asking.end(properties.requestID);
           break;
       }
     },
