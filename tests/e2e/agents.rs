@@ -313,14 +313,36 @@ pub(crate) fn tick_invoices_and_reports(zellij: &Zellij) {
 
 /// On the focused option: the note "reports can wait", typed and saved.
 pub(crate) fn note_reports_can_wait(zellij: &Zellij) {
+    note_on_the_question(zellij, "reports can wait");
+}
+
+/// `note` on the question on screen (its `n`), typed and saved.
+pub(crate) fn note_on_the_question(zellij: &Zellij, note: &str) {
     zellij.send_keys(&["n"]);
     zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
-    zellij.write_chars("reports can wait");
-    zellij.wait_for_screen("the note", ANSWER, |s| s.contains("reports can wait"));
+    zellij.write_chars(note);
+    zellij.wait_for_screen("the note", ANSWER, |s| s.contains(note));
     zellij.send_keys(&["Enter"]);
-    zellij.wait_for_screen("the note saved", ANSWER, |s| {
-        s.contains("notes: reports can wait")
+    let saved = format!("notes: {note}");
+    zellij.wait_for_screen("the note saved", ANSWER, |s| s.contains(&saved));
+}
+
+/// The approval on screen's `Allow once` (its first row), focused and picked.
+pub(crate) fn allow_once(zellij: &Zellij) {
+    zellij.send_keys(&["1"]);
+    zellij.wait_for_screen("Allow once focused", ANSWER, |s| {
+        s.contains("❯ 1. Allow once")
     });
+    zellij.send_keys(&["Enter"]);
+}
+
+/// The approval on screen denied with `note`: the note saved, then Enter on `deny` (`3. Deny`,
+/// where the focus starts).
+pub(crate) fn deny_with_a_note(zellij: &Zellij, note: &str, deny: &str) {
+    note_on_the_question(zellij, note);
+    let focused = format!("❯ {deny}");
+    zellij.wait_for_screen("Deny focused", ANSWER, |s| s.contains(&focused));
+    zellij.send_keys(&["Enter"]);
 }
 
 /// The names of one question's broadcasts, in order, ending with `ended`.

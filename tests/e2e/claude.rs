@@ -5,9 +5,9 @@
 //! calls it. What the model gets back is read from the next request Claude Code sends.
 
 use crate::agents::{
-    marked, new_pane, pane_title, pick_the_second_option_of_each, press_esc_in, question,
-    shell_quote, tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending,
-    zellij_on_path,
+    allow_once, deny_with_a_note, marked, new_pane, note_on_the_question, pane_title,
+    pick_the_second_option_of_each, press_esc_in, question, shell_quote, tick_invoices_and_reports,
+    wait_for_title, wait_until_nothing_pending, zellij_on_path,
 };
 use crate::command::{command, record_outer_terminal, setup_write, wait_for_outer};
 use crate::harness::{agent_bin, path_with, Zellij};
@@ -341,14 +341,7 @@ fn claude_code_gets_the_users_note_with_the_answer() {
     let zellij = Zellij::start();
     let claude = Claude::start(&zellij, "claude-note", json!([database()]));
     claude.asked(&zellij, DATABASE);
-    zellij.send_keys(&["n"]);
-    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
-    zellij.write_chars("one file per tenant");
-    zellij.wait_for_screen("the note", ANSWER, |s| s.contains("one file per tenant"));
-    zellij.send_keys(&["Enter"]);
-    zellij.wait_for_screen("the note saved", ANSWER, |s| {
-        s.contains("notes: one file per tenant")
-    });
+    note_on_the_question(&zellij, "one file per tenant");
     pick_the_second_option(&zellij);
     let (text, is_error) = claude.tool_result(&zellij);
     assert!(!is_error, "{text}");
@@ -558,11 +551,7 @@ fn asking_for_approval(zellij: &Zellij, name: &str) -> Claude {
 fn claude_codes_permission_prompt_allowed_in_the_popup_runs_the_command() {
     let zellij = Zellij::start();
     let claude = asking_for_approval(&zellij, "claude-allow");
-    zellij.send_keys(&["1"]);
-    zellij.wait_for_screen("Allow once focused", ANSWER, |s| {
-        s.contains("❯ 1. Allow once")
-    });
-    zellij.send_keys(&["Enter"]);
+    allow_once(&zellij);
     let (text, is_error) = claude.tool_result(&zellij);
     assert!(!is_error, "{text}");
     assert!(text.contains("approved-by-the-popup"), "{text:?}");
@@ -577,17 +566,7 @@ fn claude_codes_permission_prompt_allowed_in_the_popup_runs_the_command() {
 fn claude_codes_permission_prompt_denied_with_a_note_gives_the_model_the_note() {
     let zellij = Zellij::start();
     let claude = asking_for_approval(&zellij, "claude-deny");
-    zellij.send_keys(&["n"]);
-    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
-    zellij.write_chars("use the staging registry");
-    zellij.wait_for_screen("the note", ANSWER, |s| {
-        s.contains("use the staging registry")
-    });
-    zellij.send_keys(&["Enter"]);
-    zellij.wait_for_screen("the note saved", ANSWER, |s| {
-        s.contains("notes: use the staging registry") && s.contains("❯ 3. Deny")
-    });
-    zellij.send_keys(&["Enter"]);
+    deny_with_a_note(&zellij, "use the staging registry", "3. Deny");
     let (text, is_error) = claude.tool_result(&zellij);
     assert!(is_error, "a denial: {text}");
     assert!(

@@ -6,8 +6,9 @@
 //! long-lived server are tested with the server driven over stdio by the test itself.
 
 use crate::agents::{
-    heard, heard_of_one_question, marked, new_pane, pick_the_second_option_of_each, question,
-    shell_quote, status, text_of, wait_for_title, wait_until_nothing_pending, zellij_on_path,
+    allow_once, deny_with_a_note, heard, heard_of_one_question, marked, new_pane,
+    pick_the_second_option_of_each, question, shell_quote, status, text_of, wait_for_title,
+    wait_until_nothing_pending, zellij_on_path,
 };
 use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, Options, Zellij};
@@ -1055,11 +1056,7 @@ fn codex_asking_for_approval(zellij: &Zellij, name: &str) -> Codex {
 fn codexs_permission_prompt_allowed_in_the_popup_runs_the_command() {
     let zellij = Zellij::start();
     let codex = codex_asking_for_approval(&zellij, "codex-allow");
-    zellij.send_keys(&["1"]);
-    zellij.wait_for_screen("Allow once focused", ANSWER, |s| {
-        s.contains("❯ 1. Allow once")
-    });
-    zellij.send_keys(&["Enter"]);
+    allow_once(&zellij);
     let output = codex.output(&zellij).join("\n");
     assert!(output.contains("approved-by-the-popup"), "{output:?}");
 }
@@ -1068,17 +1065,7 @@ fn codexs_permission_prompt_allowed_in_the_popup_runs_the_command() {
 fn codexs_permission_prompt_denied_with_a_note_gives_the_model_the_note() {
     let zellij = Zellij::start();
     let codex = codex_asking_for_approval(&zellij, "codex-deny");
-    zellij.send_keys(&["n"]);
-    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
-    zellij.write_chars("use the staging registry");
-    zellij.wait_for_screen("the note", ANSWER, |s| {
-        s.contains("use the staging registry")
-    });
-    zellij.send_keys(&["Enter"]);
-    zellij.wait_for_screen("the note saved", ANSWER, |s| {
-        s.contains("notes: use the staging registry") && s.contains("❯ 2. Deny")
-    });
-    zellij.send_keys(&["Enter"]);
+    deny_with_a_note(&zellij, "use the staging registry", "2. Deny");
     let output = codex.output(&zellij).join("\n");
     assert!(
         output.contains("The user denied this: use the staging registry"),

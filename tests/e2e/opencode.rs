@@ -8,8 +8,8 @@
 //! goes to a proxy on a closed loopback port.
 
 use crate::agents::{
-    marked, new_pane, note_reports_can_wait, shell_quote, status, text_of,
-    tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending, zellij_on_path,
+    allow_once, deny_with_a_note, marked, new_pane, note_reports_can_wait, shell_quote, status,
+    text_of, tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending, zellij_on_path,
 };
 use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, Zellij};
@@ -404,11 +404,7 @@ fn opencode_asking_for_approval(zellij: &Zellij, name: &str) -> Opencode {
 fn opencodes_permission_prompt_allowed_in_the_popup_runs_the_command() {
     let zellij = Zellij::start();
     let opencode = opencode_asking_for_approval(&zellij, "opencode-allow");
-    zellij.send_keys(&["1"]);
-    zellij.wait_for_screen("Allow once focused", ANSWER, |s| {
-        s.contains("❯ 1. Allow once")
-    });
-    zellij.send_keys(&["Enter"]);
+    allow_once(&zellij);
     let message = opencode.tool_message(&zellij);
     assert!(message.contains("approved-by-the-popup"), "{message:?}");
 }
@@ -417,17 +413,7 @@ fn opencodes_permission_prompt_allowed_in_the_popup_runs_the_command() {
 fn opencodes_permission_prompt_denied_with_a_note_gives_the_model_the_note() {
     let zellij = Zellij::start();
     let opencode = opencode_asking_for_approval(&zellij, "opencode-deny");
-    zellij.send_keys(&["n"]);
-    zellij.wait_for_screen("the note editor", ANSWER, |s| s.contains("Enter save note"));
-    zellij.write_chars("use the staging registry");
-    zellij.wait_for_screen("the note", ANSWER, |s| {
-        s.contains("use the staging registry")
-    });
-    zellij.send_keys(&["Enter"]);
-    zellij.wait_for_screen("the note saved", ANSWER, |s| {
-        s.contains("notes: use the staging registry") && s.contains("❯ 3. Deny")
-    });
-    zellij.send_keys(&["Enter"]);
+    deny_with_a_note(&zellij, "use the staging registry", "3. Deny");
     let message = opencode.tool_message(&zellij);
     assert!(
         message.contains("The user denied this: use the staging registry"),
