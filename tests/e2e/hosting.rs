@@ -30,6 +30,11 @@ fn with_two_clients_attached_before_the_first_question_it_is_answered_once() {
 
 fn two_clients_answer_once(plugin_first: bool) {
     let zellij = Zellij::start_with(Options::default().with_listener());
+    // The listener is running before the second client comes, as in the other tests with
+    // two clients: the new client gets an instance of it at once, as of ask-popup when
+    // `plugin_first`. (Loaded by its first pipe with both clients attached, it once held that
+    // pipe for good, four times asked.)
+    assert!(heard(&zellij).is_empty());
     if plugin_first {
         assert_eq!(status(&zellij), json!({"pending": [], "visible": false}));
     }
