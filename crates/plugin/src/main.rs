@@ -85,7 +85,7 @@ mod plugin {
     use ask_popup_plugin::view::Theme;
     use ask_popup_plugin::wire::{WireMessage, WirePayload, WireSource};
     use ask_popup_plugin::zellij_command::{
-        self, Command, PluginIds, PluginMessage, PERMISSIONS, SUBSCRIPTIONS,
+        self, Command, PluginIds, PluginMessage, LATER_START_S, PERMISSIONS,
     };
     use ask_popup_plugin::zellij_event::{
         floating_shown, ClosedPane, MouseEvent, PopupSighting, TabState, ZellijEvent,
@@ -122,6 +122,9 @@ mod plugin {
         /// Messages to the other instances and the pane's name held back from an event that
         /// showed the popup, sent at the start of the next event (see `run`).
         deferred: Vec<Effect>,
+        /// Loaded for a client other than the first, it has not asked for its permissions
+        /// yet (see `zellij_command::start`).
+        starts_later: bool,
     }
 
     impl ZellijPlugin for State {
@@ -157,10 +160,13 @@ mod plugin {
             // answers the permission request, which it draws in this pane: a pane that a pipe
             // opens hidden. Show it, so the user sees the request; it hides again once answered
             // if nothing is waiting. (Before the request: once it is made, Zellij refuses the
-            // show until it is answered, and every event, a timer too, waits with Zellij.)
-            send(Command::ShowSelf);
-            send(Command::RequestPermissions(PERMISSIONS.to_vec()));
-            send(Command::Subscribe(SUBSCRIPTIONS.to_vec()));
+            // show until it is answered, and every event, a timer too, waits with Zellij.) The
+            // instance of a client other than the first does so a moment later (see `start`).
+            let start = zellij_command::start(self.client_id);
+            self.starts_later = start.contains(&Command::SetTimeout(LATER_START_S));
+            for command in start {
+                send(command);
+            }
         }
 
         fn render(&mut self, rows: usize, cols: usize) {
@@ -175,6 +181,17 @@ mod plugin {
     impl State {
         /// An event read by the `update` export; returns whether to render.
         pub fn event(&mut self, event: ZellijEvent) -> bool {
+            if self.starts_later {
+                // It heard its timer alone: it starts now. (What pipes brought meanwhile waits
+                // in the broker for the grant.)
+                if matches!(event, ZellijEvent::Timer) {
+                    self.starts_later = false;
+                    for command in zellij_command::start(0) {
+                        send(command);
+                    }
+                }
+                return false;
+            }
             self.tell_time();
             self.send_deferred();
             if self.trace {

@@ -106,6 +106,30 @@ pub const SUBSCRIPTIONS: [EventKind; 10] = [
     EventKind::PaneClosed,
 ];
 
+/// How long an instance that starts later waits (see `start`).
+pub const LATER_START_S: f64 = 0.03;
+
+/// What an instance sends Zellij as it loads, for its client `client` (0 when Zellij did not
+/// say). It shows its pane (the permission request is drawn there; before the request, since
+/// Zellij refuses a show until the request is answered), asks for its permissions and
+/// subscribes. An instance for a client other than the first starts `LATER_START_S` later: it
+/// asks for a timer alone, and sends `start(0)` when it fires. With two clients attached, the
+/// first question loads an instance for each at once, and the second's grant, updates, hellos
+/// and drawing shared the first's plugin thread before its first frame; now they come after.
+pub fn start(client: u16) -> Vec<Command> {
+    if client > 1 {
+        return vec![
+            Command::Subscribe(vec![EventKind::Timer]),
+            Command::SetTimeout(LATER_START_S),
+        ];
+    }
+    vec![
+        Command::ShowSelf,
+        Command::RequestPermissions(PERMISSIONS.to_vec()),
+        Command::Subscribe(SUBSCRIPTIONS.to_vec()),
+    ]
+}
+
 /// `command` as Zellij reads it: an `api.plugin_command.PluginCommand`, encoded.
 pub fn encode(command: Command) -> Vec<u8> {
     use proto::CommandPayload as Payload;

@@ -7,8 +7,8 @@
 use ask_popup_plugin::popup::{Placement, PopupSize, Rect, Size};
 use ask_popup_plugin::wire::read_bytes;
 use ask_popup_plugin::zellij_command::{
-    encode, read_configuration, read_plugin_ids, Command, EventKind, Permission, PluginIds,
-    PluginMessage, PERMISSIONS, SUBSCRIPTIONS,
+    encode, read_configuration, read_plugin_ids, start, Command, EventKind, Permission, PluginIds,
+    PluginMessage, LATER_START_S, PERMISSIONS, SUBSCRIPTIONS,
 };
 use prost::Message;
 use std::collections::{BTreeMap, HashSet};
@@ -431,4 +431,37 @@ fn a_switch_to_another_session_is_encoded_as_zellij_encodes_it() {
             }),
         );
     }
+}
+
+#[test]
+fn the_first_clients_instance_starts_at_once_and_shows_before_it_asks() {
+    // The pane shows before the permission request (Zellij refuses a show until the request is
+    // answered, and draws the request in the pane); without ids the instance starts at once.
+    for client in [0, 1] {
+        assert_eq!(
+            start(client),
+            vec![
+                Command::ShowSelf,
+                Command::RequestPermissions(PERMISSIONS.to_vec()),
+                Command::Subscribe(SUBSCRIPTIONS.to_vec()),
+            ],
+            "client {client}"
+        );
+    }
+}
+
+#[test]
+fn another_clients_instance_waits_for_its_timer_alone_then_starts() {
+    for client in [2, 3, 40] {
+        assert_eq!(
+            start(client),
+            vec![
+                Command::Subscribe(vec![EventKind::Timer]),
+                Command::SetTimeout(LATER_START_S),
+            ],
+            "client {client}"
+        );
+    }
+    // What it sends when the timer fires.
+    assert_eq!(start(0)[0], Command::ShowSelf);
 }
