@@ -107,7 +107,7 @@ pub const SUBSCRIPTIONS: [EventKind; 10] = [
 ];
 
 /// How long an instance that starts later waits (see `start`).
-pub const LATER_START_S: f64 = 0.03;
+pub const LATER_START_S: f64 = 0.1;
 
 /// What an instance sends Zellij as it loads, for its client `client` (0 when Zellij did not
 /// say). It shows its pane (the permission request is drawn there; before the request, since
@@ -115,7 +115,9 @@ pub const LATER_START_S: f64 = 0.03;
 /// subscribes. An instance for a client other than the first starts `LATER_START_S` later: it
 /// asks for a timer alone, and sends `start(0)` when it fires. With two clients attached, the
 /// first question loads an instance for each at once, and the second's grant, updates, hellos
-/// and drawing shared the first's plugin thread before its first frame; now they come after.
+/// and drawing shared the first's plugin thread before its first frame; now they come after
+/// it (the first frame comes 15 to 40 ms after the load; 30 ms was too short for the slower
+/// ones).
 pub fn start(client: u16) -> Vec<Command> {
     if client > 1 {
         return vec![
