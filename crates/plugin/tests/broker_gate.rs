@@ -474,3 +474,20 @@ fn an_instance_whose_grant_went_to_another_takes_the_events_that_need_it_for_the
     assert!(!answered.awaits_permission());
     assert!(peer_messages(&tick(&mut answered, GRANT_SILENCE_MS)).is_empty());
 }
+
+#[test]
+fn before_its_grant_an_instance_says_it_is_starting_not_that_nothing_waits() {
+    // The instance of a client other than the first asks for its permissions a moment after
+    // it loads, its pane on screen already (the first instance showed it): what it holds is not
+    // asked yet.
+    let theme = ask_popup_plugin::view::Theme::default();
+    let mut b = instance();
+    b.await_permission();
+    let _ = b.pipe(ask("p1", "r1"));
+    assert_eq!(b.screen_text(20, 80, &theme, &[]), "ask-popup: starting…\n");
+    let (mut idle, _) = loaded_with(2, &[]);
+    assert_eq!(
+        idle.screen_text(20, 80, &theme, &[]),
+        "ask-popup: no questions waiting.\n"
+    );
+}

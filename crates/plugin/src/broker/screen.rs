@@ -333,7 +333,13 @@ impl Broker {
             return self.history_text(rows, cols, theme);
         }
         if self.pending.is_empty() {
-            let mut text = String::from("ask-popup: no questions waiting.\n");
+            // Before its grant an instance knows nothing yet: one that starts later (another
+            // client's) shows this while the question it may hold waits for the grant.
+            let mut text = String::from(if self.awaits_permission() {
+                "ask-popup: starting…\n"
+            } else {
+                "ask-popup: no questions waiting.\n"
+            });
             for error in config_errors {
                 text.push_str(error);
                 text.push('\n');
