@@ -84,9 +84,7 @@ mod plugin {
     use ask_popup_plugin::popup::{popup_rect, Placement, PopupSize};
     use ask_popup_plugin::view::Theme;
     use ask_popup_plugin::wire::{WireMessage, WirePayload, WireSource};
-    use ask_popup_plugin::zellij_command::{
-        self, Command, PluginIds, PluginMessage, LATER_START_S, PERMISSIONS,
-    };
+    use ask_popup_plugin::zellij_command::{self, Command, PluginIds, PluginMessage, PERMISSIONS};
     use ask_popup_plugin::zellij_event::{
         floating_shown, ClosedPane, MouseEvent, PopupSighting, TabState, ZellijEvent,
     };
@@ -162,9 +160,8 @@ mod plugin {
             // if nothing is waiting. (Before the request: once it is made, Zellij refuses the
             // show until it is answered, and every event, a timer too, waits with Zellij.) The
             // instance of a client other than the first does so a moment later (see `start`).
-            let start = zellij_command::start(self.client_id);
-            self.starts_later = start.contains(&Command::SetTimeout(LATER_START_S));
-            for command in start {
+            self.starts_later = zellij_command::starts_later(self.client_id);
+            for command in zellij_command::start(self.client_id) {
                 send(command);
             }
         }
@@ -186,7 +183,7 @@ mod plugin {
                 // in the broker for the grant.)
                 if matches!(event, ZellijEvent::Timer) {
                     self.starts_later = false;
-                    for command in zellij_command::start(0) {
+                    for command in zellij_command::start_now() {
                         send(command);
                     }
                 }

@@ -109,22 +109,32 @@ pub const SUBSCRIPTIONS: [EventKind; 10] = [
 /// How long an instance that starts later waits (see `start`).
 pub const LATER_START_S: f64 = 0.1;
 
-/// What an instance sends Zellij as it loads, for its client `client` (0 when Zellij did not
-/// say). It shows its pane (the permission request is drawn there; before the request, since
-/// Zellij refuses a show until the request is answered), asks for its permissions and
-/// subscribes. An instance for a client other than the first starts `LATER_START_S` later: it
-/// asks for a timer alone, and sends `start(0)` when it fires. With two clients attached, the
-/// first question loads an instance for each at once, and the second's grant, updates, hellos
-/// and drawing shared the first's plugin thread before its first frame; now they come after
-/// it (the first frame comes 15 to 40 ms after the load; 30 ms was too short for the slower
-/// ones).
+/// Whether the instance for client `client` (0 when Zellij did not say) starts later: one for
+/// a client other than the first. With two clients attached, the first question loads an
+/// instance for each at once, and the second's grant, updates, hellos and drawing shared the
+/// first's plugin thread before its first frame; now they come after it (the first frame comes
+/// 15 to 40 ms after the load; 30 ms was too short for the slower ones).
+pub fn starts_later(client: u16) -> bool {
+    client > 1
+}
+
+/// What an instance sends Zellij as it loads, for its client `client`: `start_now()`, or for
+/// one that `starts_later`, a timer heard alone, `LATER_START_S` away, on which it sends
+/// `start_now()`.
 pub fn start(client: u16) -> Vec<Command> {
-    if client > 1 {
+    if starts_later(client) {
         return vec![
             Command::Subscribe(vec![EventKind::Timer]),
             Command::SetTimeout(LATER_START_S),
         ];
     }
+    start_now()
+}
+
+/// An instance starting: it shows its pane (the permission request is drawn there; before the
+/// request, since Zellij refuses a show until the request is answered), asks for its
+/// permissions and subscribes.
+pub fn start_now() -> Vec<Command> {
     vec![
         Command::ShowSelf,
         Command::RequestPermissions(PERMISSIONS.to_vec()),

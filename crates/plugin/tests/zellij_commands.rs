@@ -7,8 +7,8 @@
 use ask_popup_plugin::popup::{Placement, PopupSize, Rect, Size};
 use ask_popup_plugin::wire::read_bytes;
 use ask_popup_plugin::zellij_command::{
-    encode, read_configuration, read_plugin_ids, start, Command, EventKind, Permission, PluginIds,
-    PluginMessage, LATER_START_S, PERMISSIONS, SUBSCRIPTIONS,
+    encode, read_configuration, read_plugin_ids, start, start_now, starts_later, Command,
+    EventKind, Permission, PluginIds, PluginMessage, LATER_START_S, PERMISSIONS, SUBSCRIPTIONS,
 };
 use prost::Message;
 use std::collections::{BTreeMap, HashSet};
@@ -437,7 +437,16 @@ fn a_switch_to_another_session_is_encoded_as_zellij_encodes_it() {
 fn the_first_clients_instance_starts_at_once_and_shows_before_it_asks() {
     // The pane shows before the permission request (Zellij refuses a show until the request is
     // answered, and draws the request in the pane); without ids the instance starts at once.
+    assert_eq!(
+        start_now(),
+        vec![
+            Command::ShowSelf,
+            Command::RequestPermissions(PERMISSIONS.to_vec()),
+            Command::Subscribe(SUBSCRIPTIONS.to_vec()),
+        ]
+    );
     for client in [0, 1] {
+        assert!(!starts_later(client), "client {client}");
         assert_eq!(
             start(client),
             vec![
@@ -453,6 +462,7 @@ fn the_first_clients_instance_starts_at_once_and_shows_before_it_asks() {
 #[test]
 fn another_clients_instance_waits_for_its_timer_alone_then_starts() {
     for client in [2, 3, 40] {
+        assert!(starts_later(client), "client {client}");
         assert_eq!(
             start(client),
             vec![
@@ -462,6 +472,6 @@ fn another_clients_instance_waits_for_its_timer_alone_then_starts() {
             "client {client}"
         );
     }
-    // What it sends when the timer fires.
-    assert_eq!(start(0)[0], Command::ShowSelf);
+    // What it sends when the timer fires: `start_now()`, the first client's start.
+    assert_eq!(start_now(), start(1));
 }
