@@ -36,6 +36,7 @@ fn entry(agent: &str, asked_ms: u64, reply: &str) -> Entry {
         ending: "answered".to_owned(),
         reply: reply.to_owned(),
         approval: None,
+        ..Entry::default()
     }
 }
 

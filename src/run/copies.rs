@@ -22,7 +22,8 @@ pub(super) struct Copies {
     sessions: Vec<String>,
     /// Set when the question has ended: each copy takes itself back.
     done: Arc<AtomicBool>,
-    answers: Option<Receiver<String>>,
+    /// Each copy's envelope, with its session.
+    answers: Option<Receiver<(String, String)>>,
     /// The asking session.
     home: Option<String>,
     /// What `state` found so far (an answer is kept once read).
@@ -87,16 +88,17 @@ impl Copies {
             let Ok(zellij) = Zellij::of_session(plugin, session) else {
                 continue;
             };
-            let (copy, extra, line, done, tx) = (
+            let (copy, extra, line, done, tx, session) = (
                 copy.clone(),
                 extra.clone(),
                 line.to_owned(),
                 Done(done.clone()),
                 tx.clone(),
+                session.clone(),
             );
             thread::spawn(move || {
                 let envelope = zellij.ask_here(&copy, &extra, &line, &done, &Copies::none());
-                let _ = tx.send(envelope);
+                let _ = tx.send((session, envelope));
             });
         }
         let marked = caller
@@ -136,8 +138,8 @@ impl Copies {
         let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
         while let State::Waiting = *seen {
             match answers.try_recv() {
-                Ok(envelope) if ask::exit_status(&envelope) == ask::EXIT_RESPONDED => {
-                    *seen = State::Answered(envelope);
+                Ok((session, envelope)) if ask::exit_status(&envelope) == ask::EXIT_RESPONDED => {
+                    *seen = State::Answered(envelope, session);
                 }
                 Ok(_) => {}
                 Err(TryRecvError::Empty) => break,
@@ -148,16 +150,40 @@ impl Copies {
     }
 
     /// The question has ended: every copy is taken back at once, by a `cancel` pipe in each
-    /// session that outlives this command (the agent need not wait for it).
+    /// session that outlives this command (the agent need not wait for it). When a copy's
+    /// answer was the reply, the others are told it was answered elsewhere: one answered at
+    /// the same moment then says so in the record (`history::ANSWERED_ELSEWHERE`), and the
+    /// session whose answer was taken is sent nothing.
     pub(super) fn end(&self) {
+        self.end_answered(false);
+    }
+
+    /// `end`, once the question's `envelope` is in hand: an answer given in its own session
+    /// is one the copies are told was answered elsewhere too.
+    pub(super) fn end_after(&self, envelope: &str) {
+        self.end_answered(ask::exit_status(envelope) == ask::EXIT_RESPONDED);
+    }
+
+    fn end_answered(&self, answered_at_home: bool) {
         if self.done.swap(true, Ordering::SeqCst) {
             return;
         }
         if let Some((session, pane, title)) = &self.marked {
             unmark(session, pane, title);
         }
-        let args = self.caller.pipe_args();
+        let answered_in = match self.state() {
+            State::Answered(_, session) => Some(session),
+            State::None | State::Waiting => None,
+        };
+        let mut args = self.caller.pipe_args();
+        if answered_in.is_some() || answered_at_home {
+            let home = self.home.as_deref().map(ask::arg_value).unwrap_or_default();
+            args.push_str(&format!(",from_session={home},answered_elsewhere=1"));
+        }
         for session in &self.sessions {
+            if answered_in.as_ref() == Some(session) {
+                continue;
+            }
             if let Ok(zellij) = Zellij::of_session(&self.plugin, session) {
                 zellij.cancel_in_background(&args);
             }
@@ -172,8 +198,8 @@ pub(super) enum State {
     None,
     /// At least one waits.
     Waiting,
-    /// A person answered one.
-    Answered(String),
+    /// A person answered one: its envelope, and its session.
+    Answered(String, String),
 }
 
 /// The question ended elsewhere.

@@ -734,7 +734,7 @@ impl Zellij {
             Some(_) => copies::Copies::none(),
         };
         let envelope = self.ask_here(caller, "", line, stop, &copies);
-        copies.end();
+        copies.end_after(&envelope);
         envelope
     }
 
@@ -823,7 +823,7 @@ impl Zellij {
                     copies.end();
                     return self.withdraw(caller, Some(child));
                 }
-                if let copies::State::Answered(envelope) = copies.state() {
+                if let copies::State::Answered(envelope, _) = copies.state() {
                     notice.settle();
                     let _ = child.kill();
                     let _ = child.wait();
@@ -1020,7 +1020,7 @@ enum Paused {
 fn pause(stop: &dyn Stop, copies: &copies::Copies, limit: Duration) -> Paused {
     let until = Instant::now() + limit;
     loop {
-        if let copies::State::Answered(envelope) = copies.state() {
+        if let copies::State::Answered(envelope, _) = copies.state() {
             return Paused::Answered(envelope);
         }
         let now = Instant::now();

@@ -201,7 +201,7 @@ fn entry(n: usize, size: usize) -> Entry {
         questions: Vec::new(),
         ending: "declined".to_owned(),
         reply: "x".repeat(size),
-        approval: None,
+        ..Entry::default()
     }
 }
 
@@ -531,4 +531,92 @@ fn the_go_key_takes_the_client_to_the_asking_session_and_drops_the_copy_here() {
         "{fx:?}"
     );
     assert!(replies(&fx).is_empty(), "{fx:?}");
+}
+
+/// The `Effect::Record` lines of `fx`, as the record's text.
+fn record_lines(fx: &[Effect]) -> String {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Record(line) => Some(format!("{line}\n")),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_copy_answered_in_two_sessions_at_once_is_one_answer_and_one_answered_elsewhere() {
+    // Session `api` has nobody attached: its question shows in `acc1` and `acc2`, and the
+    // person (or two people) answer both at once, A in `acc1`, B in `acc2`.
+    let mut text = String::new();
+    let mut sessions = Vec::new();
+    for (session, keys) in [
+        ("acc1", vec![Key::Enter]),
+        ("acc2", vec![Key::Down, Key::Enter]),
+    ] {
+        let mut b = alone();
+        b.set_session(session);
+        asked_from_api(&mut b, "p1");
+        settle(&mut b);
+        let mut fx = Vec::new();
+        for key in keys {
+            fx = b.input(Input::Key(key));
+        }
+        assert_eq!(replies(&fx).len(), 1, "{session}: {fx:?}");
+        text.push_str(&record_lines(&fx));
+        sessions.push(b);
+    }
+    assert_eq!(
+        history::read(&text)
+            .iter()
+            .filter(|e| e.ending == "answered")
+            .count(),
+        2,
+        "each popup recorded its own answer"
+    );
+    // The caller took `acc1`'s: the command takes the question back in `acc2`, saying it was
+    // answered elsewhere.
+    let cancel = [
+        ("pane_id", ""),
+        ("agent", "claude in api"),
+        ("id", "r"),
+        ("from_session", "api"),
+        ("answered_elsewhere", "1"),
+    ];
+    let fx = sessions[1].pipe(named("c", "cancel", Some(""), &cancel));
+    let corrections = records(&fx);
+    assert_eq!(corrections.len(), 1, "{fx:?}");
+    assert_eq!(corrections[0].ending, history::ANSWERED_ELSEWHERE);
+    assert_eq!(corrections[0].session.as_deref(), Some("api"));
+    assert_eq!(corrections[0].answered_in.as_deref(), Some("acc2"));
+    text.push_str(&record_lines(&fx));
+    let entries = history::read(&text);
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    let answered: Vec<&Entry> = entries.iter().filter(|e| e.ending == "answered").collect();
+    assert_eq!(answered.len(), 1, "{entries:?}");
+    assert_eq!(answered[0].answered_in.as_deref(), Some("acc1"));
+    assert_eq!(answered[0].details()["answers"][0]["answer"], "A");
+    let other = entries
+        .iter()
+        .find(|e| e.ending == history::ANSWERED_ELSEWHERE)
+        .expect("the other copy marked");
+    assert_eq!(other.answered_in.as_deref(), Some("acc2"));
+    assert_eq!(other.questions.len(), 1, "its questions kept");
+    assert!(other.reply.is_empty() && other.approval.is_none());
+    // Asked again, `acc2` no longer hands out the answer its caller did not take.
+    let fx = asked_from_api(&mut sessions[1], "p2");
+    assert!(
+        replies(&fx)
+            .iter()
+            .all(|(_, reply)| reply["details"]["answers"] == json!([])),
+        "{fx:?}"
+    );
+    // The same cancel again (a retry) writes nothing more; the session whose answer was taken
+    // is not sent one.
+    let fx = sessions[1].pipe(named("c2", "cancel", Some(""), &cancel));
+    assert!(
+        records(&fx)
+            .iter()
+            .all(|e| e.ending != history::ANSWERED_ELSEWHERE),
+        "{fx:?}"
+    );
 }

@@ -138,6 +138,7 @@ mod tests {
             ending: "answered".to_owned(),
             reply: picked(&q, 0),
             approval: Some(recorded(&q, &picked(&q, 0)).to_owned()),
+            ..Entry::default()
         };
         assert_eq!(
             entry.block("today")[0],

@@ -34,7 +34,7 @@ pub const MAX_REPLY_BYTES: usize = 256 * 1024;
 /// One questionnaire and how it ended. Read back by hand from a `serde_json::Value` (see
 /// `from_line`), as the instances' messages are: serde's derive of the reading would cost the
 /// plugin tens of kilobytes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Entry {
     /// When it reached the popup and when it ended, in milliseconds since the Unix epoch.
@@ -59,7 +59,15 @@ pub struct Entry {
     /// `allow_always`, `deny`, or `agent` (left to the agent's own prompt).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approval: Option<String>,
+    /// The session whose popup ended it, when that is not `session` (a question shown in
+    /// several sessions, `ask-popup`'s copies): which of its copies this entry is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answered_in: Option<String>,
 }
+
+/// The ending of an entry that corrects an earlier one of the same copy: answered there, but
+/// another session's answer was the reply its caller took (see `read`).
+pub const ANSWERED_ELSEWHERE: &str = "answered_elsewhere";
 
 /// A question as recorded.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -199,7 +207,17 @@ impl Entry {
             ending: text("ending")?,
             reply: text("reply")?,
             approval: text("approval"),
+            answered_in: text("answeredIn"),
         })
+    }
+
+    /// Whether `later` speaks of the same copy of the same request as this entry.
+    fn same_copy(&self, later: &Entry) -> bool {
+        self.request_id.is_some()
+            && self.request_id == later.request_id
+            && self.session == later.session
+            && self.agent == later.agent
+            && self.answered_in == later.answered_in
     }
 
     /// The envelope's details (a JSON object; null when the reply is not an envelope).
@@ -370,6 +388,25 @@ fn cut_back(path: &Path) -> io::Result<()> {
 }
 
 /// The entries of a record's text, oldest first; lines that are not entries are skipped.
+///
+/// A question shown in several sessions may be answered in two of them at once: each popup
+/// writes its answer, but its caller took one. The other session's popup then adds an
+/// `ANSWERED_ELSEWHERE` entry of its copy, which takes the place of that copy's answer here:
+/// the record holds the answer the caller got, once, and says the other was answered
+/// elsewhere (its questions kept, its reply and decision dropped).
 pub fn read(text: &str) -> Vec<Entry> {
-    text.lines().filter_map(Entry::from_line).collect()
+    let mut entries: Vec<Entry> = Vec::new();
+    for entry in text.lines().filter_map(Entry::from_line) {
+        if entry.ending == ANSWERED_ELSEWHERE {
+            if let Some(earlier) = entries.iter_mut().rev().find(|e| e.same_copy(&entry)) {
+                earlier.ending = entry.ending;
+                earlier.ended_ms = entry.ended_ms;
+                earlier.reply = entry.reply;
+                earlier.approval = None;
+                continue;
+            }
+        }
+        entries.push(entry);
+    }
+    entries
 }

@@ -75,6 +75,14 @@ impl Arrivals {
             .map(|kept| kept.output.clone())
     }
 
+    /// Forgets the reply the request of `caller` with `id` ended with lately; whether there
+    /// was one. (Its caller took another session's answer: asked again, it is a new question.)
+    pub(super) fn forget_reply(&mut self, caller: &Asker, id: &str) -> bool {
+        self.replies
+            .remove(&(caller.clone(), id.to_owned()))
+            .is_some()
+    }
+
     /// Every payload still arriving, taken out: their pipes and pipe arguments.
     pub(super) fn take_partials(&mut self) -> Vec<(String, BTreeMap<String, String>)> {
         std::mem::take(&mut self.partials)

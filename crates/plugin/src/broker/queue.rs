@@ -164,6 +164,12 @@ impl Broker {
             self.end_by_host_recorded(i, ErrorCode::Aborted, record, effects);
             withdrawn += 1;
         }
+        if withdrawn == 0 && record == Record::Not && self.arrivals.forget_reply(&caller, id) {
+            // Answered here too, at the same time as in the session whose answer its caller
+            // took: the entry written here says so (`history::read` puts it in place of the
+            // answer recorded here).
+            self.record_answered_elsewhere(args, &caller, id, effects);
+        }
         if withdrawn == 0 {
             // The question may still be on its way: answer it `aborted` when it comes.
             self.arrivals.note_withdrawal(caller, id, self.now_ms);

@@ -40,6 +40,44 @@ impl Broker {
             ending: ending.to_owned(),
             reply: ask_popup_protocol::history::kept_reply(reply),
             approval: approval_of(Some(request.dialog.questionnaire()), reply),
+            // A copy of another session's question: answered in this one.
+            answered_in: request
+                .from_session
+                .as_ref()
+                .and_then(|_| self.session.clone()),
+        };
+        self.record(&entry, effects);
+    }
+
+    /// Records that `caller`'s request `id`, a copy of the question of session `from_session`
+    /// (an argument of the `cancel` pipe) that was answered here, was answered in another
+    /// session first: its caller took that answer (`history::ANSWERED_ELSEWHERE`). Written by
+    /// the leader alone, as the answer was.
+    pub(super) fn record_answered_elsewhere(
+        &self,
+        args: &BTreeMap<String, String>,
+        caller: &Asker,
+        id: &str,
+        effects: &mut Vec<Effect>,
+    ) {
+        if !self.leads() {
+            return;
+        }
+        let from_session = args.get("from_session").filter(|s| !s.is_empty()).cloned();
+        let agent = match caller {
+            Asker::Pane(pane) => self.caller_name(None, Some(*pane)),
+            Asker::Agent(agent) => self.caller_name(agent.as_deref(), None),
+        };
+        let now = self.epoch_ms.saturating_add(self.now_ms);
+        let entry = Entry {
+            asked_ms: now,
+            ended_ms: now,
+            answered_in: from_session.as_ref().and_then(|_| self.session.clone()),
+            session: from_session.or_else(|| self.session.clone()),
+            agent,
+            request_id: Some(id.to_owned()),
+            ending: ask_popup_protocol::history::ANSWERED_ELSEWHERE.to_owned(),
+            ..Entry::default()
         };
         self.record(&entry, effects);
     }
@@ -71,6 +109,7 @@ impl Broker {
             ending: ending.to_owned(),
             reply: ask_popup_protocol::history::kept_reply(reply),
             approval: approval_of(questionnaire, reply),
+            answered_in: None,
         };
         self.record(&entry, effects);
     }
