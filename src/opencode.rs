@@ -3,9 +3,10 @@
 //! byte) and taken out again, the plugin that answers opencode's own `question` tool in the
 //! popup, and the data that plugin reads from this library.
 
+use crate::json_document::input;
 use crate::setup::SetupError;
 use ask_popup_protocol::error_code::{ErrorCode, Fallback};
-use jsonc_parser::cst::{CstInputValue, CstRootNode};
+use jsonc_parser::cst::CstRootNode;
 use jsonc_parser::ParseOptions;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -109,21 +110,6 @@ pub fn skeleton() -> String {
 
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
-}
-
-fn input(value: &Value) -> CstInputValue {
-    match value {
-        Value::Null => CstInputValue::Null,
-        Value::Bool(b) => CstInputValue::Bool(*b),
-        Value::Number(n) => CstInputValue::Number(n.to_string()),
-        Value::String(s) => CstInputValue::String(s.clone()),
-        Value::Array(items) => CstInputValue::Array(items.iter().map(input).collect()),
-        Value::Object(map) => CstInputValue::Object(
-            map.iter()
-                .map(|(key, value)| (key.clone(), input(value)))
-                .collect(),
-        ),
-    }
 }
 
 fn parse(text: &str) -> Result<CstRootNode, SetupError> {

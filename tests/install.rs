@@ -1081,3 +1081,123 @@ fn setup_opencode_leaves_a_config_it_cannot_read_alone() {
         assert!(!dir.join("opencode.json.bak").exists());
     }
 }
+
+/// Claude Code's settings as a user keeps them: hooks of their own whose commands only end in
+/// the subcommands setup's hooks run (a wrapper, a logger), numbers serde_json would write anew
+/// (`1e2`, an integer longer than 64 bits) and spacing of their own.
+const USER_CLAUDE: &str = "{\n  \"model\" :\"opus\",\n  \"n\": 1e2,   \"big\": 123456789012345678901234567890,\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"AskUserQuestion\", \"hooks\": [{\"type\": \"command\", \"command\": \"/home/me/bin/audit-wrapper claude-hook\"}]}\n    ],\n    \"PermissionRequest\": [\n      {\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", \"command\": \"my-tool --log x claude-approval\", \"timeout\": 1e2}]}\n    ]\n  }\n}\n";
+
+/// Runs `ask-popup ARGS` in `home` and asserts it succeeded; its stdout.
+fn succeeds(home: &Home, args: &[&str]) -> String {
+    let out = home.run(args);
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `written` holds each of `kept` as written, and `hooks.<event>` has the user's entry first
+/// and setup's, running `subcommand`, after it.
+fn theirs_then_ours(written: &str, kept: &[&str], hooks: &[(&str, &str)]) {
+    for text in kept {
+        assert!(written.contains(text), "{text:?} in {written}");
+    }
+    let value: Value = serde_json::from_str(written).unwrap();
+    for (event, subcommand) in hooks {
+        let entries = value["hooks"][event].as_array().expect("a list");
+        assert_eq!(entries.len(), 2, "{written}");
+        assert_eq!(
+            entries[1]["hooks"][0]["command"],
+            format!("{} {subcommand}", env!("CARGO_BIN_EXE_ask-popup")),
+            "{written}"
+        );
+    }
+}
+
+#[test]
+fn setup_claude_keeps_a_users_own_hooks_and_their_text_and_remove_gives_the_file_back() {
+    let home = Home::new("setup-claude-theirs");
+    let dir = home.home().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.json");
+    let backup = dir.join("settings.json.bak");
+    std::fs::write(&settings, USER_CLAUDE).unwrap();
+
+    succeeds(&home, &["setup", "claude", "--approvals", "--write"]);
+    let written = std::fs::read_to_string(&settings).unwrap();
+    theirs_then_ours(
+        &written,
+        &[
+            "\"model\" :\"opus\",\n  \"n\": 1e2,   \"big\": 123456789012345678901234567890,\n",
+            "{\"type\": \"command\", \"command\": \"/home/me/bin/audit-wrapper claude-hook\"}",
+            "{\"type\": \"command\", \"command\": \"my-tool --log x claude-approval\", \"timeout\": 1e2}",
+        ],
+        &[
+            ("PreToolUse", "claude-hook"),
+            ("PermissionRequest", "claude-approval"),
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), USER_CLAUDE);
+    let said = succeeds(&home, &["setup", "claude", "--approvals", "--write"]);
+    assert!(said.contains("nothing to change"), "{said}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), written);
+
+    // --remove: the file as it was, byte for byte; the backup is the file before this run.
+    succeeds(&home, &["setup", "claude", "--remove", "--write"]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), USER_CLAUDE);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), written);
+
+    // Nothing of setup's left: the user's hooks stay, and so does the backup.
+    let said = succeeds(&home, &["setup", "claude", "--remove", "--write"]);
+    assert!(said.contains("nothing to change"), "{said}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), USER_CLAUDE);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), written);
+
+    // claude-mcp's setting goes in and out the same way.
+    succeeds(&home, &["setup", "claude-mcp", "--write"]);
+    let with_env = std::fs::read_to_string(&settings).unwrap();
+    assert!(
+        with_env.starts_with(
+            "{\n  \"model\" :\"opus\",\n  \"n\": 1e2,   \"big\": 123456789012345678901234567890,\n"
+        ),
+        "{with_env}"
+    );
+    succeeds(&home, &["setup", "claude-mcp", "--remove", "--write"]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), USER_CLAUDE);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), with_env);
+}
+
+/// Codex's hooks.json as a user keeps it: their own hooks whose commands only end in the
+/// subcommands of setup's, on one line, and a number of theirs.
+const USER_CODEX_HOOKS: &str = "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"request_user_input\",\"hooks\":[{\"type\":\"command\",\"command\":\"/home/me/bin/audit-wrapper codex-hook\",\"timeout\":1e2}]}],\"PermissionRequest\":[{\"matcher\":\"*\",\"hooks\":[{\"type\":\"command\",\"command\":\"my-tool --log x codex-approval\"}]}]},  \"n\":  123456789012345678901234567890}";
+
+#[test]
+fn setup_codex_keeps_a_users_own_hooks_and_their_text_and_remove_gives_the_file_back() {
+    let home = Home::new("setup-codex-theirs");
+    let dir = home.home().join(".codex");
+    std::fs::create_dir_all(&dir).unwrap();
+    let hooks = dir.join("hooks.json");
+    let backup = dir.join("hooks.json.bak");
+    std::fs::write(&hooks, USER_CODEX_HOOKS).unwrap();
+
+    succeeds(&home, &["setup", "codex", "--approvals", "--write"]);
+    let written = std::fs::read_to_string(&hooks).unwrap();
+    theirs_then_ours(
+        &written,
+        &[
+            "{\"type\":\"command\",\"command\":\"/home/me/bin/audit-wrapper codex-hook\",\"timeout\":1e2}",
+            "{\"type\":\"command\",\"command\":\"my-tool --log x codex-approval\"}",
+            "},  \"n\":  123456789012345678901234567890}",
+        ],
+        &[
+            ("PreToolUse", "codex-hook"),
+            ("PermissionRequest", "codex-approval"),
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), USER_CODEX_HOOKS);
+
+    succeeds(&home, &["setup", "codex", "--remove", "--write"]);
+    assert_eq!(std::fs::read_to_string(&hooks).unwrap(), USER_CODEX_HOOKS);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), written);
+    let said = succeeds(&home, &["setup", "codex", "--remove", "--write"]);
+    assert!(said.contains("nothing to change"), "{said}");
+    assert_eq!(std::fs::read_to_string(&hooks).unwrap(), USER_CODEX_HOOKS);
+}
