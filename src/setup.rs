@@ -22,6 +22,10 @@ pub enum SetupError {
     #[error("it is not valid JSON with comments ({0}); fix or move it, then run this again")]
     NotJsonc(String),
     #[error(
+        "`{0}` in it is not one setup wrote (it does not run an `ask-popup` executable with `mcp`): left it alone; rename or take it out, then run this again"
+    )]
+    NotOurs(&'static str),
+    #[error(
         "the entry cannot go into it so that `--remove` gives the file back byte for byte (an empty `mcp` or root object would go with it); add it by hand:\n{0}"
     )]
     NotReversible(String),
@@ -441,7 +445,8 @@ fn basic_string(text: &str) -> toml_edit::Value {
 
 /// `existing` (the text of Codex's config.toml, empty when there is none) with the
 /// `[mcp_servers.ask-popup]` table as `codex_snippet` writes it, everything else kept as it was.
-/// None when the table is there as it should be. A table of the same name is replaced.
+/// None when the table is there as it should be. A table setup wrote for another path is
+/// replaced; one of the user's own is left alone (`SetupError::NotOurs`).
 pub fn merge_codex(existing: &str, exe: &str) -> Result<Option<String>, SetupError> {
     let mut doc: toml_edit::DocumentMut = existing
         .parse()
@@ -456,11 +461,13 @@ pub fn merge_codex(existing: &str, exe: &str) -> Result<Option<String>, SetupErr
         })
         .as_table_mut()
         .ok_or(SetupError::Unexpected("mcp_servers"))?;
-    if servers
-        .get("ask-popup")
-        .is_some_and(|t| t.to_string() == table.to_string())
-    {
-        return Ok(None);
+    if let Some(there) = servers.get("ask-popup") {
+        if there.to_string() == table.to_string() {
+            return Ok(None);
+        }
+        if !is_setups_codex_table(there) {
+            return Err(SetupError::NotOurs("mcp_servers.ask-popup"));
+        }
     }
     servers.insert("ask-popup", table);
     let mut text = doc.to_string();
@@ -470,7 +477,23 @@ pub fn merge_codex(existing: &str, exe: &str) -> Result<Option<String>, SetupErr
     Ok(Some(text))
 }
 
-/// `existing` without the `[mcp_servers.ask-popup]` table; None when it has none.
+/// Whether an `[mcp_servers.ask-popup]` table is one setup wrote (of this version or another):
+/// it runs an `ask-popup` executable with `mcp` and nothing else. Another (a wrapper of the
+/// user's, a server of theirs that has the name) is the user's.
+fn is_setups_codex_table(item: &toml_edit::Item) -> bool {
+    let Some(table) = item.as_table_like() else {
+        return false;
+    };
+    let command = table.get("command").and_then(toml_edit::Item::as_str);
+    let args: Option<Vec<&str>> = table
+        .get("args")
+        .and_then(toml_edit::Item::as_array)
+        .and_then(|args| args.iter().map(toml_edit::Value::as_str).collect());
+    command.is_some_and(is_program) && args.as_deref() == Some(&["mcp"][..])
+}
+
+/// `existing` without the `[mcp_servers.ask-popup]` table setup wrote (`is_setups_codex_table`);
+/// None when it has none.
 pub fn remove_codex(existing: &str) -> Result<Option<String>, SetupError> {
     let mut doc: toml_edit::DocumentMut = existing
         .parse()
@@ -478,9 +501,10 @@ pub fn remove_codex(existing: &str) -> Result<Option<String>, SetupError> {
     let Some(servers) = doc.get_mut("mcp_servers").and_then(|s| s.as_table_mut()) else {
         return Ok(None);
     };
-    if servers.remove("ask-popup").is_none() {
+    if !servers.get("ask-popup").is_some_and(is_setups_codex_table) {
         return Ok(None);
     }
+    servers.remove("ask-popup");
     if servers.is_empty() && servers.is_implicit() {
         doc.remove("mcp_servers");
     }
@@ -883,6 +907,25 @@ mod tests {
                 "{with_env}"
             );
         }
+    }
+
+    #[test]
+    fn a_codex_server_of_the_users_own_that_has_the_name_is_left_alone() {
+        let theirs = "[mcp_servers.ask-popup]\ncommand = \"/home/me/bin/audit-wrapper\"\nargs = [\"ask-popup\", \"mcp\"]\n";
+        assert_eq!(
+            merge_codex(theirs, "/bin/ask-popup"),
+            Err(SetupError::NotOurs("mcp_servers.ask-popup"))
+        );
+        assert_eq!(remove_codex(theirs), Ok(None));
+        // One setup wrote for another path is replaced, and goes.
+        let older =
+            "model = \"o4\"\n[mcp_servers.ask-popup]\ncommand = \"/old/ask-popup\"\nargs = [\"mcp\"]\n";
+        let merged = merge_codex(older, "/bin/ask-popup").unwrap().unwrap();
+        assert!(merged.contains("command = \"/bin/ask-popup\""), "{merged}");
+        assert_eq!(
+            remove_codex(older).unwrap().as_deref(),
+            Some("model = \"o4\"\n")
+        );
     }
 
     #[test]

@@ -377,7 +377,8 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
     assert!(home.run(&["setup", "codex", "--write"]).status.success());
     // An older plugin, and the server moved: each a ✗ that says so.
     let plugin = home.home().join(".config/opencode/plugin/ask-popup.js");
-    std::fs::write(&plugin, "// an older plugin\n").unwrap();
+    let header = ask_popup::opencode::PLUGIN[0].1.lines().next().unwrap();
+    std::fs::write(&plugin, format!("{header}\n// an older plugin\n")).unwrap();
     let config = home.home().join(".config/opencode/opencode.json");
     let text = std::fs::read_to_string(&config).unwrap();
     std::fs::write(
@@ -1200,4 +1201,59 @@ fn setup_codex_keeps_a_users_own_hooks_and_their_text_and_remove_gives_the_file_
     let said = succeeds(&home, &["setup", "codex", "--remove", "--write"]);
     assert!(said.contains("nothing to change"), "{said}");
     assert_eq!(std::fs::read_to_string(&hooks).unwrap(), USER_CODEX_HOOKS);
+}
+
+#[test]
+fn setup_leaves_an_ask_popup_server_of_the_users_own_alone() {
+    let home = Home::new("setup-servers-theirs");
+    // Codex: a table of that name running a wrapper of theirs.
+    let codex = home.home().join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let config = codex.join("config.toml");
+    let theirs = "[mcp_servers.ask-popup]\ncommand = \"/home/me/bin/audit-wrapper\"\nargs = [\"ask-popup\", \"mcp\"]\n";
+    std::fs::write(&config, theirs).unwrap();
+    let out = home.run(&["setup", "codex", "--write"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not one setup wrote"),
+        "{out:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
+    succeeds(&home, &["setup", "codex", "--remove", "--write"]);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
+
+    // opencode: a server of that name, and plugin files of theirs under setup's names.
+    let dir = home.home().join(".config/opencode");
+    let plugin = dir.join("plugin");
+    std::fs::create_dir_all(&plugin).unwrap();
+    let config = dir.join("opencode.json");
+    let theirs = "{\n  \"mcp\": {\n    \"ask-popup\": {\"type\": \"local\", \"command\": [\"/home/me/bin/audit-wrapper\", \"ask-popup\", \"mcp\"]}\n  }\n}\n";
+    std::fs::write(&config, theirs).unwrap();
+    let approvals = plugin.join("ask-popup-approvals.js");
+    let own_plugin = "// my own approvals\nexport default {};\n";
+    std::fs::write(&approvals, own_plugin).unwrap();
+    let out = home.run(&["setup", "opencode", "--approvals", "--write"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("not one setup wrote"), "{said}");
+    assert!(said.contains("not ask-popup's plugin"), "{said}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
+    assert_eq!(std::fs::read_to_string(&approvals).unwrap(), own_plugin);
+    // The question tool's plugin, setup's own, went in; --remove takes it and nothing else.
+    assert!(plugin.join("ask-popup.js").is_file());
+    // The doctor says whose they are, and what to do.
+    home.install("opencode", "1.18.33");
+    let (_, report) = home.doctor();
+    assert!(
+        line(&report, "opencode").contains("not one setup wrote"),
+        "{report}"
+    );
+    assert!(
+        line(&report, "opencode's approvals").contains("not ask-popup's plugin"),
+        "{report}"
+    );
+    succeeds(&home, &["setup", "opencode", "--remove", "--write"]);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
+    assert_eq!(std::fs::read_to_string(&approvals).unwrap(), own_plugin);
+    assert_eq!(names(&plugin), ["ask-popup-approvals.js"]);
 }
