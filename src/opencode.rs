@@ -3,9 +3,10 @@
 //! byte) and taken out again, the plugin that answers opencode's own `question` tool in the
 //! popup, and the data that plugin reads from this library.
 
+use crate::json_document::input;
 use crate::setup::SetupError;
 use ask_popup_protocol::error_code::{ErrorCode, Fallback};
-use jsonc_parser::cst::{CstInputValue, CstRootNode};
+use jsonc_parser::cst::CstRootNode;
 use jsonc_parser::ParseOptions;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -41,6 +42,35 @@ pub const APPROVALS_PLUGIN: (&str, &str) = (
     "ask-popup-approvals.js",
     include_str!("../integrations/opencode/ask-popup-approvals.js"),
 );
+
+/// Whether `text`, found at `file` in opencode's plugin dir (one of `PLUGIN`'s or
+/// `APPROVALS_PLUGIN`'s paths), is a version of what setup writes there, which `--write` may
+/// replace and `--remove` deletes: a script whose first line is the first line of the one this
+/// command carries (every version's has been), or the generated data (its `about` says so). A
+/// file of the user's own that only has the name is theirs.
+pub fn is_plugin_file(file: &str, text: &str) -> bool {
+    let carried = PLUGIN
+        .iter()
+        .chain([&APPROVALS_PLUGIN])
+        .find(|(path, _)| *path == file);
+    let Some((_, carried)) = carried else {
+        return false;
+    };
+    if file.ends_with(".js") {
+        let first = |text: &str| text.lines().next().map(str::to_owned);
+        return first(text).is_some_and(|line| line.starts_with("// "))
+            && first(text) == first(carried);
+    }
+    serde_json::from_str::<Value>(text).is_ok_and(|data| {
+        data.get("agent") == Some(&json!(AGENT))
+            && data
+                .get("about")
+                .and_then(Value::as_str)
+                .is_some_and(|about| {
+                    about.starts_with("GENERATED from the Rust library (ask_popup::")
+                })
+    })
+}
 
 /// The plugin dir in opencode's config dir.
 pub const PLUGIN_DIR: &str = "plugin";
@@ -95,6 +125,24 @@ pub fn mcp_entry(exe: &str) -> Value {
     json!({ "type": "local", "command": [exe, "mcp"] })
 }
 
+/// Whether an `mcp."ask-popup"` entry is one setup wrote (of this version or another): a local
+/// server running an `ask-popup` executable with `mcp`, nothing else. Another (a wrapper of the
+/// user's, a server of theirs that has the name) is the user's.
+fn is_setups_entry(entry: &Value) -> bool {
+    entry.as_object().is_some_and(|entry| {
+        entry.get("type") == Some(&json!("local"))
+            && entry
+                .get("command")
+                .and_then(Value::as_array)
+                .is_some_and(|command| match command.as_slice() {
+                    [program, arg] => {
+                        program.as_str().is_some_and(crate::setup::is_program) && arg == "mcp"
+                    }
+                    _ => false,
+                })
+    })
+}
+
 /// The config that `setup opencode` prints, and writes where there is none.
 pub fn snippet(exe: &str) -> String {
     let config = json!({ "$schema": SCHEMA, "mcp": { SERVER: mcp_entry(exe) } });
@@ -111,21 +159,6 @@ fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
-fn input(value: &Value) -> CstInputValue {
-    match value {
-        Value::Null => CstInputValue::Null,
-        Value::Bool(b) => CstInputValue::Bool(*b),
-        Value::Number(n) => CstInputValue::Number(n.to_string()),
-        Value::String(s) => CstInputValue::String(s.clone()),
-        Value::Array(items) => CstInputValue::Array(items.iter().map(input).collect()),
-        Value::Object(map) => CstInputValue::Object(
-            map.iter()
-                .map(|(key, value)| (key.clone(), input(value)))
-                .collect(),
-        ),
-    }
-}
-
 fn parse(text: &str) -> Result<CstRootNode, SetupError> {
     let root = CstRootNode::parse(text, &parse_options())
         .map_err(|e| SetupError::NotJsonc(e.to_string()))?;
@@ -137,7 +170,8 @@ fn parse(text: &str) -> Result<CstRootNode, SetupError> {
 
 /// `existing` (the text of opencode's config, empty when there is none) with the `ask-popup`
 /// server in its `mcp` object, everything else kept as it was; None when the entry is there as
-/// it should be. An `ask-popup` entry of another command is replaced. A file that `remove` could
+/// it should be. An `ask-popup` entry setup wrote for another path is replaced; one of the
+/// user's own is left alone (`SetupError::NotOurs`). A file that `remove` could
 /// not give back byte for byte after the change is refused (with the entry to add by hand).
 pub fn merge(existing: &str, exe: &str) -> Result<Option<String>, SetupError> {
     if existing.trim().is_empty() {
@@ -151,8 +185,12 @@ pub fn merge(existing: &str, exe: &str) -> Result<Option<String>, SetupError> {
         Some(prop) => Some(prop.object_value().ok_or(SetupError::Unexpected("mcp"))?),
     };
     if let Some(ours) = mcp.as_ref().and_then(|mcp| mcp.get(SERVER)) {
-        if ours.value().and_then(|v| v.to_serde_value()) == Some(entry.clone()) {
+        let there = ours.value().and_then(|v| v.to_serde_value());
+        if there.as_ref() == Some(&entry) {
             return Ok(None);
+        }
+        if !there.as_ref().is_some_and(is_setups_entry) {
+            return Err(SetupError::NotOurs("mcp.ask-popup"));
         }
         ours.set_value(input(&entry));
         return Ok(Some(root.to_string()));
@@ -221,8 +259,8 @@ fn insert_on_one_line(existing: &str, into_mcp: bool, entry: &Value) -> Option<S
     Some(merged)
 }
 
-/// `existing` without the `ask-popup` server (and without `mcp` when nothing else is left in
-/// it); None when it has none.
+/// `existing` without the `ask-popup` server setup wrote (`is_setups_entry`), and without `mcp`
+/// when nothing else is left in it; None when it has none.
 pub fn remove(existing: &str) -> Result<Option<String>, SetupError> {
     if existing.trim().is_empty() {
         return Ok(None);
@@ -240,6 +278,14 @@ pub fn remove(existing: &str) -> Result<Option<String>, SetupError> {
     let Some(ours) = mcp.get(SERVER) else {
         return Ok(None);
     };
+    if !ours
+        .value()
+        .and_then(|v| v.to_serde_value())
+        .as_ref()
+        .is_some_and(is_setups_entry)
+    {
+        return Ok(None);
+    }
     ours.remove();
     if mcp.properties().is_empty() {
         mcp_prop.remove();
@@ -262,8 +308,10 @@ pub enum Entry {
     Missing,
     /// It runs `exe mcp`.
     Current,
-    /// It runs something else.
+    /// It is one setup wrote, running another path of `ask-popup`.
     Other,
+    /// It is not one setup wrote (the user's own, which setup leaves alone).
+    NotSetups,
 }
 
 /// What `config` (the text of opencode's config) says of the `ask-popup` server run by `exe`.
@@ -274,7 +322,8 @@ pub fn entry_in(config: &str, exe: &str) -> Entry {
     match value.get("mcp").and_then(|mcp| mcp.get(SERVER)) {
         None => Entry::Missing,
         Some(entry) if *entry == mcp_entry(exe) => Entry::Current,
-        Some(_) => Entry::Other,
+        Some(entry) if is_setups_entry(entry) => Entry::Other,
+        Some(_) => Entry::NotSetups,
     }
 }
 
@@ -405,6 +454,37 @@ mod tests {
         let merged = merge(config, EXE).unwrap().unwrap();
         assert_eq!(entry_in(&merged, EXE), Entry::Current);
         assert_eq!(remove(&merged).unwrap().as_deref(), Some("{}\n"));
+    }
+
+    #[test]
+    fn a_server_or_a_plugin_file_of_the_users_own_is_left_alone() {
+        for theirs in [
+            "{\n  \"mcp\": {\n    \"ask-popup\": {\"type\": \"local\", \"command\": [\"/home/me/bin/audit-wrapper\", \"ask-popup\", \"mcp\"]}\n  }\n}\n",
+            "{\"mcp\": {\"ask-popup\": {\"type\": \"remote\", \"url\": \"http://x/ask-popup\"}}}",
+            "{\"mcp\": {\"ask-popup\": {\"type\": \"local\", \"command\": [\"/x/ask-popup\", \"mcp\", \"--log\"]}}}",
+        ] {
+            assert_eq!(
+                merge(theirs, EXE),
+                Err(SetupError::NotOurs("mcp.ask-popup")),
+                "{theirs}"
+            );
+            assert_eq!(remove(theirs), Ok(None), "{theirs}");
+        }
+        for (file, text) in PLUGIN.iter().chain([&APPROVALS_PLUGIN]) {
+            assert!(is_plugin_file(file, text), "{file}");
+            assert!(
+                !is_plugin_file(file, "// my own\nexport default {};\n"),
+                "{file}"
+            );
+            assert!(!is_plugin_file(file, ""), "{file}");
+        }
+        assert!(!is_plugin_file("other.js", PLUGIN[0].1));
+        // An older version of the script, and of the generated data, are setup's.
+        let older = PLUGIN[0].1.replacen("import", "// older\nimport", 1);
+        assert!(is_plugin_file(PLUGIN[0].0, &older));
+        let data = "{\"about\": \"GENERATED from the Rust library (ask_popup::caller::opencode::shared); …\", \"agent\": \"opencode\"}";
+        assert!(is_plugin_file(PLUGIN[1].0, data));
+        assert!(!is_plugin_file(PLUGIN[1].0, "{\"agent\": \"opencode\"}"));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `ask-popup setup`: the configuration that wires an agent to the popup, printed for the user to
 //! paste or merged into the agent's settings file without touching anything else there.
 
-use serde_json::{json, Map, Value};
+use crate::json_document::{self, Member};
+use serde_json::{json, Value};
 
 /// How long Claude Code lets the hook wait for the user, in seconds. When it runs out, Claude
 /// Code stops the hook, which withdraws the question from the popup, and its own dialog asks.
@@ -20,6 +21,10 @@ pub enum SetupError {
     NotToml(String),
     #[error("it is not valid JSON with comments ({0}); fix or move it, then run this again")]
     NotJsonc(String),
+    #[error(
+        "`{0}` in it is not one setup wrote (it does not run an `ask-popup` executable with `mcp`): left it alone; rename or take it out, then run this again"
+    )]
+    NotOurs(&'static str),
     #[error(
         "the entry cannot go into it so that `--remove` gives the file back byte for byte (an empty `mcp` or root object would go with it); add it by hand:\n{0}"
     )]
@@ -82,58 +87,55 @@ impl Hook {
         format!("{}\n", pretty(&settings))
     }
 
-    /// `existing` (empty when there is no file yet) with the hook in: an entry of ours (a
-    /// command that runs the subcommand) is replaced, any other left as it is. Returns the new
-    /// text, or `None` when the hook is already there as it should be.
+    /// `existing` (empty when there is no file yet) with the hook in: an entry of ours (one
+    /// setup wrote, `is_ours`) that runs another command is replaced, any other entry left as
+    /// it is, and every byte of the file outside the entry kept. Returns the new text, or `None`
+    /// when the hook is already there as it should be.
     pub fn merge(self, existing: &str, command: &str) -> Result<Option<String>, SetupError> {
-        let mut settings = settings_or_new(existing)?;
+        if existing.trim().is_empty() {
+            return Ok(Some(self.snippet(command)));
+        }
+        let settings = json_document::value(existing)?;
         let root = settings
-            .as_object_mut()
+            .as_object()
             .ok_or(SetupError::Unexpected("the file"))?;
-        let hooks = root
-            .entry("hooks")
-            .or_insert_with(|| Value::Object(Map::new()))
-            .as_object_mut()
-            .ok_or(SetupError::Unexpected("hooks"))?;
-        let pre_tool_use = hooks
-            .entry(self.event)
-            .or_insert_with(|| Value::Array(Vec::new()))
-            .as_array_mut()
-            .ok_or(SetupError::Unexpected(self.path()))?;
+        let entries = match root.get("hooks") {
+            None => None,
+            Some(hooks) => match hooks
+                .as_object()
+                .ok_or(SetupError::Unexpected("hooks"))?
+                .get(self.event)
+            {
+                None => None,
+                Some(entries) => Some(
+                    entries
+                        .as_array()
+                        .ok_or(SetupError::Unexpected(self.path()))?,
+                ),
+            },
+        };
         let entry = self.entry(command);
-        if pre_tool_use.contains(&entry) {
+        if entries.is_some_and(|entries| entries.contains(&entry)) {
             return Ok(None);
         }
-        pre_tool_use.retain(|e| !self.is_ours(e));
-        pre_tool_use.push(entry);
-        Ok(Some(format!("{}\n", pretty(&settings))))
+        let without_ours = self.remove(existing)?;
+        let base = without_ours.as_deref().unwrap_or(existing);
+        json_document::put_in(
+            base,
+            &[("hooks", "hooks"), (self.event, self.path())],
+            &Member::Element(entry),
+            |text| self.remove(text),
+        )
+        .map(Some)
     }
 
-    /// `existing` without this hook; None when it has none.
+    /// `existing` without this hook (every entry of ours, `is_ours`), and without the event's
+    /// list or `hooks` when nothing else is left in them; every other byte as it was. None when
+    /// it has none.
     pub fn remove(self, existing: &str) -> Result<Option<String>, SetupError> {
-        let Some(mut settings) = settings_if_any(existing)? else {
-            return Ok(None);
-        };
-        let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
-            return Ok(None);
-        };
-        let Some(entries) = hooks.get_mut(self.event).and_then(Value::as_array_mut) else {
-            return Ok(None);
-        };
-        let before = entries.len();
-        entries.retain(|e| !self.is_ours(e));
-        if entries.len() == before {
-            return Ok(None);
-        }
-        if entries.is_empty() {
-            hooks.remove(self.event);
-        }
-        if hooks.is_empty() {
-            if let Some(root) = settings.as_object_mut() {
-                root.remove("hooks");
-            }
-        }
-        Ok(Some(format!("{}\n", pretty(&settings))))
+        json_document::take_out(existing, &["hooks", self.event], |_, entry| {
+            self.is_ours(entry)
+        })
     }
 
     /// Whether `settings` (the file's text) send the tool to this command's hook.
@@ -154,20 +156,50 @@ impl Hook {
         }
     }
 
-    /// Whether an entry of its event is one this command wrote (its only hook runs the
-    /// subcommand).
+    /// Whether an entry of its event is one setup wrote: its matcher, and its only hook's
+    /// command an `ask-popup` executable and the subcommand, as setup writes it
+    /// (`runs_subcommand`). A user's own hook that only ends in the subcommand (a wrapper, a
+    /// logger) is theirs.
     fn is_ours(self, entry: &Value) -> bool {
         let hooks = entry.get("hooks").and_then(Value::as_array);
-        let tail = format!(" {}", self.subcommand);
         entry.get("matcher").and_then(Value::as_str) == Some(self.matcher)
-            && hooks.is_some_and(|hooks| {
-                hooks.len() == 1
-                    && hooks[0]
-                        .get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(|c| c.trim_end().ends_with(&tail))
+            && hooks.is_some_and(|hooks| match hooks.as_slice() {
+                [hook] => hook
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(|command| runs_subcommand(command, self.subcommand)),
+                _ => false,
             })
     }
+}
+
+/// The file name of the command setup wires the agents to.
+pub const PROGRAM: &str = "ask-popup";
+
+/// Whether `path` names an `ask-popup` executable (its last part is `ask-popup`).
+pub fn is_program(path: &str) -> bool {
+    path.rsplit('/').next() == Some(PROGRAM)
+}
+
+/// Whether a hook's `command` is exactly what setup writes to run `subcommand`: the path of an
+/// `ask-popup` executable as one shell word (`shell_word`), a space and the subcommand, nothing
+/// more. Setup wrote it; any other command line (a wrapper that passes the subcommand on, an
+/// `ask-popup` with more arguments, a path quoted otherwise) is the user's.
+pub fn runs_subcommand(command: &str, subcommand: &str) -> bool {
+    let Some(program) = command
+        .strip_suffix(subcommand)
+        .and_then(|rest| rest.strip_suffix(' '))
+    else {
+        return false;
+    };
+    let path = match program
+        .strip_prefix('\'')
+        .and_then(|quoted| quoted.strip_suffix('\''))
+    {
+        Some(quoted) => quoted.replace("'\\''", "'"),
+        None => program.to_owned(),
+    };
+    shell_word(&path) == program && is_program(&path)
 }
 
 /// The `hooks.PreToolUse` entry that sends Claude Code's `AskUserQuestion` to the popup.
@@ -413,7 +445,8 @@ fn basic_string(text: &str) -> toml_edit::Value {
 
 /// `existing` (the text of Codex's config.toml, empty when there is none) with the
 /// `[mcp_servers.ask-popup]` table as `codex_snippet` writes it, everything else kept as it was.
-/// None when the table is there as it should be. A table of the same name is replaced.
+/// None when the table is there as it should be. A table setup wrote for another path is
+/// replaced; one of the user's own is left alone (`SetupError::NotOurs`).
 pub fn merge_codex(existing: &str, exe: &str) -> Result<Option<String>, SetupError> {
     let mut doc: toml_edit::DocumentMut = existing
         .parse()
@@ -428,11 +461,13 @@ pub fn merge_codex(existing: &str, exe: &str) -> Result<Option<String>, SetupErr
         })
         .as_table_mut()
         .ok_or(SetupError::Unexpected("mcp_servers"))?;
-    if servers
-        .get("ask-popup")
-        .is_some_and(|t| t.to_string() == table.to_string())
-    {
-        return Ok(None);
+    if let Some(there) = servers.get("ask-popup") {
+        if there.to_string() == table.to_string() {
+            return Ok(None);
+        }
+        if !is_setups_codex_table(there) {
+            return Err(SetupError::NotOurs("mcp_servers.ask-popup"));
+        }
     }
     servers.insert("ask-popup", table);
     let mut text = doc.to_string();
@@ -442,7 +477,23 @@ pub fn merge_codex(existing: &str, exe: &str) -> Result<Option<String>, SetupErr
     Ok(Some(text))
 }
 
-/// `existing` without the `[mcp_servers.ask-popup]` table; None when it has none.
+/// Whether an `[mcp_servers.ask-popup]` table is one setup wrote (of this version or another):
+/// it runs an `ask-popup` executable with `mcp` and nothing else. Another (a wrapper of the
+/// user's, a server of theirs that has the name) is the user's.
+fn is_setups_codex_table(item: &toml_edit::Item) -> bool {
+    let Some(table) = item.as_table_like() else {
+        return false;
+    };
+    let command = table.get("command").and_then(toml_edit::Item::as_str);
+    let args: Option<Vec<&str>> = table
+        .get("args")
+        .and_then(toml_edit::Item::as_array)
+        .and_then(|args| args.iter().map(toml_edit::Value::as_str).collect());
+    command.is_some_and(is_program) && args.as_deref() == Some(&["mcp"][..])
+}
+
+/// `existing` without the `[mcp_servers.ask-popup]` table setup wrote (`is_setups_codex_table`);
+/// None when it has none.
 pub fn remove_codex(existing: &str) -> Result<Option<String>, SetupError> {
     let mut doc: toml_edit::DocumentMut = existing
         .parse()
@@ -450,9 +501,10 @@ pub fn remove_codex(existing: &str) -> Result<Option<String>, SetupError> {
     let Some(servers) = doc.get_mut("mcp_servers").and_then(|s| s.as_table_mut()) else {
         return Ok(None);
     };
-    if servers.remove("ask-popup").is_none() {
+    if !servers.get("ask-popup").is_some_and(is_setups_codex_table) {
         return Ok(None);
     }
+    servers.remove("ask-popup");
     if servers.is_empty() && servers.is_implicit() {
         doc.remove("mcp_servers");
     }
@@ -466,45 +518,41 @@ pub fn remove_codex(existing: &str) -> Result<Option<String>, SetupError> {
 /// milliseconds, 0 for none). A person may take longer than 2 minutes to answer.
 pub const CLAUDE_MCP_ENV: (&str, &str) = ("CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS", "0");
 
-/// Claude Code's `existing` settings with `CLAUDE_MCP_ENV` in their `env`; None when it is
-/// there already.
+/// Claude Code's `existing` settings with `CLAUDE_MCP_ENV` in their `env`, every other byte of
+/// the file kept; None when it is there already.
 pub fn merge_claude_mcp_env(existing: &str) -> Result<Option<String>, SetupError> {
-    let mut settings = settings_or_new(existing)?;
-    let env = settings
-        .as_object_mut()
-        .ok_or(SetupError::Unexpected("the file"))?
-        .entry("env")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or(SetupError::Unexpected("env"))?;
     let (name, value) = CLAUDE_MCP_ENV;
-    if env.get(name).and_then(Value::as_str) == Some(value) {
-        return Ok(None);
+    if existing.trim().is_empty() {
+        let settings = json!({ "env": { name: value } });
+        return Ok(Some(format!("{}\n", pretty(&settings))));
     }
-    env.insert(name.to_owned(), Value::from(value));
-    Ok(Some(format!("{}\n", pretty(&settings))))
+    let settings = json_document::value(existing)?;
+    let root = settings
+        .as_object()
+        .ok_or(SetupError::Unexpected("the file"))?;
+    if let Some(env) = root.get("env") {
+        let env = env.as_object().ok_or(SetupError::Unexpected("env"))?;
+        if env.get(name).and_then(Value::as_str) == Some(value) {
+            return Ok(None);
+        }
+    }
+    json_document::put_in(
+        existing,
+        &[("env", "env")],
+        &Member::Property(name, Value::from(value)),
+        remove_claude_mcp_env,
+    )
+    .map(Some)
 }
 
 /// Claude Code's `existing` settings without `CLAUDE_MCP_ENV` (as setup wrote it: another
-/// value is the user's, and stays); None when it is not there.
+/// value is the user's, and stays), and without `env` when nothing else is left in it; None
+/// when it is not there.
 pub fn remove_claude_mcp_env(existing: &str) -> Result<Option<String>, SetupError> {
-    let Some(mut settings) = settings_if_any(existing)? else {
-        return Ok(None);
-    };
     let (name, value) = CLAUDE_MCP_ENV;
-    let Some(env) = settings.get_mut("env").and_then(Value::as_object_mut) else {
-        return Ok(None);
-    };
-    if env.get(name).and_then(Value::as_str) != Some(value) {
-        return Ok(None);
-    }
-    env.remove(name);
-    if env.is_empty() {
-        if let Some(root) = settings.as_object_mut() {
-            root.remove("env");
-        }
-    }
-    Ok(Some(format!("{}\n", pretty(&settings))))
+    json_document::take_out(existing, &["env"], |key, v| {
+        key == Some(name) && v.as_str() == Some(value)
+    })
 }
 
 /// The command line that adds the MCP server to Claude Code for every project of the user.
@@ -513,21 +561,6 @@ pub fn claude_mcp_line(exe: &str) -> String {
         "claude mcp add --scope user ask-popup -- {} mcp\n",
         shell_word(exe)
     )
-}
-
-/// Claude Code's settings, read from `existing` (empty: none yet, an empty object).
-fn settings_or_new(existing: &str) -> Result<Value, SetupError> {
-    Ok(settings_if_any(existing)?.unwrap_or_else(|| Value::Object(Map::new())))
-}
-
-/// Claude Code's settings, read from `existing`; None when it is empty.
-fn settings_if_any(existing: &str) -> Result<Option<Value>, SetupError> {
-    if existing.trim().is_empty() {
-        return Ok(None);
-    }
-    serde_json::from_str(existing)
-        .map(Some)
-        .map_err(|e| SetupError::NotJson(e.to_string()))
 }
 
 fn pretty(value: &Value) -> String {
@@ -737,6 +770,162 @@ mod tests {
         assert_eq!(merge_codex(&merged, "/bin/ask-popup").unwrap(), None);
         assert_eq!(remove_codex(&merged).unwrap().as_deref(), Some(original));
         assert_eq!(remove_codex(original).unwrap(), None);
+    }
+
+    #[test]
+    fn only_a_command_line_setup_writes_is_ours() {
+        for (command, ours) in [
+            ("/usr/local/bin/ask-popup claude-approval", true),
+            ("ask-popup claude-approval", true),
+            ("'/home/a b/ask-popup' claude-approval", true),
+            ("'/it'\\''s/ask-popup' claude-approval", true),
+            // A user's own: a wrapper, more arguments, another program, another layout.
+            ("/home/me/bin/audit-wrapper claude-approval", false),
+            ("my-tool --log x claude-approval", false),
+            (
+                "/home/me/bin/audit-wrapper /usr/bin/ask-popup claude-approval",
+                false,
+            ),
+            ("/usr/bin/ask-popup --verbose claude-approval", false),
+            ("/usr/bin/ask-popup claude-approval --log x", false),
+            ("/usr/bin/ask-popup claude-approval ", false),
+            ("/usr/bin/ask-popup  claude-approval", false),
+            ("/usr/bin/ask-popup claude-hook", false),
+            ("/usr/bin/not-ask-popup claude-approval", false),
+            ("/usr/bin/ask-popup/ claude-approval", false),
+            ("'/usr/bin/ask-popup' claude-approval", false),
+            ("\"/usr/bin/ask-popup\" claude-approval", false),
+            ("$(curl x)/ask-popup claude-approval", false),
+            ("x; /usr/bin/ask-popup claude-approval", false),
+            ("'a' 'b/ask-popup' claude-approval", false),
+            (" claude-approval", false),
+            ("claude-approval", false),
+        ] {
+            assert_eq!(
+                runs_subcommand(command, "claude-approval"),
+                ours,
+                "{command:?}"
+            );
+        }
+    }
+
+    /// A user's own hooks whose command only ends in a subcommand of ours, for each hook.
+    fn wrappers(hook: Hook) -> String {
+        format!(
+            r#"{{"hooks": {{"{event}": [
+    {{"matcher": "{matcher}", "hooks": [{{"type": "command", "command": "/home/me/bin/audit-wrapper {sub}"}}]}},
+    {{"matcher": "{matcher}", "hooks": [{{"type": "command", "command": "my-tool --log x {sub}", "timeout": 3600}}]}}
+  ]}}}}
+"#,
+            event = hook.event,
+            matcher = hook.matcher,
+            sub = hook.subcommand,
+        )
+    }
+
+    #[test]
+    fn a_users_own_hook_that_ends_in_our_subcommand_stays_through_merge_and_remove() {
+        for hook in [
+            CLAUDE_HOOK,
+            CLAUDE_APPROVAL_HOOK,
+            CODEX_HOOK,
+            CODEX_APPROVAL_HOOK,
+        ] {
+            let theirs = wrappers(hook);
+            assert!(!hook.is_in(&theirs), "{theirs}");
+            assert_eq!(hook.remove(&theirs), Ok(None), "{theirs}");
+            let command = format!("/usr/bin/ask-popup {}", hook.subcommand);
+            let merged = hook.merge(&theirs, &command).unwrap().expect("changed");
+            let value: Value = serde_json::from_str(&merged).unwrap();
+            let entries = value["hooks"][hook.event].as_array().unwrap();
+            assert_eq!(entries.len(), 3, "{merged}");
+            assert_eq!(entries[2], hook.entry(&command), "{merged}");
+            assert_eq!(
+                hook.remove(&merged).unwrap().as_deref(),
+                Some(theirs.as_str()),
+                "{merged}"
+            );
+        }
+    }
+
+    /// Settings as users write them, numbers serde_json would write anew and odd spacing
+    /// among them.
+    const ODD: [&str; 6] = [
+        "{\"n\":1e2,\"big\":123456789012345678901234567890,\"u\":12345678901234567890}",
+        "{\n  \"n\" :  1e2 ,\n\t\"big\":   123456789012345678901234567890,\n  \"f\": 1.50\n}\n",
+        "{ \"hooks\" : { \"Stop\" : [ ] } , \"x\" : -0.0e-0 }\n",
+        "{\r\n    \"hooks\": {\r\n        \"PreToolUse\": [\r\n            {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"audit 1e2\", \"timeout\": 1E3}]}\r\n        ]\r\n    }\r\n}\r\n",
+        "{\"hooks\":{\"PermissionRequest\":[{\"matcher\":\"*\",\"hooks\":[{\"type\":\"command\",\"command\":\"/x/wrap claude-approval\"}]}]},\"n\":1e2}",
+        "{}",
+    ];
+
+    #[test]
+    fn the_users_text_is_kept_byte_for_byte_through_merge_and_remove() {
+        for original in ODD {
+            for hook in [CLAUDE_HOOK, CLAUDE_APPROVAL_HOOK, CODEX_APPROVAL_HOOK] {
+                let command = format!("/usr/bin/ask-popup {}", hook.subcommand);
+                let merged = hook
+                    .merge(original, &command)
+                    .unwrap_or_else(|e| panic!("{original}: {e}"))
+                    .expect("changed");
+                assert!(hook.is_in(&merged), "{merged}");
+                assert_eq!(hook.merge(&merged, &command), Ok(None), "{merged}");
+                assert_eq!(
+                    hook.remove(&merged).unwrap().as_deref(),
+                    Some(original),
+                    "{merged}"
+                );
+                // What was written is still there as written.
+                for kept in [
+                    "1e2",
+                    "123456789012345678901234567890",
+                    "1.50",
+                    "-0.0e-0",
+                    "1E3",
+                ] {
+                    assert_eq!(
+                        original.matches(kept).count(),
+                        merged.matches(kept).count(),
+                        "{kept} in {merged}"
+                    );
+                }
+                // Moved: the entry of another path replaced, the rest as before.
+                let moved = hook
+                    .merge(&merged, &format!("/opt/ask-popup {}", hook.subcommand))
+                    .unwrap()
+                    .expect("changed");
+                assert_eq!(
+                    hook.remove(&moved).unwrap().as_deref(),
+                    Some(original),
+                    "{moved}"
+                );
+            }
+            let with_env = merge_claude_mcp_env(original).unwrap().expect("changed");
+            assert_eq!(
+                remove_claude_mcp_env(&with_env).unwrap().as_deref(),
+                Some(original),
+                "{with_env}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_codex_server_of_the_users_own_that_has_the_name_is_left_alone() {
+        let theirs = "[mcp_servers.ask-popup]\ncommand = \"/home/me/bin/audit-wrapper\"\nargs = [\"ask-popup\", \"mcp\"]\n";
+        assert_eq!(
+            merge_codex(theirs, "/bin/ask-popup"),
+            Err(SetupError::NotOurs("mcp_servers.ask-popup"))
+        );
+        assert_eq!(remove_codex(theirs), Ok(None));
+        // One setup wrote for another path is replaced, and goes.
+        let older =
+            "model = \"o4\"\n[mcp_servers.ask-popup]\ncommand = \"/old/ask-popup\"\nargs = [\"mcp\"]\n";
+        let merged = merge_codex(older, "/bin/ask-popup").unwrap().unwrap();
+        assert!(merged.contains("command = \"/bin/ask-popup\""), "{merged}");
+        assert_eq!(
+            remove_codex(older).unwrap().as_deref(),
+            Some("model = \"o4\"\n")
+        );
     }
 
     #[test]

@@ -377,7 +377,8 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
     assert!(home.run(&["setup", "codex", "--write"]).status.success());
     // An older plugin, and the server moved: each a ✗ that says so.
     let plugin = home.home().join(".config/opencode/plugin/ask-popup.js");
-    std::fs::write(&plugin, "// an older plugin\n").unwrap();
+    let header = ask_popup::opencode::PLUGIN[0].1.lines().next().unwrap();
+    std::fs::write(&plugin, format!("{header}\n// an older plugin\n")).unwrap();
     let config = home.home().join(".config/opencode/opencode.json");
     let text = std::fs::read_to_string(&config).unwrap();
     std::fs::write(
@@ -1080,4 +1081,179 @@ fn setup_opencode_leaves_a_config_it_cannot_read_alone() {
         assert_eq!(std::fs::read_to_string(&config).unwrap(), text);
         assert!(!dir.join("opencode.json.bak").exists());
     }
+}
+
+/// Claude Code's settings as a user keeps them: hooks of their own whose commands only end in
+/// the subcommands setup's hooks run (a wrapper, a logger), numbers serde_json would write anew
+/// (`1e2`, an integer longer than 64 bits) and spacing of their own.
+const USER_CLAUDE: &str = "{\n  \"model\" :\"opus\",\n  \"n\": 1e2,   \"big\": 123456789012345678901234567890,\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"AskUserQuestion\", \"hooks\": [{\"type\": \"command\", \"command\": \"/home/me/bin/audit-wrapper claude-hook\"}]}\n    ],\n    \"PermissionRequest\": [\n      {\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", \"command\": \"my-tool --log x claude-approval\", \"timeout\": 1e2}]}\n    ]\n  }\n}\n";
+
+/// Runs `ask-popup ARGS` in `home` and asserts it succeeded; its stdout.
+fn succeeds(home: &Home, args: &[&str]) -> String {
+    let out = home.run(args);
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `written` holds each of `kept` as written, and `hooks.<event>` has the user's entry first
+/// and setup's, running `subcommand`, after it.
+fn theirs_then_ours(written: &str, kept: &[&str], hooks: &[(&str, &str)]) {
+    for text in kept {
+        assert!(written.contains(text), "{text:?} in {written}");
+    }
+    let value: Value = serde_json::from_str(written).unwrap();
+    for (event, subcommand) in hooks {
+        let entries = value["hooks"][event].as_array().expect("a list");
+        assert_eq!(entries.len(), 2, "{written}");
+        assert_eq!(
+            entries[1]["hooks"][0]["command"],
+            format!("{} {subcommand}", env!("CARGO_BIN_EXE_ask-popup")),
+            "{written}"
+        );
+    }
+}
+
+#[test]
+fn setup_claude_keeps_a_users_own_hooks_and_their_text_and_remove_gives_the_file_back() {
+    let home = Home::new("setup-claude-theirs");
+    let dir = home.home().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.json");
+    let backup = dir.join("settings.json.bak");
+    std::fs::write(&settings, USER_CLAUDE).unwrap();
+
+    succeeds(&home, &["setup", "claude", "--approvals", "--write"]);
+    let written = std::fs::read_to_string(&settings).unwrap();
+    theirs_then_ours(
+        &written,
+        &[
+            "\"model\" :\"opus\",\n  \"n\": 1e2,   \"big\": 123456789012345678901234567890,\n",
+            "{\"type\": \"command\", \"command\": \"/home/me/bin/audit-wrapper claude-hook\"}",
+            "{\"type\": \"command\", \"command\": \"my-tool --log x claude-approval\", \"timeout\": 1e2}",
+        ],
+        &[
+            ("PreToolUse", "claude-hook"),
+            ("PermissionRequest", "claude-approval"),
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), USER_CLAUDE);
+    let said = succeeds(&home, &["setup", "claude", "--approvals", "--write"]);
+    assert!(said.contains("nothing to change"), "{said}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), written);
+
+    // --remove: the file as it was, byte for byte; the backup is the file before this run.
+    succeeds(&home, &["setup", "claude", "--remove", "--write"]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), USER_CLAUDE);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), written);
+
+    // Nothing of setup's left: the user's hooks stay, and so does the backup.
+    let said = succeeds(&home, &["setup", "claude", "--remove", "--write"]);
+    assert!(said.contains("nothing to change"), "{said}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), USER_CLAUDE);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), written);
+
+    // claude-mcp's setting goes in and out the same way.
+    succeeds(&home, &["setup", "claude-mcp", "--write"]);
+    let with_env = std::fs::read_to_string(&settings).unwrap();
+    assert!(
+        with_env.starts_with(
+            "{\n  \"model\" :\"opus\",\n  \"n\": 1e2,   \"big\": 123456789012345678901234567890,\n"
+        ),
+        "{with_env}"
+    );
+    succeeds(&home, &["setup", "claude-mcp", "--remove", "--write"]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), USER_CLAUDE);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), with_env);
+}
+
+/// Codex's hooks.json as a user keeps it: their own hooks whose commands only end in the
+/// subcommands of setup's, on one line, and a number of theirs.
+const USER_CODEX_HOOKS: &str = "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"request_user_input\",\"hooks\":[{\"type\":\"command\",\"command\":\"/home/me/bin/audit-wrapper codex-hook\",\"timeout\":1e2}]}],\"PermissionRequest\":[{\"matcher\":\"*\",\"hooks\":[{\"type\":\"command\",\"command\":\"my-tool --log x codex-approval\"}]}]},  \"n\":  123456789012345678901234567890}";
+
+#[test]
+fn setup_codex_keeps_a_users_own_hooks_and_their_text_and_remove_gives_the_file_back() {
+    let home = Home::new("setup-codex-theirs");
+    let dir = home.home().join(".codex");
+    std::fs::create_dir_all(&dir).unwrap();
+    let hooks = dir.join("hooks.json");
+    let backup = dir.join("hooks.json.bak");
+    std::fs::write(&hooks, USER_CODEX_HOOKS).unwrap();
+
+    succeeds(&home, &["setup", "codex", "--approvals", "--write"]);
+    let written = std::fs::read_to_string(&hooks).unwrap();
+    theirs_then_ours(
+        &written,
+        &[
+            "{\"type\":\"command\",\"command\":\"/home/me/bin/audit-wrapper codex-hook\",\"timeout\":1e2}",
+            "{\"type\":\"command\",\"command\":\"my-tool --log x codex-approval\"}",
+            "},  \"n\":  123456789012345678901234567890}",
+        ],
+        &[
+            ("PreToolUse", "codex-hook"),
+            ("PermissionRequest", "codex-approval"),
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), USER_CODEX_HOOKS);
+
+    succeeds(&home, &["setup", "codex", "--remove", "--write"]);
+    assert_eq!(std::fs::read_to_string(&hooks).unwrap(), USER_CODEX_HOOKS);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), written);
+    let said = succeeds(&home, &["setup", "codex", "--remove", "--write"]);
+    assert!(said.contains("nothing to change"), "{said}");
+    assert_eq!(std::fs::read_to_string(&hooks).unwrap(), USER_CODEX_HOOKS);
+}
+
+#[test]
+fn setup_leaves_an_ask_popup_server_of_the_users_own_alone() {
+    let home = Home::new("setup-servers-theirs");
+    // Codex: a table of that name running a wrapper of theirs.
+    let codex = home.home().join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let config = codex.join("config.toml");
+    let theirs = "[mcp_servers.ask-popup]\ncommand = \"/home/me/bin/audit-wrapper\"\nargs = [\"ask-popup\", \"mcp\"]\n";
+    std::fs::write(&config, theirs).unwrap();
+    let out = home.run(&["setup", "codex", "--write"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not one setup wrote"),
+        "{out:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
+    succeeds(&home, &["setup", "codex", "--remove", "--write"]);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
+
+    // opencode: a server of that name, and plugin files of theirs under setup's names.
+    let dir = home.home().join(".config/opencode");
+    let plugin = dir.join("plugin");
+    std::fs::create_dir_all(&plugin).unwrap();
+    let config = dir.join("opencode.json");
+    let theirs = "{\n  \"mcp\": {\n    \"ask-popup\": {\"type\": \"local\", \"command\": [\"/home/me/bin/audit-wrapper\", \"ask-popup\", \"mcp\"]}\n  }\n}\n";
+    std::fs::write(&config, theirs).unwrap();
+    let approvals = plugin.join("ask-popup-approvals.js");
+    let own_plugin = "// my own approvals\nexport default {};\n";
+    std::fs::write(&approvals, own_plugin).unwrap();
+    let out = home.run(&["setup", "opencode", "--approvals", "--write"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("not one setup wrote"), "{said}");
+    assert!(said.contains("not ask-popup's plugin"), "{said}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
+    assert_eq!(std::fs::read_to_string(&approvals).unwrap(), own_plugin);
+    // The question tool's plugin, setup's own, went in; --remove takes it and nothing else.
+    assert!(plugin.join("ask-popup.js").is_file());
+    // The doctor says whose they are, and what to do.
+    home.install("opencode", "1.18.33");
+    let (_, report) = home.doctor();
+    assert!(
+        line(&report, "opencode").contains("not one setup wrote"),
+        "{report}"
+    );
+    assert!(
+        line(&report, "opencode's approvals").contains("not ask-popup's plugin"),
+        "{report}"
+    );
+    succeeds(&home, &["setup", "opencode", "--remove", "--write"]);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
+    assert_eq!(std::fs::read_to_string(&approvals).unwrap(), own_plugin);
+    assert_eq!(names(&plugin), ["ask-popup-approvals.js"]);
 }

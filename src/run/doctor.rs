@@ -241,6 +241,12 @@ fn agent_checks() -> Vec<Check> {
     checks
 }
 
+/// Whether the file `file` in opencode's plugin dir `dir` is a version of setup's plugin.
+fn is_setups_file(dir: &Path, file: &str) -> bool {
+    std::fs::read(dir.join(file))
+        .is_ok_and(|text| opencode::is_plugin_file(file, &String::from_utf8_lossy(&text)))
+}
+
 /// opencode, when installed: the MCP server in its config, and the plugin in its plugin dir.
 fn opencode_checks() -> Vec<Check> {
     const FIX: &str = "ask-popup setup opencode --write";
@@ -260,6 +266,11 @@ fn opencode_checks() -> Vec<Check> {
             format!("the ask-popup server in {shown} runs another command"),
             FIX,
         ),
+        Entry::NotSetups => Check::fail(
+            "opencode",
+            format!("the ask-popup server in {shown} is not one setup wrote (one of your own?)"),
+            format!("rename it or take it out of {shown}, then {FIX}"),
+        ),
         Entry::Missing => Check::fail("opencode", format!("no ask-popup server in {shown}"), FIX),
     };
     let plugins = dir.join(opencode::PLUGIN_DIR);
@@ -268,6 +279,15 @@ fn opencode_checks() -> Vec<Check> {
         Check::pass(
             "opencode plugin",
             format!("{} is this command's plugin", main.display()),
+        )
+    } else if main.exists() && !is_setups_file(&plugins, opencode::PLUGIN[0].0) {
+        Check::fail(
+            "opencode plugin",
+            format!(
+                "{} is not ask-popup's plugin (a file of your own?)",
+                main.display()
+            ),
+            format!("move it, then {FIX}"),
         )
     } else if main.exists() {
         Check::fail(
@@ -290,6 +310,15 @@ fn opencode_checks() -> Vec<Check> {
                 "{} asks opencode's permission prompts in the popup",
                 approvals_file.display()
             ),
+        )
+    } else if approvals_file.exists() && !is_setups_file(&plugins, opencode::APPROVALS_PLUGIN.0) {
+        Check::fail(
+            "opencode's approvals",
+            format!(
+                "{} is not ask-popup's plugin (a file of your own?)",
+                approvals_file.display()
+            ),
+            "move it, then ask-popup setup opencode --approvals --write",
         )
     } else if approvals_file.exists() {
         Check::fail(

@@ -764,6 +764,9 @@ fn opencode_files(write: bool, remove: bool, approvals: bool) -> i32 {
 /// deleted, with `remove`).
 fn opencode_approvals(dir: &Path, write: bool, remove: bool) -> i32 {
     let path = dir.join(opencode::APPROVALS_PLUGIN.0);
+    if let Some(theirs) = not_setups(dir, &[opencode::APPROVALS_PLUGIN]).first() {
+        return leave_theirs(theirs, remove);
+    }
     if remove {
         if !path.exists() {
             return 0;
@@ -911,11 +914,18 @@ fn remove_opencode_entry(path: &Path, write: bool) -> i32 {
 /// The plugin's files in opencode's plugin dir `dir`: written, or deleted with `remove`.
 fn opencode_plugin(dir: &Path, write: bool, remove: bool) -> i32 {
     let main = dir.join(opencode::PLUGIN[0].0);
+    let theirs = not_setups(dir, &opencode::PLUGIN);
+    if !theirs.is_empty() && !remove {
+        return leave_theirs(&theirs[0], remove);
+    }
+    for path in &theirs {
+        leave_theirs(path, remove);
+    }
     if remove {
         let there: Vec<PathBuf> = opencode::PLUGIN
             .iter()
             .map(|(file, _)| dir.join(file))
-            .filter(|p| p.exists())
+            .filter(|p| p.exists() && !theirs.contains(p))
             .collect();
         if there.is_empty() {
             say!("{}: no ask-popup plugin to remove", dir.display());
@@ -971,6 +981,38 @@ fn opencode_plugin(dir: &Path, write: bool, remove: bool) -> i32 {
             say_err!("ask-popup setup opencode: {e}");
             1
         }
+    }
+}
+
+/// The files of `files` in opencode's plugin dir `dir` that are there and not what setup writes
+/// (`opencode::is_plugin_file`): the user's own, which setup neither replaces nor deletes.
+fn not_setups(dir: &Path, files: &[(&str, &str)]) -> Vec<PathBuf> {
+    files
+        .iter()
+        .filter_map(|(file, _)| {
+            let path = dir.join(file);
+            let text = std::fs::read(&path).ok()?;
+            let ours = opencode::is_plugin_file(file, &String::from_utf8_lossy(&text));
+            (!ours).then_some(path)
+        })
+        .collect()
+}
+
+/// Says that the file at `path`, not setup's, is left alone: with `remove`, as a note (there
+/// is nothing of ours to take out), else as an error (ours cannot go there).
+fn leave_theirs(path: &Path, remove: bool) -> i32 {
+    if remove {
+        say!(
+            "{}: not ask-popup's plugin (a file of your own?), left alone",
+            path.display()
+        );
+        0
+    } else {
+        say_err!(
+            "ask-popup setup opencode: {} is not ask-popup's plugin (a file of your own?): left alone; move it, then run this again",
+            path.display()
+        );
+        1
     }
 }
 
