@@ -33,6 +33,10 @@ pub struct Caller {
     /// Whether the id was the caller's own (echoed in the command's own envelopes too) rather
     /// than one the command made up.
     pub id_given: bool,
+    /// For an agent's permission prompt, the command that asks it (`claude-approval`,
+    /// `codex-approval`, `opencode-approval`): the only askers whose `"approval": true` the
+    /// command sends on, and what the record says marked the entry an approval.
+    pub approval_by: Option<String>,
 }
 
 impl Caller {
@@ -53,6 +57,10 @@ impl Caller {
         }
         args.push_str(",id=");
         args.push_str(&ask_popup_protocol::pipe_args::encode(&self.id));
+        if let Some(by) = self.approval_by.as_deref().map(arg_value) {
+            args.push_str(",approval_by=");
+            args.push_str(&by);
+        }
         args
     }
 
@@ -162,11 +170,19 @@ pub fn read_bounded(mut input: impl std::io::Read) -> Result<Vec<u8>, RequestErr
 /// trip through Zellij (and outside Zellij too), and returns it as the one line sent on the
 /// pipe's stdin. JSON allows no raw line breaks inside strings, so outside them they become
 /// spaces; a payload on stdin is not bound by the ~128 KiB limit on one argument.
-pub fn prepare(payload: &[u8]) -> Result<String, RequestError> {
+///
+/// `"approval": true` (an agent's permission prompt, with its stricter keys and its decision in
+/// the record) is sent on only for `caller`s that are one of the approval hooks
+/// (`Caller::approval_by`): `ask-popup ask`, the MCP server or a socket frame cannot dress a
+/// question up as one.
+pub fn prepare(payload: &[u8], caller: &Caller) -> Result<String, RequestError> {
     if payload.iter().all(u8::is_ascii_whitespace) {
         return Err(RequestError::empty());
     }
-    request::parse_bytes(payload)?;
+    let questionnaire = request::parse_bytes(payload)?;
+    if questionnaire.approval && caller.approval_by.is_none() {
+        return Err(RequestError::ApprovalNotFromHook);
+    }
     let text = String::from_utf8_lossy(payload);
     Ok(text.replace(['\r', '\n'], " "))
 }
@@ -237,6 +253,7 @@ mod tests {
             agent: agent.map(str::to_owned),
             id: id.to_owned(),
             id_given: true,
+            approval_by: None,
         }
     }
 
@@ -310,7 +327,7 @@ mod tests {
             ("not json", "is not valid JSON"),
         ];
         for (payload, says) in cases {
-            let error = prepare(payload.as_bytes()).expect_err(payload);
+            let error = prepare(payload.as_bytes(), &caller(None, None, "r")).expect_err(payload);
             assert!(error.to_string().contains(says), "{payload:?}: {error}");
             assert_eq!(error.code(), ErrorCode::InvalidPayload, "{payload:?}");
         }
@@ -330,9 +347,30 @@ mod tests {
     }
 
     #[test]
+    fn only_an_approval_hook_sends_an_approval_on_and_names_itself() {
+        let approval = r#"{"approval":true,"questions":[{"question":"Allow claude to use Bash: rm -rf /?","header":"Bash","options":["Allow once","Deny"]}]}"#;
+        // `ask-popup ask`, the MCP server, a socket frame: refused, as a fault of the request.
+        let asked = caller(Some("3"), Some("claude"), "r");
+        let error = prepare(approval.as_bytes(), &asked).expect_err("not from a hook");
+        assert_eq!(error, RequestError::ApprovalNotFromHook);
+        assert_eq!(error.code(), ErrorCode::InvalidPayload);
+        assert!(!asked.pipe_args().contains("approval_by"));
+        // The approval hooks: sent on, the pipe naming the command.
+        let hook = Caller {
+            approval_by: Some("claude-approval".to_owned()),
+            ..asked
+        };
+        assert!(prepare(approval.as_bytes(), &hook).is_ok());
+        assert_eq!(
+            hook.pipe_args(),
+            "pane_id=3,agent=claude,id=r,approval_by=claude-approval"
+        );
+    }
+
+    #[test]
     fn a_pretty_payload_is_sent_as_one_line() {
         let pretty = "{\r\n  \"questions\": [{\"question\": \"Which database?\", \"header\": \"DB\",\n \"options\": [\"Postgres\", \"SQLite\"]}]\n}\n";
-        let line = prepare(pretty.as_bytes()).expect("valid");
+        let line = prepare(pretty.as_bytes(), &caller(None, None, "r")).expect("valid");
         assert!(!line.contains('\n') && !line.contains('\r'));
         assert_eq!(
             serde_json::from_str::<serde_json::Value>(&line).unwrap(),
@@ -344,7 +382,8 @@ mod tests {
     fn an_invalid_payload_is_rejected_with_the_plugins_code_and_text() {
         let question = |i| serde_json::json!({"question": format!("Q{i}?"), "header": "H", "options": ["A", "B"]});
         let five = serde_json::json!({"questions": (0..5).map(question).collect::<Vec<_>>()});
-        let error = prepare(five.to_string().as_bytes()).expect_err("five questions");
+        let error = prepare(five.to_string().as_bytes(), &caller(None, None, "r"))
+            .expect_err("five questions");
         let envelope = caller(None, None, "r9").rejection(&error);
         assert_eq!(envelope, envelope::rejection(&error, Some("r9")));
         let read = Envelope::read(&envelope).expect("an envelope");

@@ -539,6 +539,7 @@ mod tests {
             agent: Some("claude".to_owned()),
             id: "r1".to_owned(),
             id_given: true,
+            approval_by: None,
         };
         let waiting = Waiting::new(
             DB,
@@ -572,6 +573,7 @@ mod tests {
             agent: Some("a,b".to_owned()),
             id: "r2".to_owned(),
             id_given: false,
+            approval_by: None,
         };
         let document =
             serde_json::to_value(Waiting::new(DB, &caller, Some(""), Duration::ZERO, None))
@@ -610,6 +612,7 @@ mod tests {
             agent: None,
             id: "r3".to_owned(),
             id_given: false,
+            approval_by: None,
         };
         let waiting = Waiting::new(&payload.to_string(), &caller, None, Duration::ZERO, None);
         let question = &waiting.questions[0];
@@ -656,6 +659,7 @@ mod tests {
             agent: Some("claude".to_owned()),
             id: "r1".to_owned(),
             id_given: true,
+            approval_by: None,
         };
         assert_eq!(
             terminal_sequence(DB, &caller),
@@ -675,6 +679,7 @@ mod tests {
             agent: Some("a;b\u{7}\u{1b}]0;x".to_owned()),
             id: "r1".to_owned(),
             id_given: false,
+            approval_by: None,
         };
         let evil = r#"{"questions":[{"question":"Run\u001b]52;c;AAAA\u0007 it?\u009c\nnow","header":"H;x","options":["A","B"]}]}"#;
         let sequence = terminal_sequence(evil, &caller);

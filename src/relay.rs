@@ -40,6 +40,9 @@ pub struct Frame {
     /// The caller's host name, shown with the agent's when no pane is named.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// For an agent's permission prompt, the approval hook that asks it (`Caller::approval_by`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_by: Option<String>,
     /// The questionnaire, one line of JSON.
     pub questionnaire: String,
 }
@@ -73,6 +76,7 @@ impl Frame {
             agent,
             id: self.id.clone(),
             id_given: self.id_given,
+            approval_by: self.approval_by.clone(),
         }
     }
 }

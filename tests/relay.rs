@@ -25,6 +25,7 @@ fn frame() -> Frame {
         pane_id: None,
         session: None,
         host: Some("devbox".to_owned()),
+        approval_by: None,
         questionnaire: DB.to_owned(),
     }
 }

@@ -43,6 +43,7 @@ impl Copies {
                 agent: None,
                 id: String::new(),
                 id_given: false,
+                approval_by: None,
             },
             sessions: Vec::new(),
             done: Arc::new(AtomicBool::new(false)),
@@ -75,6 +76,7 @@ impl Copies {
             agent: Some(relay::copy_agent(caller.agent.as_deref(), &home)),
             id: caller.id.clone(),
             id_given: true,
+            approval_by: caller.approval_by.clone(),
         };
         let mut extra = format!("from_session={}", ask::arg_value(&home));
         if let Some(pane) = caller.pane_id.as_deref().map(ask::arg_value) {

@@ -56,7 +56,7 @@ pub fn leave_question(
     caller: &Caller,
     plugin: &str,
 ) -> Result<String, String> {
-    let line = match payload.and_then(|payload| ask::prepare(&payload)) {
+    let line = match payload.and_then(|payload| ask::prepare(&payload, caller)) {
         Ok(line) => line,
         Err(error) => return Err(caller.rejection(&error)),
     };
@@ -206,6 +206,7 @@ pub fn answer_command(id: &str, wait: bool, timeout: Option<Duration>) -> i32 {
                     agent: None,
                     id: id.to_owned(),
                     id_given: true,
+                    approval_by: None,
                 };
                 return printed(&caller.failure(ErrorCode::NoReply));
             }

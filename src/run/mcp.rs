@@ -224,6 +224,7 @@ fn caller_of(context: &RequestContext<RoleServer>, id_given: bool) -> Caller {
         agent: Some(mcp::agent_of(client.as_deref())),
         id: fresh_id(),
         id_given,
+        approval_by: None,
     }
 }
 

@@ -426,6 +426,7 @@ fn ask_command(
         agent: agent.or_else(parent_name),
         id: id.filter(|id| !id.is_empty()).unwrap_or_else(fresh_id),
         id_given,
+        approval_by: None,
     };
     let payload = read_payload(&PayloadSource::of(arg, |path| Path::new(path).is_file()));
     match how {
@@ -453,7 +454,7 @@ fn answer(
     plugin: &str,
     stop: &dyn Stop,
 ) -> String {
-    let line = match payload.and_then(|payload| ask::prepare(&payload)) {
+    let line = match payload.and_then(|payload| ask::prepare(&payload, caller)) {
         Ok(line) => line,
         Err(error) => return caller.rejection(&error),
     };
@@ -587,6 +588,8 @@ fn hook_command<C>(
         agent: Some(agent.to_owned()),
         id: id.unwrap_or_else(fresh_id),
         id_given: false,
+        // The approval hooks (`claude-approval`, …) alone ask permission prompts.
+        approval_by: name.ends_with("-approval").then(|| name.to_owned()),
     };
     let envelope = answer(
         Ok(payload.into_bytes()),

@@ -194,7 +194,7 @@ fn ask_frame(mut frame: Frame, plugin: &str, this_host: Option<&str>, stop: &dyn
         frame.pane_id = None;
     }
     let caller = frame.caller(this_host);
-    let line = match ask::prepare(frame.questionnaire.as_bytes()) {
+    let line = match ask::prepare(frame.questionnaire.as_bytes(), &caller) {
         Ok(line) => line,
         Err(error) => return caller.rejection(&error),
     };
@@ -253,6 +253,7 @@ pub(super) fn ask_through_socket(caller: &Caller, line: &str, stop: &dyn Stop) -
             .ok()
             .filter(|s| !s.is_empty()),
         host: host_name(),
+        approval_by: caller.approval_by.clone(),
         questionnaire: line.to_owned(),
     };
     if (&stream).write_all(frame.line().as_bytes()).is_err() {

@@ -620,3 +620,62 @@ fn a_copy_answered_in_two_sessions_at_once_is_one_answer_and_one_answered_elsewh
         "{fx:?}"
     );
 }
+
+#[test]
+fn an_approval_is_recorded_with_the_command_that_asked_it_and_one_without_says_so() {
+    let approval = json!({"approval": true, "questions": [
+        {"question": "Allow claude to use Bash: rm -rf build?", "header": "Bash",
+         "options": ["Allow once", "Deny"]}
+    ]})
+    .to_string();
+    let cases: [(&[(&str, &str)], Option<&str>, &str); 2] = [
+        (
+            &[
+                ("pane_id", "3"),
+                ("id", "a1"),
+                ("approval_by", "claude-approval"),
+            ],
+            Some("claude-approval"),
+            "(by claude-approval)",
+        ),
+        (
+            &[("pane_id", "3"), ("id", "a2")],
+            None,
+            "(not asked by an approval hook)",
+        ),
+    ];
+    for (args, by, shown) in cases {
+        let mut b = alone();
+        b.pipe(cli("p1", Some(&approval), args));
+        settle(&mut b);
+        // Up to Allow once, then Enter.
+        b.input(Input::Key(Key::Up));
+        let fx = b.input(Input::Key(Key::Enter));
+        let entries = records(&fx);
+        assert_eq!(entries.len(), 1, "{fx:?}");
+        assert_eq!(entries[0].approval.as_deref(), Some("allow_once"));
+        assert_eq!(entries[0].approval_by.as_deref(), by);
+        assert!(
+            entries[0].block("now")[0].ends_with(&format!("allow once {shown} · {}", args[1].1)),
+            "{:?}",
+            entries[0].block("now")
+        );
+    }
+    // A question that is no approval names no command, whatever its arguments say.
+    let mut b = alone();
+    let fx = b.pipe(cli(
+        "p1",
+        Some(&question("Which one?")),
+        &[
+            ("pane_id", "3"),
+            ("id", "q"),
+            ("approval_by", "claude-approval"),
+        ],
+    ));
+    assert!(records(&fx).is_empty());
+    settle(&mut b);
+    let entries = records(&b.input(Input::Key(Key::Enter)));
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].approval, None);
+    assert_eq!(entries[0].approval_by, None);
+}

@@ -142,10 +142,19 @@ mod tests {
         };
         assert_eq!(
             entry.block("today")[0],
-            "today · claude · answered · approval: allow once"
+            "today · claude · answered · approval: allow once (not asked by an approval hook)"
+        );
+        let entry = Entry {
+            approval_by: Some("claude-approval".to_owned()),
+            ..entry
+        };
+        assert_eq!(
+            entry.block("today")[0],
+            "today · claude · answered · approval: allow once (by claude-approval)"
         );
         let read = Entry::from_line(&entry.to_line()).expect("a line of the record");
         assert_eq!(read.approval.as_deref(), Some("allow_once"));
+        assert_eq!(read.approval_by.as_deref(), Some("claude-approval"));
     }
 
     #[test]

@@ -59,6 +59,11 @@ pub struct Entry {
     /// `allow_always`, `deny`, or `agent` (left to the agent's own prompt).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approval: Option<String>,
+    /// For an approval, the command that asked it (`claude-approval`, `codex-approval`,
+    /// `opencode-approval`); none for one that came some other way (a bare `zellij pipe`),
+    /// which the record and `ask-popup history` say was not asked by an approval hook.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_by: Option<String>,
     /// The session whose popup ended it, when that is not `session` (a question shown in
     /// several sessions, `ask-popup`'s copies): which of its copies this entry is.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -207,6 +212,7 @@ impl Entry {
             ending: text("ending")?,
             reply: text("reply")?,
             approval: text("approval"),
+            approval_by: text("approvalBy"),
             answered_in: text("answeredIn"),
         })
     }
@@ -242,6 +248,10 @@ impl Entry {
         head.push_str(&format!(" · {}", self.ending));
         if let Some(decision) = &self.approval {
             head.push_str(&format!(" · approval: {}", decision.replace('_', " ")));
+            match &self.approval_by {
+                Some(by) => head.push_str(&format!(" (by {by})")),
+                None => head.push_str(" (not asked by an approval hook)"),
+            }
         }
         if let Some(id) = &self.request_id {
             head.push_str(&format!(" · {id}"));
@@ -403,6 +413,7 @@ pub fn read(text: &str) -> Vec<Entry> {
                 earlier.ended_ms = entry.ended_ms;
                 earlier.reply = entry.reply;
                 earlier.approval = None;
+                earlier.approval_by = None;
                 continue;
             }
         }

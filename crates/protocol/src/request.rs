@@ -164,6 +164,8 @@ pub enum RequestError {
     InvalidTimeout { found: String },
     #[error("Error: an approval asks one single-select question, none of whose options is marked \"(Recommended)\".")]
     ApprovalShape,
+    #[error("Error: \"approval\": true is for the agents' permission prompts, which ask-popup's approval hooks send (claude-approval, codex-approval, opencode-approval); leave it out to ask a question.")]
+    ApprovalNotFromHook,
     #[error("Error: ask-popup has no pipe named \"{name}\". Send the questionnaire with --name ask (or no --name); the pipes status, show, cancel and version answer at once.")]
     UnknownPipe { name: String },
 }
@@ -189,7 +191,8 @@ impl RequestError {
             | WrongType { .. }
             | Missing { .. }
             | Empty { .. }
-            | ApprovalShape => ErrorCode::InvalidPayload,
+            | ApprovalShape
+            | ApprovalNotFromHook => ErrorCode::InvalidPayload,
             PayloadTooLarge { .. } => ErrorCode::PayloadTooLarge,
             NoQuestions => ErrorCode::NoQuestions,
             TooManyQuestions => ErrorCode::TooManyQuestions,

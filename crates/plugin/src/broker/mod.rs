@@ -64,6 +64,9 @@ pub const GO_KEY_LABEL: &str = "Alt+g";
 /// The `cancel` pipe's argument saying the question was answered in another session: it ends
 /// here without an entry of the record (the answering session writes it).
 pub const ANSWERED_ELSEWHERE_ARG: &str = "answered_elsewhere";
+/// The `ask` pipe's argument naming the command that asks an agent's permission prompt
+/// (`claude-approval`, …): the record says which command marked an entry an approval.
+pub const APPROVAL_BY_ARG: &str = "approval_by";
 /// Messages between this plugin's instances (one per attached client). Any plugin may send a
 /// message of this name; only those from this plugin's own id count (see `Broker::pipe`).
 pub const PEER_PIPE: &str = "ask-popup-peer";
@@ -206,6 +209,8 @@ struct Request {
     /// pane `from_pane`): that session, which the record names and a key switches to.
     from_session: Option<String>,
     from_pane: Option<u32>,
+    /// The command that asked it, when an approval hook did (`APPROVAL_BY_ARG`).
+    approval_by: Option<String>,
 }
 
 impl Request {
@@ -241,6 +246,7 @@ impl Request {
                 .map(|s| crate::view::text::sanitize_line(s.trim()))
                 .filter(|s| !s.is_empty()),
             from_pane: args.get(FROM_PANE_ARG).and_then(|p| parse_pane_id(p)),
+            approval_by: approval_by_arg(args),
         }
     }
 
@@ -520,6 +526,12 @@ fn is_question_pipe(name: &str) -> bool {
 /// The `agent` argument, as the dialog may show it.
 fn agent_arg(args: &BTreeMap<String, String>) -> Option<String> {
     args.get("agent")
+        .map(|a| crate::view::text::sanitize_line(a.trim()))
+        .filter(|a| !a.is_empty())
+}
+
+fn approval_by_arg(args: &BTreeMap<String, String>) -> Option<String> {
+    args.get(APPROVAL_BY_ARG)
         .map(|a| crate::view::text::sanitize_line(a.trim()))
         .filter(|a| !a.is_empty())
 }

@@ -40,6 +40,8 @@ impl Broker {
             ending: ending.to_owned(),
             reply: ask_popup_protocol::history::kept_reply(reply),
             approval: approval_of(Some(request.dialog.questionnaire()), reply),
+            approval_by: approval_of(Some(request.dialog.questionnaire()), reply)
+                .and(request.approval_by.clone()),
             // A copy of another session's question: answered in this one.
             answered_in: request
                 .from_session
@@ -109,6 +111,7 @@ impl Broker {
             ending: ending.to_owned(),
             reply: ask_popup_protocol::history::kept_reply(reply),
             approval: approval_of(questionnaire, reply),
+            approval_by: approval_of(questionnaire, reply).and(approval_by_arg(args)),
             answered_in: None,
         };
         self.record(&entry, effects);
