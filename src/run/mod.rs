@@ -874,12 +874,16 @@ impl Zellij {
     }
 
     /// Sends a `cancel` pipe with `args` that this command does not wait for, and that
-    /// outlives it (ending by itself after `PIPE_TIMEOUT`).
+    /// outlives it (ending by itself after `PIPE_TIMEOUT`). Reaped on a thread of its own while
+    /// this command runs (a long-lived `ask-popup mcp` would otherwise keep a zombie of every
+    /// cancel), by whoever adopts it once the command has ended.
     fn cancel_in_background(&self, args: &str) {
         let mut command = self.pipe_on_its_own("cancel", args);
         children::on_its_own_for(&mut command, PIPE_TIMEOUT);
         command.args(["--", "withdraw"]);
-        let _ = command.stdin(Stdio::null()).stdout(Stdio::null()).spawn();
+        if let Ok(mut child) = command.stdin(Stdio::null()).stdout(Stdio::null()).spawn() {
+            thread::spawn(move || child.wait());
+        }
     }
 
     /// Takes the question back from the popup (the `cancel` pipe) and returns the `aborted`
