@@ -181,7 +181,14 @@ fn for_scripts_an_entry_is_a_json_line_with_the_replys_details() {
 
 /// What an agent may put in a question, an answer or its name to drive a person's terminal:
 /// the window title (OSC 0), a colour (CSI), the clipboard (OSC 52), and a C1 CSI.
-const INJECTED: &str = "\u{1b}]0;PWNED\u{7}\u{1b}[31mred\u{1b}]52;c;aGk=\u{7}\u{9b}2J";
+const INJECTED: &str = "\u{1b}]0;PWNED\u{7}\u{1b}[31mred\u{1b}]52;c;aGk=\u{7}\u{9b}2J\u{9d}0;x\u{9c}\u{202e}\u{2066}\u{200f}\u{61c}";
+
+/// Whether `text` holds what a terminal would obey or reorder by: a control character other
+/// than the line break, or a bidi control.
+fn drives_a_terminal(text: &str) -> bool {
+    text.chars()
+        .any(|c| (c.is_control() && c != '\n') || ask_popup_protocol::text::is_bidi_control(c))
+}
 
 #[test]
 fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
@@ -196,7 +203,10 @@ fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
     );
     // Each line of its block: no control character, no line break of its own.
     for line in tainted.block("2026-12-03 10:00") {
-        assert!(!line.chars().any(char::is_control), "{line:?}");
+        assert!(
+            !drives_a_terminal(&line) && !line.contains('\n'),
+            "{line:?}"
+        );
     }
 
     // `ask-popup history`, as a person runs it, on a record holding it.
@@ -226,14 +236,15 @@ fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
         "{shown}"
     );
     assert!(
-        !shown.chars().any(|c| c.is_control() && c != '\n'),
+        !drives_a_terminal(&shown),
         "a control character reached the terminal: {shown:?}"
     );
-    // For scripts: exact, and still nothing raw that a terminal obeys.
+    // For scripts: exact, and still nothing raw that a terminal obeys or reorders by.
     let json = run(&["--json"]);
+    assert!(!drives_a_terminal(&json), "{json:?}");
     assert!(
-        !json.chars().any(|c| c.is_control() && c != '\n'),
-        "{json:?}"
+        json.contains("\\u202e") && json.contains("\\u009b"),
+        "{json}"
     );
     let read: serde_json::Value = serde_json::from_str(json.trim()).expect("one JSON line");
     assert_eq!(read["agent"], tainted.agent.as_str());
@@ -253,7 +264,7 @@ fn json_for_a_terminal_is_the_same_json_without_raw_c1_controls() {
     let value = serde_json::json!({"a": format!("x{INJECTED}\u{7f}y"), "b": "plain é ✓"});
     let json = serde_json::to_string(&value).unwrap();
     let safe = json_for_terminal(&json);
-    assert!(!safe.chars().any(char::is_control), "{safe:?}");
+    assert!(!drives_a_terminal(&safe), "{safe:?}");
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&safe).unwrap(),
         value
@@ -263,6 +274,49 @@ fn json_for_a_terminal_is_the_same_json_without_raw_c1_controls() {
         json_for_terminal(&plain),
         std::borrow::Cow::Borrowed(_)
     ));
+}
+
+#[test]
+fn answer_prints_what_it_found_with_every_control_escaped() {
+    // A reply whose answer and note hold C1 controls (CSI, OSC, ST) and bidi controls, as the
+    // plugin writes them (serde_json leaves them raw), in the record of the asking pane.
+    let mut tainted = entry("claude", 1_796_000_000_000, ANSWERED);
+    tainted.reply = ANSWERED.replace(
+        "one file",
+        &format!("one{INJECTED}file")
+            .replace('\u{1b}', "\\u001b")
+            .replace('\u{7}', "\\u0007"),
+    );
+    let home = tempfile::tempdir().unwrap();
+    let record = ask_popup::history::plugin_cache_dir(
+        &home.path().join("cache/zellij"),
+        "file:/p/ask-popup.wasm",
+    )
+    .join(ask_popup_protocol::history::FILE_NAME);
+    std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+    std::fs::write(&record, format!("{}\n", tainted.to_line())).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ask-popup"))
+        .args(["answer", tainted.request_id.as_deref().unwrap()])
+        .env_clear()
+        .env("HOME", home.path())
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .env("ZELLIJ_SESSION_NAME", "work")
+        .env("ZELLIJ_PANE_ID", "3")
+        .output()
+        .expect("run ask-popup answer");
+    assert!(out.status.success(), "{out:?}");
+    let printed = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(!drives_a_terminal(&printed), "{printed:?}");
+    assert!(
+        printed.contains("\\u009b2J\\u009d0;x\\u009c\\u202e"),
+        "{printed}"
+    );
+    // The same JSON value as kept.
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&printed).unwrap(),
+        serde_json::from_str::<serde_json::Value>(&tainted.reply).unwrap()
+    );
 }
 
 #[test]

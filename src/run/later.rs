@@ -333,8 +333,9 @@ fn local_offset_s(unix_ms: u64) -> i64 {
     }
 }
 
-/// Prints an envelope; the exit status for it.
+/// Prints an envelope (what the user and the agent wrote in it cannot drive the terminal, see
+/// `terminal::json_for_terminal`); the exit status for it.
 fn printed(envelope: &str) -> i32 {
-    print(envelope);
+    print(&terminal::json_for_terminal(envelope));
     ask::exit_status(envelope)
 }

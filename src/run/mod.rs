@@ -433,7 +433,7 @@ fn ask_command(
         Asking::Kept => later::ask_and_keep(payload, &caller, plugin),
         Asking::Waiting => {
             let envelope = answer(payload, &caller, plugin, &Interrupts::install());
-            print(&envelope);
+            print(&terminal::json_for_terminal(&envelope));
             ask::exit_status(&envelope)
         }
     }
