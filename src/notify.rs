@@ -319,13 +319,14 @@ pub fn terminal_sequence(line: &str, caller: &Caller) -> String {
     )
 }
 
-/// `text` without control characters (C0, DEL, C1), its runs of white space one space, cut to
-/// `MAX_TERMINAL_CHARS` characters.
+/// `text` without control characters (C0, DEL, C1) and bidi controls (which would reorder
+/// the notification as shown), its runs of white space one space, cut to `MAX_TERMINAL_CHARS`
+/// characters.
 fn clean_for_sequence(text: &str) -> String {
     let spaced: String = text
         .chars()
         .map(|c| if c.is_whitespace() { ' ' } else { c })
-        .filter(|c| !c.is_control())
+        .filter(|c| !c.is_control() && !ask_popup_protocol::text::is_bidi_control(*c))
         .collect();
     let words: Vec<&str> = spaced.split(' ').filter(|w| !w.is_empty()).collect();
     let joined = words.join(" ");
@@ -702,6 +703,21 @@ mod tests {
         let body = body.rsplit(';').next().unwrap_or_default();
         assert_eq!(body.chars().count(), MAX_TERMINAL_CHARS + 1, "{body:?}");
         assert!(body.ends_with("…\u{7}"));
+    }
+
+    #[test]
+    fn the_notification_shows_no_bidi_control_an_agent_writes() {
+        let caller = Caller {
+            pane_id: Some("3".to_owned()),
+            agent: Some("cla\u{202e}ude\u{2066}".to_owned()),
+            id: "r1".to_owned(),
+            id_given: true,
+        };
+        let tricky = r#"{"questions":[{"question":"Delete\u202e\u2067 it\u200f\u200e\u061c?","header":"D\u202aB\u2069","options":["A","B"]}]}"#;
+        assert_eq!(
+            terminal_sequence(tricky, &caller),
+            "\u{1b}]777;notify;claude asks;DB: Delete it?\u{7}"
+        );
     }
 
     #[test]

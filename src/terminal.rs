@@ -3,7 +3,8 @@
 //! the popup cleans what it shows (no control characters but the line break, no bidi
 //! controls): it cannot set the window's title or colours, write to the clipboard or forge a
 //! link. JSON stays exact: serde_json escapes the C0 controls, and the C1 controls (which some
-//! terminals obey as they come) are written as escapes too.
+//! terminals obey as they come) and the bidi controls (which would reorder what it shows) are
+//! written as escapes too.
 
 use std::borrow::Cow;
 
@@ -13,10 +14,13 @@ pub fn for_person(text: &str) -> String {
     ask_popup_protocol::text::sanitize(text)
 }
 
-/// `json` (serde_json's output) with its C1 controls and DEL escaped: the same JSON value,
-/// safe to print to a terminal.
+/// `json` (serde_json's output) with every control character but the line break (C0, DEL,
+/// C1) and every bidi control written as a JSON escape (`\u001b`, `\u009b`, `\u202e`): the
+/// same JSON value (serde_json writes no control character outside a string, nor C0 inside
+/// one), safe to print to a terminal.
 pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
-    let raw = |c: char| ('\u{7f}'..='\u{9f}').contains(&c);
+    let raw =
+        |c: char| (c.is_control() && c != '\n') || ask_popup_protocol::text::is_bidi_control(c);
     if !json.chars().any(raw) {
         return Cow::Borrowed(json);
     }

@@ -339,3 +339,167 @@ fn claude_codes_settings_keep_mcp_calls_in_the_foreground_and_give_back_what_was
     assert_eq!(remove_claude_mcp_env(theirs).unwrap(), None);
     assert!(merge_claude_mcp_env("[1]").is_err());
 }
+
+/// The children of process `pid`, from /proc: each one's pid, name and state (`Z`: ended and
+/// not yet reaped).
+fn children_of(pid: u32) -> Vec<(u32, String, String)> {
+    let mut children = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid …`: the name may hold spaces and parentheses.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = stat[open + 1..close].to_owned();
+        let mut rest = stat[close + 1..].split_whitespace();
+        let (Some(state), Some(ppid)) = (rest.next(), rest.next()) else {
+            continue;
+        };
+        if ppid.parse::<u32>().ok() == Some(pid) {
+            children.push((child, name, state.to_owned()));
+        }
+    }
+    children
+}
+
+#[test]
+fn the_mcp_server_reaps_the_cancels_that_take_a_questions_copies_back() {
+    // A session nobody is attached to ("home", no metadata) and one somebody is ("other"): the
+    // question asked at home is shown in "other" too. The fake `zellij` answers at home at
+    // once; the copy in "other" waits until it is taken back; every `cancel` is written down.
+    let temp = temp_dir("reaps");
+    let dir = temp.path();
+    let sockets = dir.join("sockets").join(ask_popup::session::CONTRACT_DIR);
+    std::fs::create_dir_all(&sockets).unwrap();
+    let _home = std::os::unix::net::UnixListener::bind(sockets.join("home")).expect("home");
+    let _other = std::os::unix::net::UnixListener::bind(sockets.join("other")).expect("other");
+    let info = dir
+        .join("cache/zellij")
+        .join(ask_popup::session::CONTRACT_DIR)
+        .join("session_info/other");
+    std::fs::create_dir_all(&info).unwrap();
+    std::fs::write(info.join("session-metadata.kdl"), "connected_clients 1\n").unwrap();
+    let cancels = dir.join("cancels");
+    let zellij = dir.join("bin/zellij");
+    std::fs::create_dir_all(zellij.parent().unwrap()).unwrap();
+    std::fs::write(
+        &zellij,
+        format!(
+            r#"#!/bin/sh
+session=home
+if [ "$1" = --session ]; then session=$2; shift 2; fi
+name=; args=
+while [ $# -gt 0 ]; do
+  case $1 in --name) name=$2; shift 2;; --args) args=$2; shift 2;; *) shift;; esac
+done
+case "$session:$name" in
+  home:ask)
+    id=$(printf %s "$args" | tr , '\n' | sed -n 's/^id=//p')
+    cat >/dev/null
+    printf '{{"content":[{{"type":"text","text":"User answered"}}],"details":{{"answers":[],"cancelled":false,"requestId":"%s"}}}}\n' "$id";;
+  *:ask) exec sleep 60;;
+  *:cancel) echo "$session" >>'{cancels}'; echo '{{"withdrawn":1}}';;
+esac
+"#,
+            cancels = cancels.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&zellij, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        zellij.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ask-popup"));
+    command
+        .arg("mcp")
+        .env_clear()
+        .env("PATH", &path)
+        .env("HOME", dir)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env("ZELLIJ_SOCKET_DIR", dir.join("sockets"))
+        .env("ZELLIJ", "0")
+        .env("ZELLIJ_SESSION_NAME", "home")
+        .env("ASK_POPUP_SERVE", "off")
+        .env("ASK_POPUP_TERMINAL_NOTIFY", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut server = command.spawn().expect("run ask-popup mcp");
+    let mut stdin = server.stdin.take().expect("stdin");
+    let stdout = server.stdout.take().expect("stdout");
+    let (lines, replies) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = lines.send(line);
+        }
+    });
+    let mut send = move |message: Value| {
+        stdin
+            .write_all(format!("{message}\n").as_bytes())
+            .expect("write to the server");
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test-client", "version": "1"}}}),
+    );
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "ask_user_question",
+        "arguments": {"questions": [{"question": "Q?", "header": "H",
+            "options": [{"label": "A", "description": "a"}, {"label": "B", "description": "b"}]}]}}}),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let reply = loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let line = replies.recv_timeout(left).expect("the call's reply");
+        let message: Value = serde_json::from_str(&line).expect("JSON-RPC");
+        if message["id"] == 2 {
+            break message;
+        }
+    };
+    assert_eq!(
+        reply["result"]["content"][0]["text"], "User answered",
+        "{reply}"
+    );
+
+    // Both cancels of the copy in "other" (the one sent when the question ended at home, not
+    // waited for, and the copy's own) have run; then no `zellij` is left under the server,
+    // not even as a zombie.
+    let ran = || {
+        std::fs::read_to_string(&cancels)
+            .unwrap_or_default()
+            .lines()
+            .filter(|session| *session == "other")
+            .count()
+    };
+    let left = || {
+        children_of(server.id())
+            .into_iter()
+            .filter(|(_, name, _)| name == "zellij")
+            .collect::<Vec<_>>()
+    };
+    while ran() < 2 || !left().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} cancels ran; left under ask-popup mcp: {:?}",
+            ran(),
+            left()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(send);
+    let _ = server.wait();
+}

@@ -182,7 +182,14 @@ fn for_scripts_an_entry_is_a_json_line_with_the_replys_details() {
 
 /// What an agent may put in a question, an answer or its name to drive a person's terminal:
 /// the window title (OSC 0), a colour (CSI), the clipboard (OSC 52), and a C1 CSI.
-const INJECTED: &str = "\u{1b}]0;PWNED\u{7}\u{1b}[31mred\u{1b}]52;c;aGk=\u{7}\u{9b}2J";
+const INJECTED: &str = "\u{1b}]0;PWNED\u{7}\u{1b}[31mred\u{1b}]52;c;aGk=\u{7}\u{9b}2J\u{9d}0;x\u{9c}\u{202e}\u{2066}\u{200f}\u{61c}";
+
+/// Whether `text` holds what a terminal would obey or reorder by: a control character other
+/// than the line break, or a bidi control.
+fn drives_a_terminal(text: &str) -> bool {
+    text.chars()
+        .any(|c| (c.is_control() && c != '\n') || ask_popup_protocol::text::is_bidi_control(c))
+}
 
 #[test]
 fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
@@ -197,7 +204,10 @@ fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
     );
     // Each line of its block: no control character, no line break of its own.
     for line in tainted.block("2026-12-03 10:00") {
-        assert!(!line.chars().any(char::is_control), "{line:?}");
+        assert!(
+            !drives_a_terminal(&line) && !line.contains('\n'),
+            "{line:?}"
+        );
     }
 
     // `ask-popup history`, as a person runs it, on a record holding it.
@@ -227,14 +237,15 @@ fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
         "{shown}"
     );
     assert!(
-        !shown.chars().any(|c| c.is_control() && c != '\n'),
+        !drives_a_terminal(&shown),
         "a control character reached the terminal: {shown:?}"
     );
-    // For scripts: exact, and still nothing raw that a terminal obeys.
+    // For scripts: exact, and still nothing raw that a terminal obeys or reorders by.
     let json = run(&["--json"]);
+    assert!(!drives_a_terminal(&json), "{json:?}");
     assert!(
-        !json.chars().any(|c| c.is_control() && c != '\n'),
-        "{json:?}"
+        json.contains("\\u202e") && json.contains("\\u009b"),
+        "{json}"
     );
     let read: serde_json::Value = serde_json::from_str(json.trim()).expect("one JSON line");
     assert_eq!(read["agent"], tainted.agent.as_str());
@@ -254,7 +265,7 @@ fn json_for_a_terminal_is_the_same_json_without_raw_c1_controls() {
     let value = serde_json::json!({"a": format!("x{INJECTED}\u{7f}y"), "b": "plain é ✓"});
     let json = serde_json::to_string(&value).unwrap();
     let safe = json_for_terminal(&json);
-    assert!(!safe.chars().any(char::is_control), "{safe:?}");
+    assert!(!drives_a_terminal(&safe), "{safe:?}");
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&safe).unwrap(),
         value
@@ -264,6 +275,49 @@ fn json_for_a_terminal_is_the_same_json_without_raw_c1_controls() {
         json_for_terminal(&plain),
         std::borrow::Cow::Borrowed(_)
     ));
+}
+
+#[test]
+fn answer_prints_what_it_found_with_every_control_escaped() {
+    // A reply whose answer and note hold C1 controls (CSI, OSC, ST) and bidi controls, as the
+    // plugin writes them (serde_json leaves them raw), in the record of the asking pane.
+    let mut tainted = entry("claude", 1_796_000_000_000, ANSWERED);
+    tainted.reply = ANSWERED.replace(
+        "one file",
+        &format!("one{INJECTED}file")
+            .replace('\u{1b}', "\\u001b")
+            .replace('\u{7}', "\\u0007"),
+    );
+    let home = tempfile::tempdir().unwrap();
+    let record = ask_popup::history::plugin_cache_dir(
+        &home.path().join("cache/zellij"),
+        "file:/p/ask-popup.wasm",
+    )
+    .join(ask_popup_protocol::history::FILE_NAME);
+    std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+    std::fs::write(&record, format!("{}\n", tainted.to_line())).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ask-popup"))
+        .args(["answer", tainted.request_id.as_deref().unwrap()])
+        .env_clear()
+        .env("HOME", home.path())
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .env("ZELLIJ_SESSION_NAME", "work")
+        .env("ZELLIJ_PANE_ID", "3")
+        .output()
+        .expect("run ask-popup answer");
+    assert!(out.status.success(), "{out:?}");
+    let printed = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(!drives_a_terminal(&printed), "{printed:?}");
+    assert!(
+        printed.contains("\\u009b2J\\u009d0;x\\u009c\\u202e"),
+        "{printed}"
+    );
+    // The same JSON value as kept.
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&printed).unwrap(),
+        serde_json::from_str::<serde_json::Value>(&tainted.reply).unwrap()
+    );
 }
 
 #[test]
@@ -283,17 +337,25 @@ fn calendar_times_are_the_gregorian_calendars() {
 }
 
 mod later {
+    use super::entry;
     use ask_popup::later::{
-        answer_file, answers_dir, asked_line, file_stem, standing, waiting_line, Standing,
+        answer_file, answers_dir, asked_line, file_stem, mark_file, recorded_reply, standing,
+        waiting_line, Asked, Here, Standing,
     };
+    use ask_popup_protocol::history::Entry;
     use std::cell::Cell;
     use std::ffi::OsStr;
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Output};
+    use std::time::{Duration, Instant};
 
     const ENVELOPE: &str = r#"{"content":[{"type":"text","text":"User declined to answer questions"}],"details":{"answers":[],"cancelled":true,"requestId":"r1"}}"#;
+    const OLDER: &str = r#"{"content":[{"type":"text","text":"User has answered your questions: \"Deploy to staging?\"=\"Yes\"."}],"details":{"answers":[],"cancelled":false,"requestId":"r1"}}"#;
+    const DEPLOY: &str = r#"{"questions":[{"question":"Deploy to staging?","header":"Deploy","options":["Yes","No"]}]}"#;
+    const DELETE: &str = r#"{"questions":[{"question":"Delete the production database?","header":"Delete","options":["Yes","No"]}]}"#;
 
     #[test]
-    fn answers_are_kept_in_the_state_folder_one_file_an_id() {
+    fn answers_are_kept_in_the_state_folder_one_file_a_request() {
         let dir = answers_dir(None, Some(OsStr::new("/home/u"))).unwrap();
         assert_eq!(dir, Path::new("/home/u/.local/state/ask-popup/answers"));
         let dir = answers_dir(Some(OsStr::new("/s")), None).unwrap();
@@ -303,45 +365,103 @@ mod later {
         assert_eq!(file_stem("a/b"), "a%2Fb");
         assert_eq!(file_stem("é"), "%C3%A9");
         assert_ne!(file_stem("a%2Fb"), file_stem("a/b"));
-        assert_eq!(answer_file(&dir, "a/b"), dir.join("a%2Fb.json"));
+        assert_eq!(mark_file(&dir, "a/b"), dir.join("a%2Fb.asked"));
+        assert_eq!(answer_file(&dir, "a/b", "t1"), dir.join("a%2Fb@t1.json"));
+        // No id's files are another's: `@` is in no stem.
+        assert_ne!(answer_file(&dir, "a", "b@c"), answer_file(&dir, "a@b", "c"));
     }
 
-    /// `standing` with these looks' results.
-    fn stands(kept: Option<&str>, waiting: bool, recorded: Option<&str>) -> Standing {
-        let owned = |text: Option<&str>| text.map(str::to_owned);
-        standing(|| waiting, || owned(kept), || owned(recorded))
+    /// The mark of request `questionnaire` asked under token `token` from pane 3 of `work`.
+    fn asked(token: &str, questionnaire: &str) -> Asked {
+        let questionnaire = ask_popup_protocol::request::parse(questionnaire).unwrap();
+        Asked::new(1, token.to_owned(), Some("work"), Some("3"), &questionnaire)
+    }
+
+    /// `standing` with the mark `mark`, its process running or not, the answers `kept` (each
+    /// under its token) and the record's reply `recorded`.
+    fn stands(
+        mark: Option<&Asked>,
+        runs: bool,
+        kept: &[(&str, &str)],
+        recorded: Option<&str>,
+    ) -> Standing {
+        standing(
+            mark,
+            |_| runs,
+            |asked| {
+                kept.iter()
+                    .find(|(token, _)| *token == asked.token)
+                    .map(|(_, text)| (*text).to_owned())
+            },
+            || recorded.map(str::to_owned),
+        )
     }
 
     #[test]
     fn a_request_stands_ended_waiting_or_unknown() {
+        let mark = asked("t2", DELETE);
+        let ended = Standing::Ended(format!("{ENVELOPE}\n"));
+        // Its answer kept: ended, even when its process is still seen running (it keeps the
+        // answer, then ends).
+        assert_eq!(stands(Some(&mark), true, &[("t2", ENVELOPE)], None), ended);
+        assert_eq!(stands(Some(&mark), false, &[("t2", ENVELOPE)], None), ended);
+        // Waiting, whatever the record holds.
         assert_eq!(
-            stands(Some(ENVELOPE), true, None),
+            stands(Some(&mark), true, &[], Some(ENVELOPE)),
+            Standing::Waiting
+        );
+        // Its process gone without an answer: the record, else nothing.
+        assert_eq!(stands(Some(&mark), false, &[], Some(ENVELOPE)), ended);
+        assert_eq!(stands(Some(&mark), false, &[], None), Standing::Unknown);
+        // Nothing asked here: the record alone.
+        assert_eq!(
+            stands(None, true, &[("t2", ENVELOPE)], Some(ENVELOPE)),
+            ended
+        );
+        assert_eq!(stands(None, false, &[], None), Standing::Unknown);
+        assert_eq!(
+            stands(Some(&mark), false, &[("t2", "torn {")], None),
+            Standing::Unknown
+        );
+    }
+
+    #[test]
+    fn a_request_that_waits_is_not_answered_with_an_earlier_requests_answer_of_its_id() {
+        // "Deploy to staging?" was answered Yes under the id (token t1); "Delete the production
+        // database?" now waits under it (token t2).
+        let mark = asked("t2", DELETE);
+        assert_eq!(
+            stands(Some(&mark), true, &[("t1", OLDER)], None),
+            Standing::Waiting
+        );
+        // Its process gone without an answer, the earlier answer is still not its own.
+        assert_eq!(
+            stands(Some(&mark), false, &[("t1", OLDER)], None),
+            Standing::Unknown
+        );
+        // Answered: its own answer.
+        assert_eq!(
+            stands(Some(&mark), true, &[("t1", OLDER), ("t2", ENVELOPE)], None),
             Standing::Ended(format!("{ENVELOPE}\n"))
         );
-        assert_eq!(stands(None, true, Some(ENVELOPE)), Standing::Waiting);
-        assert_eq!(
-            stands(None, false, Some(ENVELOPE)),
-            Standing::Ended(format!("{ENVELOPE}\n"))
-        );
-        assert_eq!(stands(Some("torn {"), false, None), Standing::Unknown);
-        assert_eq!(stands(None, false, None), Standing::Unknown);
     }
 
     #[test]
     fn a_request_that_ends_between_the_looks_stands_ended() {
-        // The waiting process keeps the answer, then removes its mark: a look in between must
-        // not find it neither waiting nor answered (the record may not hold it).
-        // Whichever look comes first sees the request waiting and not yet answered; every
-        // later one sees it answered and its waiting process gone.
+        // The waiting process keeps the answer, then ends: a look in between must not find it
+        // neither waiting nor answered (the record may not hold it). Whichever look comes
+        // first sees the request waiting and not yet answered; every later one sees it
+        // answered and its waiting process gone.
+        let mark = asked("t2", DELETE);
         let looks = Cell::new(0);
         let ended = || {
             looks.set(looks.get() + 1);
             looks.get() > 1
         };
-        let waiting = || !ended();
-        let kept = || ended().then(|| ENVELOPE.to_owned());
+        let waiting = |_: &Asked| !ended();
+        let kept = |_: &Asked| ended().then(|| ENVELOPE.to_owned());
         assert_eq!(
-            standing(waiting, kept, || None),
+            standing(Some(&mark), waiting, kept, || None),
             Standing::Ended(format!("{ENVELOPE}\n"))
         );
         // And the record is read only when neither tells.
@@ -350,8 +470,335 @@ mod later {
             read.set(true);
             None
         };
-        standing(|| true, || None, recorded);
+        standing(Some(&mark), |_| true, |_| None, recorded);
         assert!(!read.get());
+    }
+
+    /// A record entry of request `id` asking `question`, from pane `pane` of `session`.
+    fn recorded(id: &str, question: &str, session: &str, pane: Option<u32>, at: u64) -> Entry {
+        let mut entry = entry("claude", at, &format!("reply {at}"));
+        entry.request_id = Some(id.to_owned());
+        entry.session = Some(session.to_owned());
+        entry.pane_id = pane;
+        entry.questions[0].question = question.to_owned();
+        entry.questions[0].header = question.split(' ').next().unwrap().to_owned();
+        entry.questions[0].options[0].label = "Yes".to_owned();
+        entry.questions[0].options[1].label = "No".to_owned();
+        entry
+    }
+
+    #[test]
+    fn the_record_answers_for_the_same_request_alone() {
+        let deploy = "Deploy to staging?";
+        let delete = "Delete the production database?";
+        let entries = vec![
+            recorded("X", deploy, "work", Some(3), 1_000),
+            recorded("X", delete, "work", Some(5), 2_000),
+            recorded("X", delete, "other", Some(3), 3_000),
+            recorded("Y", delete, "work", Some(3), 4_000),
+            recorded("X", deploy, "work", None, 5_000),
+        ];
+        let reply = |asked: Option<&Asked>, session: Option<&str>, pane: Option<&str>| {
+            recorded_reply(entries.clone(), "X", asked, &Here::new(session, pane))
+        };
+        let reply_at = |at: u64| Some(format!("reply {at}"));
+        // Asked with --no-wait from pane 3 of `work`: that pane's request with these
+        // questions, wherever `answer` runs.
+        assert_eq!(
+            reply(Some(&asked("t", DEPLOY)), None, None),
+            reply_at(1_000)
+        );
+        assert_eq!(
+            reply(Some(&asked("t", DEPLOY)), Some("work"), Some("5")),
+            reply_at(1_000)
+        );
+        // Not another pane's, another session's, nor the earlier question's of that pane.
+        assert_eq!(
+            reply(Some(&asked("t", DELETE)), Some("work"), Some("3")),
+            None
+        );
+        // Without a mark: the request asked from where `answer` runs.
+        assert_eq!(reply(None, Some("work"), Some("3")), reply_at(1_000));
+        assert_eq!(
+            reply(None, Some("work"), Some("terminal_5")),
+            reply_at(2_000)
+        );
+        assert_eq!(reply(None, Some("other"), Some("3")), reply_at(3_000));
+        assert_eq!(reply(None, Some("work"), None), reply_at(5_000));
+        assert_eq!(reply(None, Some("work"), Some("7")), None);
+        assert_eq!(reply(None, None, Some("3")), None);
+        assert_eq!(reply(None, None, None), None);
+    }
+
+    /// `ask-popup` with a fake `zellij` as if in pane `pane` of the session `work`: its `ask`
+    /// pipe answers "Deploy to staging?" with Yes at once and leaves any other question
+    /// waiting (and writes its id down in `asked`); its `cancel` pipe withdraws.
+    struct World {
+        dir: tempfile::TempDir,
+        _session: std::os::unix::net::UnixListener,
+        id: String,
+    }
+
+    impl World {
+        fn new(name: &str) -> World {
+            let dir = tempfile::Builder::new()
+                .prefix(&format!("ask-popup-{name}-"))
+                .tempdir()
+                .unwrap();
+            let sockets = dir
+                .path()
+                .join("sockets")
+                .join(ask_popup::session::CONTRACT_DIR);
+            std::fs::create_dir_all(&sockets).unwrap();
+            // The session's server, as far as a look at its socket tells.
+            let session = std::os::unix::net::UnixListener::bind(sockets.join("work")).unwrap();
+            let zellij = dir.path().join("bin/zellij");
+            std::fs::create_dir_all(zellij.parent().unwrap()).unwrap();
+            std::fs::write(
+                &zellij,
+                r#"#!/bin/sh
+name=; args=
+while [ $# -gt 0 ]; do
+  case $1 in --name) name=$2; shift 2;; --args) args=$2; shift 2;; *) shift;; esac
+done
+case $name in
+  ask)
+    id=$(printf %s "$args" | tr , '\n' | sed -n 's/^id=//p')
+    payload=$(cat)
+    case $payload in
+      *Deploy*) printf '{"content":[{"type":"text","text":"User has answered your questions: \\"Deploy to staging?\\"=\\"Yes\\"."}],"details":{"answers":[],"cancelled":false,"requestId":"%s"}}\n' "$id";;
+      *) echo "$id" >>"$HOME/asked"; exec sleep 600;;
+    esac;;
+  cancel) echo '{"withdrawn":1}';;
+esac
+"#,
+            )
+            .unwrap();
+            std::fs::set_permissions(&zellij, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .unwrap();
+            World {
+                dir,
+                _session: session,
+                id: format!("{name}-{}", std::process::id()),
+            }
+        }
+
+        fn path(&self) -> &Path {
+            self.dir.path()
+        }
+
+        fn record(&self) -> PathBuf {
+            let record = ask_popup::history::plugin_cache_dir(
+                &self.path().join("cache/zellij"),
+                "file:/p/ask-popup.wasm",
+            )
+            .join(ask_popup_protocol::history::FILE_NAME);
+            std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+            record
+        }
+
+        /// `ask-popup ARGS` from pane `pane`.
+        fn run(&self, pane: &str, args: &[&str]) -> Output {
+            let bin = self.path().join("bin");
+            let path = format!(
+                "{}:{}",
+                bin.display(),
+                std::env::var("PATH").unwrap_or_default()
+            );
+            Command::new(env!("CARGO_BIN_EXE_ask-popup"))
+                .args(args)
+                .env_clear()
+                .env("PATH", path)
+                .env("HOME", self.path())
+                .env("XDG_STATE_HOME", self.path().join("state"))
+                .env("XDG_CACHE_HOME", self.path().join("cache"))
+                .env("ZELLIJ_SOCKET_DIR", self.path().join("sockets"))
+                .env("ZELLIJ", "0")
+                .env("ZELLIJ_SESSION_NAME", "work")
+                .env("ZELLIJ_PANE_ID", pane)
+                .env("ASK_POPUP_SERVE", "off")
+                .env("ASK_POPUP_TERMINAL_NOTIFY", "off")
+                .output()
+                .expect("run ask-popup")
+        }
+
+        /// `ask-popup ask --no-wait` of `questionnaire` under this world's id, from pane 3.
+        fn ask_later(&self, questionnaire: &str) {
+            let out = self.run(
+                "3",
+                &[
+                    "ask",
+                    "--no-wait",
+                    "--id",
+                    &self.id,
+                    "--agent",
+                    "claude",
+                    questionnaire,
+                ],
+            );
+            assert!(out.status.success(), "{out:?}");
+        }
+
+        /// Waits until a question that waits has been put to the fake `zellij` (its process
+        /// is then ready to withdraw it).
+        fn wait_until_asked(&self) {
+            let until = Instant::now() + Duration::from_secs(30);
+            while std::fs::read_to_string(self.path().join("asked"))
+                .map_or(true, |ids| !ids.lines().any(|id| id == self.id))
+            {
+                assert!(Instant::now() < until, "the question never came");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+
+        /// `ask-popup answer` of this world's id from `pane`: its exit status and what it
+        /// printed.
+        fn answer(&self, pane: &str) -> (Option<i32>, String) {
+            let out = self.run(pane, &["answer", &self.id]);
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            )
+        }
+
+        /// The processes left to wait for this world's questions (`ask --keep-answer`).
+        fn waiters(&self) -> Vec<i32> {
+            let id = format!("--id={}", self.id);
+            std::fs::read_dir("/proc")
+                .unwrap()
+                .flatten()
+                .filter_map(|e| {
+                    let pid = e.file_name().to_str()?.parse::<i32>().ok()?;
+                    let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+                    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+                    let waits = args.iter().any(|a| a.starts_with(b"--keep-answer"))
+                        && args.contains(&id.as_bytes());
+                    let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+                    let zombie = stat.rsplit_once(')')?.1.trim_start().starts_with('Z');
+                    (waits && !zombie).then_some(pid)
+                })
+                .collect()
+        }
+
+        /// Ends the processes left to wait with `signal`, and waits until they have.
+        fn end_waiters(&self, signal: i32) {
+            let until = Instant::now() + Duration::from_secs(30);
+            loop {
+                let waiters = self.waiters();
+                if waiters.is_empty() {
+                    return;
+                }
+                assert!(Instant::now() < until, "still waiting: {waiters:?}");
+                for pid in waiters {
+                    // SAFETY: a signal to a process this test started.
+                    unsafe { libc::kill(pid, signal) };
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+
+    impl Drop for World {
+        fn drop(&mut self) {
+            for pid in self.waiters() {
+                // SAFETY: a signal to a process this test started.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+    }
+
+    #[test]
+    fn answer_does_not_give_a_waiting_question_the_answer_of_an_earlier_one_of_its_id() {
+        let world = World::new("answer-waits");
+        world.ask_later(DEPLOY);
+        let until = Instant::now() + Duration::from_secs(30);
+        let (status, printed) = loop {
+            let (status, printed) = world.answer("3");
+            if status != Some(ask_popup::later::EXIT_WAITING) {
+                break (status, printed);
+            }
+            assert!(Instant::now() < until, "never answered: {printed}");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert_eq!(status, Some(0), "{printed}");
+        assert!(printed.contains("Yes"), "{printed}");
+        // Asked again under the id, and waiting.
+        world.ask_later(DELETE);
+        assert_eq!(
+            world.answer("3"),
+            (
+                Some(ask_popup::later::EXIT_WAITING),
+                waiting_line(&world.id)
+            )
+        );
+        // Withdrawn, it is answered as withdrawn, not Yes.
+        world.wait_until_asked();
+        world.end_waiters(libc::SIGTERM);
+        let (status, printed) = world.answer("3");
+        assert_eq!(status, Some(1), "{printed}");
+        assert!(printed.contains("\"error\":\"aborted\""), "{printed}");
+    }
+
+    #[test]
+    fn answer_finds_in_the_record_only_the_request_asked_under_the_id_there() {
+        let world = World::new("answer-record");
+        let id = world.id.as_str();
+        let record = world.record();
+        let deploy = "Deploy to staging?";
+        let delete = "Delete the production database?";
+        let line = |entry: &Entry| format!("{}\n", entry.to_line());
+        let mut deploy_3 = recorded(id, deploy, "work", Some(3), 1_796_000_000_000);
+        deploy_3.reply = OLDER.replace("r1", id);
+        let mut delete_5 = recorded(id, delete, "work", Some(5), 1_796_000_001_000);
+        delete_5.reply = ENVELOPE.replace("r1", id);
+        std::fs::write(&record, line(&deploy_3) + &line(&delete_5)).unwrap();
+        // Nothing asked with --no-wait: each pane its own request, no other pane's.
+        assert_eq!(
+            world.answer("3"),
+            (Some(0), format!("{}\n", deploy_3.reply))
+        );
+        assert_eq!(
+            world.answer("5"),
+            (Some(0), format!("{}\n", delete_5.reply))
+        );
+        assert_eq!(world.answer("7").0, Some(5));
+        // Pane 3 asks "Delete…?" under the id, and its process dies before an answer: neither
+        // its own earlier request nor pane 5's is its answer.
+        world.ask_later(DELETE);
+        world.end_waiters(libc::SIGKILL);
+        assert_eq!(world.answer("3").0, Some(5));
+        // Once the record holds it (the popup recorded it; the process died before keeping
+        // it), that is its answer.
+        let mut delete_3 = recorded(id, delete, "work", Some(3), 1_796_000_002_000);
+        delete_3.reply = ENVELOPE
+            .replace("r1", id)
+            .replace("declined", "declined (3)");
+        let mut text = std::fs::read_to_string(&record).unwrap();
+        text.push_str(&line(&delete_3));
+        std::fs::write(&record, text).unwrap();
+        assert_eq!(
+            world.answer("3"),
+            (Some(0), format!("{}\n", delete_3.reply))
+        );
+    }
+
+    #[test]
+    fn a_question_whose_process_ended_does_not_wait_when_another_process_has_its_pid() {
+        // The mark names a pid that runs, but is not the process left to wait for the
+        // question (this test's own, as if the pid had been given again).
+        let world = World::new("answer-pid");
+        let dir = world.path().join("state/ask-popup/answers");
+        std::fs::create_dir_all(&dir).unwrap();
+        let questionnaire = ask_popup_protocol::request::parse(DELETE).unwrap();
+        let mark = Asked::new(
+            std::process::id(),
+            "t1".to_owned(),
+            Some("work"),
+            Some("3"),
+            &questionnaire,
+        );
+        std::fs::write(mark_file(&dir, &world.id), mark.to_text()).unwrap();
+        assert_eq!(world.answer("3").0, Some(5));
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub fn leave_question(
         Ok(line) => line,
         Err(error) => return Err(caller.rejection(&error)),
     };
+    let questionnaire = match ask_popup_protocol::request::parse(&line) {
+        Ok(questionnaire) => questionnaire,
+        Err(error) => return Err(caller.rejection(&error)),
+    };
     if let Err(code) = Zellij::find(plugin) {
         return Err(caller.failure(code));
     }
@@ -68,12 +72,13 @@ pub fn leave_question(
         return Err(caller.failure(ErrorCode::NoReply));
     };
     forget_old_answers(&dir);
+    let token = fresh_token();
     let mut command = Command::new(exe());
     command
         // `--name=value`: a value may start with `-` (an id such as `-1`).
         .args([
             "ask".to_owned(),
-            "--keep-answer".to_owned(),
+            format!("--keep-answer={token}"),
             format!("--id={}", caller.id),
             format!("--plugin={plugin}"),
         ])
@@ -97,12 +102,25 @@ pub fn leave_question(
             return Err(caller.failure(ErrorCode::NoReply));
         }
     };
-    let waiting = later::waiting_file(&dir, &caller.id);
-    let _ = atomic_file::write(
-        &waiting,
-        child.id().to_string().as_bytes(),
-        atomic_file::OWNER_ONLY,
+    // The mark before the question: from now on the id is this request's, and an earlier
+    // one's answer is not taken for its own. (The process asks once it has read its stdin.)
+    let asked = later::Asked::new(
+        child.id(),
+        token,
+        std::env::var("ZELLIJ_SESSION_NAME").ok().as_deref(),
+        caller.pane_id.as_deref(),
+        &questionnaire,
     );
+    let mark = later::mark_file(&dir, &caller.id);
+    if let Err(e) = atomic_file::write(&mark, asked.to_text().as_bytes(), atomic_file::OWNER_ONLY) {
+        say_err!(
+            "ask-popup: cannot keep the mark of the question ({}): {e}",
+            mark.display()
+        );
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(caller.failure(ErrorCode::NoReply));
+    }
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(format!("{line}\n").as_bytes());
     }
@@ -112,30 +130,42 @@ pub fn leave_question(
     Ok(caller.id.clone())
 }
 
-/// `ask-popup ask --keep-answer`, the process `--no-wait` leaves: asks as `ask` does (the
+/// A token no other request of the same id has: this process's id, the time and a count.
+fn fresh_token() -> String {
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let count = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{:x}-{nanos:x}-{count:x}", std::process::id())
+}
+
+/// `ask-popup ask --keep-answer=TOKEN`, the process `--no-wait` leaves: asks as `ask` does (the
 /// signals withdraw the question, the parent's end does not: it ends at once), and keeps the
-/// envelope for `ask-popup answer`.
+/// envelope under its token for `ask-popup answer`. Its mark stays: it says which request the id
+/// is now, and that its process has ended.
 pub fn ask_and_keep(
     payload: Result<Vec<u8>, ask_popup_protocol::request::RequestError>,
     caller: &Caller,
     plugin: &str,
+    token: &str,
 ) -> i32 {
     let envelope = answer(payload, caller, plugin, &Interrupts::signals_only());
     if let Some(dir) = answers_dir() {
-        let kept = later::answer_file(&dir, &caller.id);
+        let kept = later::answer_file(&dir, &caller.id, token);
         if let Err(e) = atomic_file::write(&kept, envelope.as_bytes(), atomic_file::OWNER_ONLY) {
             say_err!(
                 "ask-popup: cannot keep the answer ({}): {e}",
                 kept.display()
             );
         }
-        let _ = std::fs::remove_file(later::waiting_file(&dir, &caller.id));
     }
     ask::exit_status(&envelope)
 }
 
-/// Deletes the kept answers older than `later::KEEP_MS`, and the marks of waiting processes
-/// that are gone.
+/// Deletes the kept answers and marks older than `later::KEEP_MS`, but the mark of a request
+/// whose process still waits.
 fn forget_old_answers(dir: &Path) {
     let now = SystemTime::now();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
@@ -146,20 +176,34 @@ fn forget_old_answers(dir: &Path) {
             .ok()
             .and_then(|at| now.duration_since(at).ok())
             .is_some_and(|age| age.as_millis() > u128::from(later::KEEP_MS));
-        let gone = path.extension().is_some_and(|e| e == "waiting") && !process_runs(&path);
-        if old || gone {
+        let waits = || {
+            std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|text| later::Asked::read(&text))
+                .is_some_and(|asked| waits_for(&asked))
+        };
+        if old && !waits() {
             let _ = std::fs::remove_file(&path);
         }
     }
 }
 
-/// Whether the process whose pid the file at `path` holds still runs.
-fn process_runs(path: &Path) -> bool {
-    let Some(pid) = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| text.trim().parse::<libc::pid_t>().ok())
-        .filter(|pid| *pid > 0)
-    else {
+/// Whether the process left to wait for the request `asked` marks still runs: its pid runs,
+/// and (where /proc tells) is that process, not another that got its pid once it ended.
+fn waits_for(asked: &later::Asked) -> bool {
+    if !process_runs(asked.pid) {
+        return false;
+    }
+    let Ok(cmdline) = std::fs::read(format!("/proc/{}/cmdline", asked.pid)) else {
+        return !Path::new("/proc/self").exists();
+    };
+    let own = format!("--keep-answer={}", asked.token);
+    cmdline.split(|b| *b == 0).any(|arg| arg == own.as_bytes())
+}
+
+/// Whether process `pid` still runs.
+fn process_runs(pid: u32) -> bool {
+    let Some(pid) = libc::pid_t::try_from(pid).ok().filter(|pid| *pid > 0) else {
         return false;
     };
     // SAFETY: signal 0 only asks whether the process exists.
@@ -183,9 +227,10 @@ fn is_zombie(pid: libc::pid_t) -> bool {
         .unwrap_or(false)
 }
 
-/// `ask-popup answer ID`: the envelope of a request asked with `--no-wait` (or any request the
-/// record holds), once it ended; while it waits, says so (exit `later::EXIT_WAITING`), or with
-/// `wait` looks again until it ends or `timeout` passes.
+/// `ask-popup answer ID`: the envelope of the request last asked under the id with `--no-wait`
+/// (or the record's of that request; see `later::recorded_reply`), once it ended; while it
+/// waits, says so (exit `later::EXIT_WAITING`), or with `wait` looks again until it ends or
+/// `timeout` passes.
 pub fn answer_command(id: &str, wait: bool, timeout: Option<Duration>) -> i32 {
     let started = Instant::now();
     loop {
@@ -214,27 +259,27 @@ pub fn answer_command(id: &str, wait: bool, timeout: Option<Duration>) -> i32 {
     }
 }
 
-/// Where request `id` stands, from its waiting process, what is kept of it and the record.
+/// Where request `id` stands, from the mark of the request last asked under it (its waiting
+/// process, its kept answer) and the record.
 pub fn standing(id: &str) -> Standing {
     let dir = answers_dir();
+    let asked = dir
+        .as_ref()
+        .and_then(|dir| std::fs::read_to_string(later::mark_file(dir, id)).ok())
+        .and_then(|text| later::Asked::read(&text));
     later::standing(
-        || {
-            dir.as_ref()
-                .is_some_and(|dir| process_runs(&later::waiting_file(dir, id)))
-        },
-        || {
-            let file = later::answer_file(dir.as_ref()?, id);
+        asked.as_ref(),
+        waits_for,
+        |asked| {
+            let file = later::answer_file(dir.as_ref()?, id, &asked.token);
             std::fs::read_to_string(file).ok()
         },
         || {
-            let filter = Filter {
-                request_id: Some(id.to_owned()),
-                ..Filter::default()
-            };
-            history::select(recorded_entries(), &filter, 1)
-                .into_iter()
-                .next()
-                .map(|e| e.reply)
+            let here = later::Here::new(
+                std::env::var("ZELLIJ_SESSION_NAME").ok().as_deref(),
+                std::env::var("ZELLIJ_PANE_ID").ok().as_deref(),
+            );
+            later::recorded_reply(recorded_entries(), id, asked.as_ref(), &here)
         },
     )
 }
@@ -334,8 +379,9 @@ fn local_offset_s(unix_ms: u64) -> i64 {
     }
 }
 
-/// Prints an envelope; the exit status for it.
+/// Prints an envelope (what the user and the agent wrote in it cannot drive the terminal, see
+/// `terminal::json_for_terminal`); the exit status for it.
 fn printed(envelope: &str) -> i32 {
-    print(envelope);
+    print(&terminal::json_for_terminal(envelope));
     ask::exit_status(envelope)
 }

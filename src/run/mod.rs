@@ -74,15 +74,16 @@ enum Action {
         /// prints the envelope once the user has answered.
         #[arg(long)]
         no_wait: bool,
-        /// (What --no-wait leaves to wait: keeps the envelope for `ask-popup answer`.)
-        #[arg(long, hide = true, conflicts_with = "no_wait")]
-        keep_answer: bool,
+        /// (What --no-wait leaves to wait: keeps the envelope for `ask-popup answer`, under
+        /// this token.)
+        #[arg(long, hide = true, conflicts_with = "no_wait", value_name = "TOKEN")]
+        keep_answer: Option<String>,
         #[command(flatten)]
         plugin: PluginArg,
     },
-    /// Print the envelope of a question asked with --no-wait (or of any recorded one), once it
-    /// has ended; while it waits, print {"requestId": …, "waiting": true} and exit 6. Exit
-    /// statuses otherwise as for `ask`.
+    /// Print the envelope of the question last asked under the id with --no-wait (or the
+    /// record's of the id asked from this pane), once it has ended; while it waits, print
+    /// {"requestId": …, "waiting": true} and exit 6. Exit statuses otherwise as for `ask`.
     Answer {
         /// The request's id, as `ask --no-wait` printed it.
         #[arg(allow_hyphen_values = true)]
@@ -314,12 +315,10 @@ pub fn main() -> i32 {
             keep_answer,
             plugin,
         } => {
-            let how = if no_wait {
-                Asking::Later
-            } else if keep_answer {
-                Asking::Kept
-            } else {
-                Asking::Waiting
+            let how = match keep_answer {
+                _ if no_wait => Asking::Later,
+                Some(token) => Asking::Kept(token),
+                None => Asking::Waiting,
             };
             ask_command(questionnaire.as_deref(), agent, id, &plugin.plugin, how)
         }
@@ -401,14 +400,15 @@ pub fn main() -> i32 {
 }
 
 /// How `ask-popup ask` waits for the answer.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 enum Asking {
     /// Until it comes, and prints it.
     Waiting,
     /// Not: prints the request's id (`--no-wait`).
     Later,
-    /// In the place of an `ask --no-wait`, keeping the answer (`--keep-answer`).
-    Kept,
+    /// In the place of an `ask --no-wait`, keeping the answer under its token
+    /// (`--keep-answer=TOKEN`).
+    Kept(String),
 }
 
 /// `ask-popup ask`.
@@ -431,10 +431,10 @@ fn ask_command(
     let payload = read_payload(&PayloadSource::of(arg, |path| Path::new(path).is_file()));
     match how {
         Asking::Later => later::ask_without_waiting(payload, &caller, plugin),
-        Asking::Kept => later::ask_and_keep(payload, &caller, plugin),
+        Asking::Kept(token) => later::ask_and_keep(payload, &caller, plugin, &token),
         Asking::Waiting => {
             let envelope = answer(payload, &caller, plugin, &Interrupts::install());
-            print(&envelope);
+            print(&terminal::json_for_terminal(&envelope));
             ask::exit_status(&envelope)
         }
     }
@@ -877,12 +877,16 @@ impl Zellij {
     }
 
     /// Sends a `cancel` pipe with `args` that this command does not wait for, and that
-    /// outlives it (ending by itself after `PIPE_TIMEOUT`).
+    /// outlives it (ending by itself after `PIPE_TIMEOUT`). Reaped on a thread of its own while
+    /// this command runs (a long-lived `ask-popup mcp` would otherwise keep a zombie of every
+    /// cancel), by whoever adopts it once the command has ended.
     fn cancel_in_background(&self, args: &str) {
         let mut command = self.pipe_on_its_own("cancel", args);
         children::on_its_own_for(&mut command, PIPE_TIMEOUT);
         command.args(["--", "withdraw"]);
-        let _ = command.stdin(Stdio::null()).stdout(Stdio::null()).spawn();
+        if let Ok(mut child) = command.stdin(Stdio::null()).stdout(Stdio::null()).spawn() {
+            thread::spawn(move || child.wait());
+        }
     }
 
     /// Takes the question back from the popup (the `cancel` pipe) and returns the `aborted`

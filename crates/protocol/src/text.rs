@@ -2,13 +2,19 @@
 //! characters and bidi controls that would drive the terminal or reorder what it shows. The
 //! popup cleans everything it draws with this, and the command everything it prints.
 
-/// Characters that must never reach the terminal: C0 controls other than `\n` (tab is
-/// handled separately), DEL, C1 controls and the bidi overrides and isolates, which can make
-/// text display in an order other than the one it is stored in.
-fn is_removed(c: char) -> bool {
+/// Whether `c` is a bidi control (Unicode's `Bidi_Control` property): the embeddings and
+/// overrides (U+202A-U+202E), the isolates (U+2066-U+2069) and the marks (U+200E, U+200F and
+/// the Arabic letter mark U+061C). Invisible, each can make a terminal that orders text by
+/// direction show it in an order other than the one it is stored in.
+pub fn is_bidi_control(c: char) -> bool {
     matches!(c,
-        '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
-        | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Characters that must never reach the terminal: C0 controls other than `\n` (tab is
+/// handled separately), DEL, C1 controls and the bidi controls.
+fn is_removed(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}') || is_bidi_control(c)
 }
 
 /// The byte offset of the first character that sanitising would change. Scans bytes, not
@@ -23,10 +29,12 @@ fn first_to_sanitize(s: &str, newline_as_space: bool) -> Option<usize> {
             0x00..=0x1f | 0x7f => true,
             // U+0080..=U+009F
             0xc2 => matches!(bytes.get(i + 1), Some(0x80..=0x9f)),
-            // U+202A..=U+202E and U+2066..=U+2069
+            // U+061C
+            0xd8 => bytes.get(i + 1) == Some(&0x9c),
+            // U+200E, U+200F, U+202A..=U+202E and U+2066..=U+2069
             0xe2 => matches!(
                 (bytes.get(i + 1), bytes.get(i + 2)),
-                (Some(0x80), Some(0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
+                (Some(0x80), Some(0x8e | 0x8f | 0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
             ),
             _ => false,
         };
@@ -74,4 +82,40 @@ pub fn sanitize(s: &str) -> String {
 /// Like [`sanitize`], for one-line contexts: `\n` becomes a space too.
 pub fn sanitize_line(s: &str) -> String {
     sanitize_with(s, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bidi_control_is_one_and_nothing_else_is() {
+        let controls = [
+            '\u{061c}', '\u{200e}', '\u{200f}', '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}',
+            '\u{202e}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
+        ];
+        let found: Vec<char> = (0..=0x10ffff)
+            .filter_map(char::from_u32)
+            .filter(|c| is_bidi_control(*c))
+            .collect();
+        assert_eq!(found, controls);
+        for c in controls {
+            assert_eq!(sanitize(&format!("a{c}b")), "ab", "{:04x}", u32::from(c));
+        }
+        assert_eq!(sanitize("\u{200d}\u{200b}"), "\u{200d}\u{200b}");
+    }
+
+    #[test]
+    fn the_quick_scan_finds_every_character_sanitising_changes() {
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let s = format!("ab{c}");
+            let changes = c == '\t' || is_removed(c);
+            assert_eq!(
+                first_to_sanitize(&s, false).is_some(),
+                changes,
+                "{:04x}",
+                u32::from(c)
+            );
+        }
+    }
 }
