@@ -712,6 +712,7 @@ mod tests {
             agent: Some("cla\u{202e}ude\u{2066}".to_owned()),
             id: "r1".to_owned(),
             id_given: true,
+            approval_by: None,
         };
         let tricky = r#"{"questions":[{"question":"Delete\u202e\u2067 it\u200f\u200e\u061c?","header":"D\u202aB\u2069","options":["A","B"]}]}"#;
         assert_eq!(
