@@ -327,16 +327,24 @@ pub(crate) fn note_on_the_question(zellij: &Zellij, note: &str) {
     zellij.wait_for_screen("the note saved", ANSWER, |s| s.contains(&saved));
 }
 
-/// The approval on screen's `Allow once` (its first row), focused and picked.
+/// The approval on screen's `Allow once` (its first row), focused with ↑ (an approval's rows
+/// carry no numbers) and picked with Enter once the popup has settled on it (`send_keys`
+/// waits for the footer's hints: Enter right after ↑ would not allow).
 pub(crate) fn allow_once(zellij: &Zellij) {
-    zellij.send_keys(&["1"]);
-    zellij.wait_for_screen("Allow once focused", ANSWER, |s| {
-        s.contains("❯ 1. Allow once")
-    });
+    let until = zellij.until(ANSWER);
+    while !zellij.screen().contains("❯ Allow once") {
+        assert!(
+            Instant::now() < until,
+            "Allow once never focused; screen:\n{}",
+            zellij.screen()
+        );
+        zellij.send_keys(&["Up"]);
+        zellij.wait_until_keys_count();
+    }
     zellij.send_keys(&["Enter"]);
 }
 
-/// The approval on screen denied with `note`: the note saved, then Enter on `deny` (`3. Deny`,
+/// The approval on screen denied with `note`: the note saved, then Enter on `deny` (`Deny`,
 /// where the focus starts).
 pub(crate) fn deny_with_a_note(zellij: &Zellij, note: &str, deny: &str) {
     note_on_the_question(zellij, note);

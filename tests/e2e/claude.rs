@@ -542,7 +542,7 @@ fn asking_for_approval(zellij: &Zellij, name: &str) -> Claude {
     wait_for_title(zellij, claude.pane, &marked(name));
     // The command is the preview; the focus starts on Deny, never on an Allow.
     zellij.wait_for_screen("the approval", ANSWER, |s| {
-        s.contains("❯ 3. Deny") && s.contains(APPROVED_COMMAND) && s.contains("Allow always")
+        s.contains("❯ Deny") && s.contains(APPROVED_COMMAND) && s.contains("Allow always")
     });
     claude
 }
@@ -566,7 +566,7 @@ fn claude_codes_permission_prompt_allowed_in_the_popup_runs_the_command() {
 fn claude_codes_permission_prompt_denied_with_a_note_gives_the_model_the_note() {
     let zellij = Zellij::start();
     let claude = asking_for_approval(&zellij, "claude-deny");
-    deny_with_a_note(&zellij, "use the staging registry", "3. Deny");
+    deny_with_a_note(&zellij, "use the staging registry", "Deny");
     let (text, is_error) = claude.tool_result(&zellij);
     assert!(is_error, "a denial: {text}");
     assert!(

@@ -951,3 +951,73 @@ fn the_recommended_option_is_focused_marked_and_accepted_with_one_key() {
         &reply(&payload, &Outcome::Submitted(given), Some("rec-1")),
     );
 }
+
+/// An agent's permission prompt for `command`, as the hooks ask it (`"approval": true`).
+fn approval(command: &str) -> String {
+    json!({"approval": true, "questions": [question(
+        &format!("Allow claude to use Bash: {command}?"),
+        "Approval",
+        &["Allow once", "Allow always", "Deny"],
+    )]})
+    .to_string()
+}
+
+/// Whether `screen` shows the focus (`❯`) on the row `label`, numbered or not.
+fn focused(screen: &str, label: &str) -> bool {
+    screen
+        .lines()
+        .any(|line| line.contains('❯') && line.contains(label))
+}
+
+/// The requests the `status` pipe lists as waiting.
+fn waiting(zellij: &Zellij) -> usize {
+    let out = zellij
+        .pipe_to("ask-popup", "status", &[], "x")
+        .answered_at_once()
+        .wait(AT_ONCE);
+    let status: Value = serde_json::from_slice(&out.stdout).expect("status is JSON");
+    status["pending"].as_array().map_or(0, Vec::len)
+}
+
+#[test]
+fn keys_written_in_a_burst_by_another_process_never_allow_an_approval() {
+    let zellij = Zellij::start();
+    // `1` then Enter, written by another process in one `write-chars` once keys count: Zellij
+    // hands them to the plugin as the person's own. The digit reaches no row, and Enter picks
+    // Deny, where the focus starts.
+    let call = ask(
+        &zellij,
+        &approval("rm -rf build"),
+        &[("agent", "claude"), ("id", "burst-1")],
+        |s| s.contains("rm -rf build") && focused(s, "Deny"),
+    );
+    zellij.write_chars("1\r");
+    let out = call.wait(ANSWER);
+    assert_eq!(details(&out)["answers"][0]["answer"], "Deny", "{out:?}");
+
+    // ↑ then Enter in one burst: the focus moves to `Allow always`, and the Enter, come
+    // without a pause, does not allow.
+    let mut call = ask(
+        &zellij,
+        &approval("git push --force"),
+        &[("agent", "claude"), ("id", "burst-2")],
+        |s| s.contains("git push --force") && focused(s, "Deny"),
+    );
+    zellij.write_chars("\u{1b}[A\r");
+    zellij.wait_for_screen("Allow always focused, or the approval gone", ANSWER, |s| {
+        focused(s, "Allow always") || !s.contains("git push --force")
+    });
+    // Both keys came in one event batch; once the popup has settled (the hints back), the
+    // status pipe, handled after them, still lists the approval.
+    zellij.wait_until_keys_count();
+    assert_eq!(waiting(&zellij), 1, "the burst answered the approval");
+    assert!(call.is_running(), "{}", zellij.screen());
+    // The person, having read it, presses Enter once: allowed.
+    zellij.send_keys(&["Enter"]);
+    let out = call.wait(ANSWER);
+    assert_eq!(
+        details(&out)["answers"][0]["answer"],
+        "Allow always",
+        "{out:?}"
+    );
+}

@@ -1047,7 +1047,7 @@ fn codex_asking_for_approval(zellij: &Zellij, name: &str) -> Codex {
     codex.asked(zellij, CODEX_APPROVAL);
     // Codex offers no rule to allow always; the focus starts on Deny.
     zellij.wait_for_screen("the approval", ANSWER, |s| {
-        s.contains("❯ 2. Deny") && s.contains(CODEX_COMMAND) && !s.contains("Allow always")
+        s.contains("❯ Deny") && s.contains(CODEX_COMMAND) && !s.contains("Allow always")
     });
     codex
 }
@@ -1065,7 +1065,7 @@ fn codexs_permission_prompt_allowed_in_the_popup_runs_the_command() {
 fn codexs_permission_prompt_denied_with_a_note_gives_the_model_the_note() {
     let zellij = Zellij::start();
     let codex = codex_asking_for_approval(&zellij, "codex-deny");
-    deny_with_a_note(&zellij, "use the staging registry", "2. Deny");
+    deny_with_a_note(&zellij, "use the staging registry", "Deny");
     let output = codex.output(&zellij).join("\n");
     assert!(
         output.contains("The user denied this: use the staging registry"),

@@ -394,7 +394,7 @@ fn opencode_asking_for_approval(zellij: &Zellij, name: &str) -> Opencode {
         |s| {
             s.contains("opencode asks")
                 && s.contains(&format!("Allow opencode to use bash: {OPENCODE_COMMAND}?"))
-                && s.contains("❯ 3. Deny")
+                && s.contains("❯ Deny")
         },
     );
     opencode
@@ -413,7 +413,7 @@ fn opencodes_permission_prompt_allowed_in_the_popup_runs_the_command() {
 fn opencodes_permission_prompt_denied_with_a_note_gives_the_model_the_note() {
     let zellij = Zellij::start();
     let opencode = opencode_asking_for_approval(&zellij, "opencode-deny");
-    deny_with_a_note(&zellij, "use the staging registry", "3. Deny");
+    deny_with_a_note(&zellij, "use the staging registry", "Deny");
     let message = opencode.tool_message(&zellij);
     assert!(
         message.contains("The user denied this: use the staging registry"),

@@ -338,6 +338,59 @@ fn keys_while_the_grant_is_in_doubt_wait_for_asking_again_and_count_once_it_is_a
 }
 
 #[test]
+fn keys_held_while_the_grant_is_in_doubt_are_never_replayed_onto_an_approval() {
+    let approval_of_ls = cli(
+        "p1",
+        Some(&approval("ls")),
+        &[("pane_id", "3"), ("id", "r1")],
+    );
+    let (mut b, _) = loaded_unheard(2, &[approval_of_ls]);
+    tick(&mut b, HELLO_WINDOW_MS);
+    settle(&mut b);
+    // ↑ and Enter while in doubt: held, then dropped, not a burst that allows.
+    let fx = b.input(Input::Key(Key::Up));
+    assert_eq!(asks_again(&fx), 1, "{fx:?}");
+    b.input(Input::Key(Key::Enter));
+    settle(&mut b);
+    let fx = b.permission(true, 2);
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+    let d = b.current_dialog().expect("still asked");
+    assert_eq!(
+        d.focused_row(),
+        Some(ask_popup_plugin::dialog::Row::Option(2))
+    );
+    // Keys now go straight to it.
+    assert_eq!(
+        picked(&b.input(Input::Key(Key::Enter))).as_deref(),
+        Some("Deny")
+    );
+}
+
+#[test]
+fn keys_held_while_the_grant_is_in_doubt_go_only_to_the_request_they_were_typed_at() {
+    let mut b = granted_in_doubt();
+    b.input(Input::Key(Key::Down));
+    b.input(Input::Key(Key::Enter));
+    // Meanwhile the question is withdrawn and another one shows.
+    let fx = b.pipe(named(
+        "c",
+        "cancel",
+        Some(""),
+        &[("pane_id", "3"), ("id", "r1")],
+    ));
+    assert_eq!(replies(&fx).len(), 2, "withdrawn: {fx:?}");
+    b.pipe(ask("p2", "r2"));
+    settle(&mut b);
+    let fx = b.permission(true, 2);
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+    assert_eq!(b.pending_count(), 1);
+    assert_eq!(
+        picked(&b.input(Input::Key(Key::Enter))).as_deref(),
+        Some("A")
+    );
+}
+
+#[test]
 fn the_hide_key_waits_for_the_grant_too() {
     let mut b = granted_in_doubt();
     let fx = b.input(Input::Key(Key::Hide));

@@ -268,7 +268,14 @@ fn keys_right_after_a_request_appears_do_nothing() {
         assert!(b.input(Input::Key(key)).is_empty(), "{key:?} did something");
     }
     assert_eq!(b.current_dialog().unwrap().tab_state(0).unwrap().focus, 0);
-    // The guard's timer: the footer shows its hints, and keys count.
+    // Each of them held the guard on: 400 ms after the first showing, the footer still says
+    // `…`.
+    let fx = tick(&mut b, 1);
+    assert!(!fx.contains(&Effect::Render), "{fx:?}");
+    assert!(b.input(Input::Key(Key::Enter)).is_empty());
+    // 400 ms without a key (the guard's timer): the footer shows its hints, and keys count.
+    let fx = tick(&mut b, KEY_GUARD_MS - 1);
+    assert!(!fx.contains(&Effect::Render), "{fx:?}");
     let fx = tick(&mut b, 1);
     assert!(fx.contains(&Effect::Render));
     let frame = b.render(12, 60).to_plain();

@@ -488,3 +488,48 @@ fn measuring_every_tab_leaves_the_dialog_as_it_was() {
     );
     assert_eq!(d.tab_state(1).unwrap().draft.text(), "SSO");
 }
+
+fn approval() -> ask_popup_protocol::request::Questionnaire {
+    questionnaire(json!({"approval": true, "questions": [{
+        "question": "Allow claude to use Bash: rm -rf build?", "header": "Approval",
+        "options": ["Allow once", "Allow always", "Deny"]}]}))
+}
+
+#[test]
+fn on_an_approval_digits_reach_no_row_and_no_row_is_numbered() {
+    let mut d = Dialog::new(approval());
+    for digit in ['1', '2', '3', '4', '5'] {
+        assert_eq!(d.handle(Input::Key(Key::Char(digit))), Response::Unchanged);
+        assert_eq!(d.focused_row(), Some(Row::Option(2)), "{digit}");
+    }
+    let shown = frame(&d, 60, 14);
+    assert!(shown.contains("  Allow once\n"), "{shown}");
+    assert!(shown.contains("❯ Deny\n"), "{shown}");
+    assert!(!shown.contains("1."), "{shown}");
+    // Where typing goes, a digit is typed like any other character.
+    keys(&mut d, &[Key::Down, Key::Char('1')]);
+    assert_eq!(d.mode(), Mode::Typing);
+    assert_eq!(d.tab_state(0).unwrap().draft.text(), "1");
+    // Any other questionnaire keeps its numbers.
+    let other = Dialog::new(one_question());
+    assert!(frame(&other, 60, 14).contains("❯ 1. Postgres"));
+}
+
+#[test]
+fn an_input_would_allow_only_when_it_picks_an_approvals_allow() {
+    let mut d = Dialog::new(approval());
+    let enter = Input::Key(Key::Enter);
+    assert!(!d.would_allow(&enter), "Enter on Deny");
+    assert!(!d.focus_allows());
+    keys(&mut d, &[Key::Up]);
+    assert!(d.focus_allows());
+    assert!(d.would_allow(&enter));
+    assert!(!d.would_allow(&Input::Key(Key::Down)));
+    assert!(d.would_allow(&Input::Click(Target::Row(0))));
+    assert!(!d.would_allow(&Input::Click(Target::Row(2))));
+    // Trying leaves the dialog as it was.
+    assert_eq!(d.focused_row(), Some(Row::Option(1)));
+    // A questionnaire that is no approval allows nothing.
+    let plain = Dialog::new(one_question());
+    assert!(!plain.would_allow(&enter) && !plain.focus_allows());
+}

@@ -124,8 +124,10 @@ struct Grant {
     asked_again: bool,
     /// The answer to asking again (or another grant) came: this instance surely serves.
     regranted: bool,
-    /// The user's input while the grant is in doubt, for once it is not.
-    held_input: Vec<Input>,
+    /// The user's input while the grant is in doubt, for once it is not, each with the CLI
+    /// pipe of the request it was typed at (none: at the list of those asked before, or at
+    /// nothing).
+    held_input: Vec<(Input, Option<String>)>,
     /// Still awaiting the answer to the permission request, this instance heard an event that
     /// needs the grant: when first, and for which client (see `application_state_heard`).
     unanswered: Option<(u64, u16)>,
@@ -226,9 +228,19 @@ impl Broker {
         }
         self.check_grant(true, effects);
         if self.gate.grant.held_input.len() < MAX_HELD_INPUT {
-            self.gate.grant.held_input.push(input.clone());
+            let at = self.input_target();
+            self.gate.grant.held_input.push((input.clone(), at));
         }
         true
+    }
+
+    /// What input goes to now: the CLI pipe of the request on screen, or none (the list of
+    /// those asked before, or nothing).
+    fn input_target(&self) -> Option<String> {
+        if self.showing_history() {
+            return None;
+        }
+        self.pending.get(self.current).map(|r| r.pipe.clone())
     }
 
     /// The user answered the permission request. Granted, this instance (for client
@@ -242,7 +254,18 @@ impl Broker {
             // now.
             self.gate.grant.regranted = true;
             let mut effects = Vec::new();
-            for input in std::mem::take(&mut self.gate.grant.held_input) {
+            for (input, at) in std::mem::take(&mut self.gate.grant.held_input) {
+                // Only onto what it was typed at: the request on screen may have ended, or
+                // another one come before it, meanwhile. And never onto an approval: held
+                // keys come back all at once, a burst that must not allow (see
+                // `KEY_GUARD_MS`); the person presses them again.
+                let approval = self
+                    .pending
+                    .get(self.current)
+                    .is_some_and(|r| r.dialog.questionnaire().approval);
+                if self.input_target() != at || (approval && at.is_some()) {
+                    continue;
+                }
                 effects.extend(self.input(input));
             }
             return effects;

@@ -71,7 +71,10 @@ pub const APPROVAL_BY_ARG: &str = "approval_by";
 /// message of this name; only those from this plugin's own id count (see `Broker::pipe`).
 pub const PEER_PIPE: &str = "ask-popup-peer";
 /// Keys that arrive this soon after a request first shows never answer it: the user may have
-/// been typing into another pane when the popup took the focus.
+/// been typing into another pane when the popup took the focus. Each key dropped so pushes the
+/// guard on by as much again: keys count once the question has been on screen this long and
+/// this long has passed without a key. And on an approval, a key that would pick an `Allow`
+/// counts only this long after the key before it (see `Broker::input`).
 pub const KEY_GUARD_MS: u64 = 400;
 /// How long a pipe is remembered after its reply (its CLI may still send trailing lines and
 /// its end-of-input message), and how long a partial stdin payload waits for its next line.
@@ -190,8 +193,11 @@ struct Request {
     arrived_ms: u64,
     /// The payload's size, counted against `MAX_PENDING_BYTES`.
     bytes: usize,
-    /// When it first showed in this instance: keys before `KEY_GUARD_MS` after are stray.
+    /// When it first showed in this instance.
     first_shown_ms: Option<u64>,
+    /// From when keys count (see `KEY_GUARD_MS`): `KEY_GUARD_MS` after it first showed, or
+    /// after the latest key that came before then.
+    keys_from_ms: Option<u64>,
     /// Whether its frame shows that keys count (the footer's hints instead of `…`).
     drawn_ready: bool,
     /// While on screen: the time up to which its countdown has been charged.
@@ -237,6 +243,7 @@ impl Request {
             arrived_ms: now_ms,
             bytes,
             first_shown_ms: None,
+            keys_from_ms: None,
             drawn_ready: false,
             counted_to_ms: None,
             owed_ends: 0,
@@ -256,6 +263,7 @@ impl Request {
     /// down.)
     fn take_over(&mut self, shown: Request) {
         self.first_shown_ms = shown.first_shown_ms;
+        self.keys_from_ms = shown.keys_from_ms;
         self.drawn_ready = shown.drawn_ready;
         self.counted_to_ms = shown.counted_to_ms;
         self.owed_ends = self.owed_ends.saturating_add(shown.owed_ends);
@@ -324,6 +332,12 @@ pub struct Broker {
     drawn_size: Option<(usize, usize)>,
     /// Whether a timer of `AHEAD_STEP_MS` is set to lay out more ahead.
     ahead_armed: bool,
+    /// When the latest input (key, click, wheel, paste) came, whatever became of it: a key
+    /// that would pick an approval's `Allow` counts only `KEY_GUARD_MS` after it.
+    last_input_ms: Option<u64>,
+    /// When the timer set to draw the footer's hints again, once the popup has settled (see
+    /// `Broker::settled_at_ms`), fires.
+    settle_timer_ms: Option<u64>,
 }
 
 impl Broker {

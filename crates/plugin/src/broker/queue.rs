@@ -76,13 +76,14 @@ impl Broker {
         let index = match earlier {
             Some(i) => {
                 let old = std::mem::replace(&mut self.pending[i], request);
-                if let Some(r) = self.pending.get_mut(i) {
-                    // The user has seen it already.
+                if let Some(r) = self.pending.get_mut(i).filter(|_| retry) {
+                    // The user has seen it already. (Another questionnaire under the same id
+                    // is a question the user has not seen: it shows anew, its key guard from
+                    // then, or keys meant for the one it replaced would answer it.)
                     r.first_shown_ms = old.first_shown_ms;
+                    r.keys_from_ms = old.keys_from_ms;
                     r.drawn_ready = old.drawn_ready;
-                    if retry {
-                        r.arrived_ms = old.arrived_ms;
-                    }
+                    r.arrived_ms = old.arrived_ms;
                 }
                 let outcome = Outcome::Host {
                     code: ErrorCode::Superseded,

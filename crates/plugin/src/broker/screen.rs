@@ -39,30 +39,63 @@ impl Broker {
         let now = self.now_ms;
         // The list of questionnaires covers the question: it is not on screen.
         let (current, visible) = (self.current, self.visible && self.history.is_none());
-        let mut guard = false;
         for (i, r) in self.pending.iter_mut().enumerate() {
             if i == current && visible {
                 if r.first_shown_ms.is_none() {
                     r.first_shown_ms = Some(now);
-                    guard = true;
+                    r.keys_from_ms = Some(now.saturating_add(KEY_GUARD_MS));
+                    r.drawn_ready = false;
                 }
                 r.counted_to_ms.get_or_insert(now);
             } else {
                 r.counted_to_ms = None;
             }
         }
-        if guard {
-            // Wake up when keys count, to draw the footer's hints.
-            effects.push(Effect::SetTimer(KEY_GUARD_MS as f64 / 1000.0));
-        }
+        self.wake_when_settled(effects);
     }
 
     /// Whether keys reach the request on screen (see `KEY_GUARD_MS`).
     pub(super) fn keys_count(&self) -> bool {
         self.pending
             .get(self.current)
-            .and_then(|r| r.first_shown_ms)
-            .is_none_or(|shown| self.now_ms >= shown.saturating_add(KEY_GUARD_MS))
+            .and_then(|r| r.keys_from_ms)
+            .is_none_or(|from| self.now_ms >= from)
+    }
+
+    /// When the popup settles, if it is settling now: keys do not count yet (see
+    /// `KEY_GUARD_MS`), or the focus rests on an approval's `Allow` too soon after the latest
+    /// input for Enter to pick it. Meanwhile the footer says `…`.
+    pub(super) fn settled_at_ms(&self) -> Option<u64> {
+        let r = self.pending.get(self.current)?;
+        let mut at = r.keys_from_ms.unwrap_or(0);
+        if r.dialog.focus_allows() {
+            let paused = self
+                .last_input_ms
+                .map_or(0, |last| last.saturating_add(KEY_GUARD_MS));
+            at = at.max(paused);
+        }
+        (at > self.now_ms).then_some(at)
+    }
+
+    /// While the popup settles, a timer wakes it when it has, to draw the footer's hints (one
+    /// timer at a time: one that fires early, or finds the popup settling for longer, sets the
+    /// next).
+    pub(super) fn wake_when_settled(&mut self, effects: &mut Vec<Effect>) {
+        let Some(at) = self.settled_at_ms() else {
+            return;
+        };
+        if let Some(r) = self.pending.get_mut(self.current) {
+            r.drawn_ready = false;
+        }
+        let now = self.now_ms;
+        if self
+            .settle_timer_ms
+            .is_some_and(|due| due > now && due <= at)
+        {
+            return;
+        }
+        self.settle_timer_ms = Some(at);
+        effects.push(Effect::SetTimer(at.saturating_sub(now) as f64 / 1000.0));
     }
 
     pub(super) fn own_title(&self) -> String {
@@ -130,19 +163,29 @@ impl Broker {
                 }
             }
         }
-        let keys_count = self.keys_count();
+        if self
+            .settle_timer_ms
+            .is_some_and(|due| now.saturating_add(50) >= due)
+        {
+            self.settle_timer_ms = None;
+        }
+        let settled = self.settled_at_ms().is_none();
         if let Some(r) = self.pending.get_mut(self.current) {
-            if keys_count && r.first_shown_ms.is_some() && !r.drawn_ready {
+            if settled && r.first_shown_ms.is_some() && !r.drawn_ready {
                 // The footer's hints replace its `…`.
                 r.drawn_ready = true;
                 effects.push(Effect::Render);
             }
         }
+        self.wake_when_settled(&mut effects);
         self.done(effects)
     }
 
     /// User input in the popup.
     pub fn input(&mut self, input: Input) -> Vec<Effect> {
+        let now = self.now_ms;
+        // The input before this one, whatever became of it.
+        let before = self.last_input_ms.replace(now);
         let mut effects = Vec::new();
         if self.hold_input_in_doubt(&input, &mut effects) {
             // The user acts now: first make sure that this instance may answer.
@@ -157,10 +200,29 @@ impl Broker {
         let Some(request) = self.pending.get_mut(self.current) else {
             return effects;
         };
-        if (!keys_count || request.provisional) && input != Input::Key(Key::Hide) {
-            // A stray key, typed for another pane as the popup appeared, or one for a request
-            // not asked yet (only shown while the hellos come in).
-            return effects;
+        if input != Input::Key(Key::Hide) {
+            if !keys_count {
+                // A stray key, typed for another pane as the popup appeared: the guard holds
+                // until keys stop coming for a moment (a stream typed ahead, or sent by a
+                // program, is dropped whole).
+                request.keys_from_ms = Some(now.saturating_add(KEY_GUARD_MS));
+                self.wake_when_settled(&mut effects);
+                return effects;
+            }
+            if request.provisional {
+                // A key for a request not asked yet (only shown while the hellos come in).
+                return effects;
+            }
+            let hasty = before.is_some_and(|before| now < before.saturating_add(KEY_GUARD_MS));
+            if hasty && request.dialog.would_allow(&input) {
+                // An approval's `Allow` is picked only by an input that comes after a pause:
+                // never by the rest of a burst a program sent, nor by a stream typed ahead
+                // for another pane (↑ then Enter, to run a shell's last command again). The
+                // footer says `…` until the pause has passed.
+                effects.push(Effect::Render);
+                self.wake_when_settled(&mut effects);
+                return effects;
+            }
         }
         let browsing = request.dialog.mode() == Mode::Browse;
         if let Input::Key(Key::Char(c @ ('[' | ']'))) = input {
@@ -211,6 +273,8 @@ impl Broker {
         if let Some(touched) = touched {
             effects.push(self.peer_message(touched));
         }
+        // The focus that came to rest on an approval's `Allow` settles first.
+        self.wake_when_settled(&mut effects);
         self.done(effects)
     }
 
@@ -353,7 +417,7 @@ impl Broker {
         Chrome {
             banner: self.banner(),
             hide_key: self.config.hide_key_label.clone(),
-            settling: !self.keys_count(),
+            settling: self.settled_at_ms().is_some(),
         }
     }
 

@@ -165,12 +165,14 @@ impl Dialog {
         }
     }
 
-    /// The command `key` is bound to now, if any.
+    /// The command `key` is bound to now, if any. On an approval digits are bound to nothing
+    /// (see `Dialog::numbers_rows`): typed where typing goes, like any other character.
     pub(super) fn command_for(&self, key: Key) -> Option<Command> {
         self.keymap()
             .iter()
             .find(|binding| binding.keys.contains(&key))
             .map(|binding| binding.command)
+            .filter(|command| *command != Command::Jump || self.numbers_rows())
     }
 
     /// The keys of the current mode that do something now, as the footer names them, most

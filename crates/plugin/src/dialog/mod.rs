@@ -386,6 +386,54 @@ impl Dialog {
     }
 }
 
+/// What keeps an approval's `Allow` from being picked by keys that are not the person's: the
+/// options that allow, and whether an input would pick one. (Zellij gives a key no sign of
+/// where it came from: `zellij action write-chars` from any process, and keys typed ahead
+/// into another pane, reach the popup as the person's own do. The broker drops an input that
+/// would allow unless a pause came before it: see `Broker::input`.)
+impl Dialog {
+    /// Whether option `option` of the question allows: on an approval, every option but
+    /// `Deny` (an approval asked with other labels has each of them guarded alike); on any
+    /// other questionnaire, none.
+    pub fn allows(&self, option: usize) -> bool {
+        self.questionnaire.approval
+            && self
+                .questionnaire
+                .questions
+                .get(self.tab)
+                .and_then(|question| question.options.get(option))
+                .is_some_and(|o| o.label != ask_popup_protocol::approval::DENY)
+    }
+
+    /// Whether the focus rests on an option that allows, where Enter would pick it.
+    pub fn focus_allows(&self) -> bool {
+        self.mode == Mode::Browse
+            && matches!(self.focused_row(), Some(Row::Option(i)) if self.allows(i))
+    }
+
+    /// Whether `input` would answer this approval with an option that allows.
+    pub fn would_allow(&self, input: &Input) -> bool {
+        if !self.questionnaire.approval {
+            return false;
+        }
+        let mut tried = self.clone();
+        match tried.handle(input.clone()) {
+            Response::Finished(Outcome::Submitted(responses)) => {
+                matches!(responses.answers.first(), Some(Some(Answer::Option(i))) if self.allows(*i))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the rows carry numbers that a digit focuses. An approval's do not: a digit
+    /// there is no way to an `Allow` (a `1` then Enter from another process, or typed for
+    /// another pane, would pick `Allow once`), and a numbering with gaps would promise keys
+    /// that do nothing; its few rows are reached with the arrows.
+    pub fn numbers_rows(&self) -> bool {
+        !self.questionnaire.approval
+    }
+}
+
 /// The row that carries number `n` (1-based): the options and `Type something.` are numbered
 /// in order, then `Chat about this`; `Next` has no number.
 pub fn numbered_row(rows: &[Row], n: usize) -> Option<usize> {

@@ -177,3 +177,23 @@ pub fn kept_across_reload(fx: &[Effect]) -> String {
     assert_eq!(kept.len(), 1, "{fx:?}");
     kept[0].clone()
 }
+
+/// An agent's permission prompt (`"approval": true`) for `command`, with the three choices a
+/// hook offers: `Allow once`, `Allow always`, `Deny` (where the focus starts).
+pub fn approval(command: &str) -> String {
+    json!({"approval": true, "questions": [{
+        "question": format!("Allow claude to use Bash: {command}?"),
+        "header": "Approval",
+        "options": ["Allow once", "Allow always", "Deny"]}]})
+    .to_string()
+}
+
+/// The option the reply among `fx` picked, if one reply is there.
+pub fn picked(fx: &[Effect]) -> Option<String> {
+    match replies(fx).as_slice() {
+        [(_, reply)] => reply["details"]["answers"][0]["answer"]
+            .as_str()
+            .map(str::to_owned),
+        _ => None,
+    }
+}

@@ -241,6 +241,7 @@ fn option_rows(tab: &Tab, cache: &mut ViewCache, rows: &[Row], width: usize) -> 
         let start = out.len();
         let pointer = if focused { "❯ " } else { "  " };
         let number = row_number(rows, row_index)
+            .filter(|_| tab.dialog.numbers_rows())
             .map(|n| format!("{n:>num_width$}. "))
             .unwrap_or_default();
         let head = format!("{pointer}{number}");

@@ -1,0 +1,243 @@
+//! Keys that are not the person's: Zellij gives the plugin a key with nothing that says where
+//! it came from (`zellij action write-chars` from any process, keys typed ahead for another
+//! pane). A stream of keys that starts as a question shows is dropped whole, and an approval's
+//! `Allow` is picked only by a key that comes after a pause.
+
+mod broker_io;
+
+use ask_popup_plugin::broker::{Broker, Config, Effect, KEY_GUARD_MS};
+use ask_popup_plugin::dialog::{Input, Key, Row};
+use broker_io::*;
+
+fn key(b: &mut Broker, key: Key) -> Vec<Effect> {
+    b.input(Input::Key(key))
+}
+
+/// The footer of the frame on screen says `…`: keys that matter do not count yet.
+fn settling(b: &mut Broker) -> bool {
+    let frame = b.render(14, 70).to_plain();
+    let footer = frame
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    footer.trim() == "…"
+}
+
+fn focus(b: &Broker) -> Option<Row> {
+    b.current_dialog().and_then(|d| d.focused_row())
+}
+
+/// An approval of `command` on screen, its key guard over.
+fn approval_on_screen(command: &str) -> Broker {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli(
+        "p1",
+        Some(&approval(command)),
+        &[("agent", "claude"), ("id", "a1")],
+    ));
+    tick(&mut b, KEY_GUARD_MS);
+    assert!(!settling(&mut b));
+    assert_eq!(focus(&b), Some(Row::Option(2)), "the focus starts on Deny");
+    b
+}
+
+#[test]
+fn keys_that_keep_coming_as_a_question_shows_are_dropped_until_they_pause() {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli("p1", Some(&question("Q?")), &[]));
+    // Typed ahead for another pane: a key every 300 ms, from 100 ms after the question showed,
+    // for three seconds. Each comes within the guard the one before re-armed.
+    b.set_clock(100);
+    for i in 0..10 {
+        let k = if i % 2 == 0 { Key::Down } else { Key::Enter };
+        assert!(key(&mut b, k).is_empty(), "key {i} counted");
+        tick(&mut b, 300);
+        assert!(
+            settling(&mut b),
+            "the footer showed its hints after key {i}"
+        );
+    }
+    assert_eq!(focus(&b), Some(Row::Option(0)));
+    assert_eq!(b.pending_count(), 1);
+    // 400 ms after the last one (its timer): settled, and a key counts.
+    let fx = tick(&mut b, KEY_GUARD_MS - 300);
+    assert!(fx.contains(&Effect::Render), "{fx:?}");
+    assert!(!settling(&mut b));
+    assert_eq!(picked(&key(&mut b, Key::Enter)).as_deref(), Some("A"));
+}
+
+#[test]
+fn while_keys_keep_coming_one_timer_at_a_time_wakes_the_popup() {
+    let mut b = Broker::new(Config::default());
+    let fx = b.pipe(cli("p1", Some(&question("Q?")), &[]));
+    assert!(fx.contains(&Effect::SetTimer(0.4)), "{fx:?}");
+    let timers = |fx: &[Effect]| {
+        fx.iter()
+            .filter(|e| matches!(e, Effect::SetTimer(s) if *s < 1.0))
+            .count()
+    };
+    // A burst of 50 keys sets no timer of its own: the first one fires, and sets the next.
+    b.set_clock(10);
+    let mut burst = 0;
+    for _ in 0..50 {
+        burst += timers(&key(&mut b, Key::Char('x')));
+    }
+    assert_eq!(burst, 0);
+    let fx = tick(&mut b, 390);
+    assert_eq!(timers(&fx), 1, "{fx:?}");
+    assert!(!fx.contains(&Effect::Render));
+    let fx = tick(&mut b, 10);
+    assert!(fx.contains(&Effect::Render), "{fx:?}");
+}
+
+#[test]
+fn digits_never_reach_an_approvals_allow_and_its_rows_carry_no_numbers() {
+    let mut b = approval_on_screen("rm -rf build");
+    let frame = b.render(14, 70).to_plain();
+    assert!(frame.contains("❯ Deny"), "{frame}");
+    assert!(!frame.contains("1."), "{frame}");
+    // `1` then Enter, as `zellij action write-chars '1\r'` sends them.
+    assert!(key(&mut b, Key::Char('1')).is_empty());
+    assert_eq!(focus(&b), Some(Row::Option(2)));
+    assert_eq!(picked(&key(&mut b, Key::Enter)).as_deref(), Some("Deny"));
+}
+
+#[test]
+fn a_burst_onto_an_approval_never_allows_and_a_key_after_a_pause_does() {
+    let mut b = approval_on_screen("rm -rf build");
+    // ↑ then Enter in one burst (a program's `write-chars "\e[A\r"`, or a shell's last command
+    // run again by keys typed ahead): the focus moves, the Enter does not allow.
+    assert!(key(&mut b, Key::Up).contains(&Effect::Render));
+    assert_eq!(focus(&b), Some(Row::Option(1)));
+    assert!(
+        settling(&mut b),
+        "the footer says … while Enter would not count"
+    );
+    let fx = key(&mut b, Key::Enter);
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+    // Nor does Enter pressed again and again, each within 400 ms of the one before.
+    for _ in 0..5 {
+        b.set_clock(b.now_ms() + KEY_GUARD_MS - 1);
+        assert!(replies(&key(&mut b, Key::Enter)).is_empty());
+    }
+    assert_eq!(b.pending_count(), 1);
+    // The person reads, then presses Enter once: allowed.
+    let fx = tick(&mut b, KEY_GUARD_MS);
+    assert!(fx.contains(&Effect::Render), "the hints come back: {fx:?}");
+    assert!(!settling(&mut b));
+    assert_eq!(
+        picked(&key(&mut b, Key::Enter)).as_deref(),
+        Some("Allow always")
+    );
+}
+
+#[test]
+fn keys_typed_ahead_at_a_persons_pace_do_not_allow() {
+    let mut b = approval_on_screen("git push --force");
+    // ↑ and Enter 250 ms apart, for the shell pane the popup covered.
+    key(&mut b, Key::Up);
+    key(&mut b, Key::Up);
+    assert_eq!(focus(&b), Some(Row::Option(0)));
+    b.set_clock(b.now_ms() + 250);
+    assert!(replies(&key(&mut b, Key::Enter)).is_empty());
+    // A click on `Allow once` right after a key is held back alike.
+    b.set_clock(b.now_ms() + 100);
+    let frame = b.render(14, 70).to_plain();
+    let line = frame
+        .lines()
+        .position(|l| l.contains("Allow once"))
+        .expect("Allow once on screen");
+    let fx = b.click(line, 4);
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+    assert_eq!(b.pending_count(), 1);
+    // The same click after a pause allows.
+    tick(&mut b, KEY_GUARD_MS);
+    assert_eq!(picked(&b.click(line, 4)).as_deref(), Some("Allow once"));
+}
+
+#[test]
+fn what_does_not_allow_counts_at_once_on_an_approval() {
+    let mut b = approval_on_screen("git push --force");
+    key(&mut b, Key::Up);
+    // ↓ back onto Deny, and Enter at once denies.
+    key(&mut b, Key::Down);
+    assert_eq!(focus(&b), Some(Row::Option(2)));
+    assert!(!settling(&mut b));
+    assert_eq!(picked(&key(&mut b, Key::Enter)).as_deref(), Some("Deny"));
+}
+
+#[test]
+fn a_questionnaire_that_is_no_approval_takes_a_quick_enter() {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli("p1", Some(&question("Q?")), &[]));
+    settle(&mut b);
+    key(&mut b, Key::Down);
+    assert!(!settling(&mut b));
+    assert_eq!(picked(&key(&mut b, Key::Enter)).as_deref(), Some("B"));
+}
+
+#[test]
+fn a_questionnaire_replaced_under_its_id_is_guarded_anew() {
+    let mut b = Broker::new(Config::default());
+    let args = [("agent", "claude"), ("id", "x")];
+    b.pipe(cli("p1", Some(&question("Deploy to staging?")), &args));
+    settle(&mut b);
+    assert!(!settling(&mut b));
+    // Replaced by another questionnaire under the same id: keys meant for the first one, or
+    // sent as the second shows, do not answer it.
+    let fx = b.pipe(cli("p2", Some(&question("Drop the database?")), &args));
+    assert_eq!(replies(&fx).len(), 1, "the first one is superseded: {fx:?}");
+    assert!(fx.contains(&Effect::SetTimer(0.4)), "{fx:?}");
+    assert!(settling(&mut b));
+    b.set_clock(b.now_ms() + KEY_GUARD_MS - 1);
+    let fx = key(&mut b, Key::Enter);
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+    settle(&mut b);
+    let fx = key(&mut b, Key::Enter);
+    assert_eq!(replies(&fx)[0].0, "p2");
+}
+
+#[test]
+fn a_retry_of_the_same_questionnaire_keeps_its_guard_over() {
+    let mut b = Broker::new(Config::default());
+    let args = [("agent", "claude"), ("id", "x")];
+    b.pipe(cli("p1", Some(&question("Deploy to staging?")), &args));
+    settle(&mut b);
+    // Zellij dropped the first CLI; the same questionnaire comes again: the same request,
+    // seen already, its keys counting.
+    b.pipe(cli("p2", Some(&question("Deploy to staging?")), &args));
+    assert!(!settling(&mut b));
+    assert_eq!(replies(&key(&mut b, Key::Enter))[0].0, "p2");
+}
+
+#[test]
+fn an_approvals_kept_reply_answers_only_its_own_retry() {
+    // The hooks give each permission request its own id (Claude Code's and Codex's a fresh
+    // one per hook call, opencode's its permission's): the reply kept for an approval answers
+    // only the same approval asked again with that id by the same caller, its hook asking
+    // again after Zellij dropped its pipe.
+    let mut b = approval_on_screen("rm -rf build");
+    key(&mut b, Key::Up);
+    key(&mut b, Key::Up);
+    tick(&mut b, KEY_GUARD_MS);
+    let allowed = replies(&key(&mut b, Key::Enter));
+    assert_eq!(
+        allowed[0].1["details"]["answers"][0]["answer"],
+        "Allow once"
+    );
+    tick(&mut b, 1000);
+    let args = [("agent", "claude"), ("id", "a1")];
+    let again = replies(&b.pipe(cli("p2", Some(&approval("rm -rf build")), &args)));
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].1, allowed[0].1);
+    // Another approval under the same id is asked, not answered with that `Allow once`.
+    let fx = b.pipe(cli("p3", Some(&approval("rm -rf /")), &args));
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+    assert_eq!(b.pending_count(), 1);
+    // And so is the same approval under that id from another caller.
+    let other = [("agent", "codex"), ("id", "a1")];
+    let fx = b.pipe(cli("p4", Some(&approval("rm -rf build")), &other));
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+    assert_eq!(b.pending_count(), 2);
+}
