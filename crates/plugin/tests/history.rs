@@ -648,8 +648,9 @@ fn an_approval_is_recorded_with_the_command_that_asked_it_and_one_without_says_s
         let mut b = alone();
         b.pipe(cli("p1", Some(&approval), args));
         settle(&mut b);
-        // Up to Allow once, then Enter.
+        // Up to Allow once, then, after a pause, Enter.
         b.input(Input::Key(Key::Up));
+        settle(&mut b);
         let fx = b.input(Input::Key(Key::Enter));
         let entries = records(&fx);
         assert_eq!(entries.len(), 1, "{fx:?}");
