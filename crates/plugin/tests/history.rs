@@ -680,3 +680,21 @@ fn an_approval_is_recorded_with_the_command_that_asked_it_and_one_without_says_s
     assert_eq!(entries[0].approval, None);
     assert_eq!(entries[0].approval_by, None);
 }
+
+#[test]
+fn a_copy_taken_back_before_it_was_answered_here_writes_nothing_when_told_it_was_answered_elsewhere(
+) {
+    // The copy's own caller took it back (the question was answered at home), then the
+    // command says it was answered elsewhere: nothing was answered here, nothing to mark.
+    let mut b = alone();
+    b.set_session("acc");
+    asked_from_api(&mut b, "p1");
+    tick(&mut b, 1000);
+    let who = [("pane_id", ""), ("agent", "claude in api"), ("id", "r")];
+    let fx = b.pipe(named("c1", "cancel", Some(""), &who));
+    assert!(records(&fx).is_empty(), "{fx:?}");
+    let mut told = who.to_vec();
+    told.extend([("from_session", "api"), ("answered_elsewhere", "1")]);
+    let fx = b.pipe(named("c2", "cancel", Some(""), &told));
+    assert!(records(&fx).is_empty(), "{fx:?}");
+}

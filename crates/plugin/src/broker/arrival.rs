@@ -75,12 +75,14 @@ impl Arrivals {
             .map(|kept| kept.output.clone())
     }
 
-    /// Forgets the reply the request of `caller` with `id` ended with lately; whether there
-    /// was one. (Its caller took another session's answer: asked again, it is a new question.)
-    pub(super) fn forget_reply(&mut self, caller: &Asker, id: &str) -> bool {
+    /// Forgets the reply the request of `caller` with `id` ended with lately; whether it was
+    /// the person's answer (rather than an error: withdrawn, dismissed…). (Its caller took
+    /// another session's answer: asked again, it is a new question.)
+    pub(super) fn forget_answer(&mut self, caller: &Asker, id: &str) -> bool {
         self.replies
             .remove(&(caller.clone(), id.to_owned()))
-            .is_some()
+            .and_then(|kept| ask_popup_protocol::envelope::Envelope::read(&kept.output))
+            .is_some_and(|envelope| envelope.error().is_none())
     }
 
     /// Every payload still arriving, taken out: their pipes and pipe arguments.

@@ -165,7 +165,7 @@ impl Broker {
             self.end_by_host_recorded(i, ErrorCode::Aborted, record, effects);
             withdrawn += 1;
         }
-        if withdrawn == 0 && record == Record::Not && self.arrivals.forget_reply(&caller, id) {
+        if withdrawn == 0 && record == Record::Not && self.arrivals.forget_answer(&caller, id) {
             // Answered here too, at the same time as in the session whose answer its caller
             // took: the entry written here says so (`history::read` puts it in place of the
             // answer recorded here).
