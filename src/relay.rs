@@ -4,8 +4,9 @@
 //! mounted into a container) and prints the envelope that comes back.
 //!
 //! The wire is one line each way: the caller writes one JSON object (`Frame`) ending in a
-//! newline, the server writes one envelope line and closes. The caller closing its end before
-//! the envelope withdraws the question. Which socket, which session, and what a session's
+//! newline, the server writes one envelope line and closes. The caller closing the connection
+//! before the envelope withdraws the question (closing only its writing half does not). Who
+//! each end trusts is decided here too (`check_socket`, `check_listener`, `serves`). Which socket, which session, and what a session's
 //! metadata says are decided here; `run/serve.rs` does the I/O.
 
 use crate::ask::{agent_value, Caller};
