@@ -463,7 +463,12 @@ fn answer(
     // is asked through `ask-popup serve`'s socket when there is one; without one, as before.
     if zellij.is_err() || !children::session_is_here() {
         if let Some(envelope) = serve::ask_through_socket(caller, &line, stop) {
-            return envelope;
+            // A server with no session to ask in either adds nothing to what is lacking here.
+            let no_ui =
+                Envelope::read(&envelope).is_some_and(|e| e.error() == Some(Ok(ErrorCode::NoUi)));
+            if !no_ui {
+                return envelope;
+            }
         }
     }
     match zellij {
