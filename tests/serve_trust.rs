@@ -139,9 +139,7 @@ impl OtherUser {
 
 impl Drop for OtherUser {
     fn drop(&mut self) {
-        let _ = Command::new("pkill")
-            .args(["-KILL", "-u", &self.uid.to_string()])
-            .status();
+        // Its processes (the squatter, a server) were dropped, and killed, before it.
         let until = Instant::now() + WAIT;
         while Command::new("userdel")
             .args(["-r", &self.name])
