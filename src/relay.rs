@@ -4,8 +4,9 @@
 //! mounted into a container) and prints the envelope that comes back.
 //!
 //! The wire is one line each way: the caller writes one JSON object (`Frame`) ending in a
-//! newline, the server writes one envelope line and closes. The caller closing its end before
-//! the envelope withdraws the question. Which socket, which session, and what a session's
+//! newline, the server writes one envelope line and closes. The caller closing the connection
+//! before the envelope withdraws the question (closing only its writing half does not). Who
+//! each end trusts is decided here too (`check_socket`, `check_listener`, `serves`). Which socket, which session, and what a session's
 //! metadata says are decided here; `run/serve.rs` does the I/O.
 
 use crate::ask::{agent_value, Caller};
@@ -101,8 +102,15 @@ pub fn read_frame(input: impl std::io::BufRead) -> Result<Frame, RequestError> {
             "the request ended before its line did (a frame is one line of JSON)".to_owned(),
         ));
     }
-    serde_json::from_slice(&bytes)
-        .map_err(|e| unreadable(format!("the request is not an ask-popup frame: {e}")))
+    let frame: Frame = serde_json::from_slice(&bytes)
+        .map_err(|e| unreadable(format!("the request is not an ask-popup frame: {e}")))?;
+    if frame.id.trim().is_empty() {
+        // Its reply could not be told from another's, nor the question taken back.
+        return Err(unreadable(
+            "the frame's \"id\" is empty (every question needs its own)".to_owned(),
+        ));
+    }
+    Ok(frame)
 }
 
 /// The socket a caller sends to and `serve` listens on: `$ASK_POPUP_SOCKET`, else
@@ -116,6 +124,146 @@ pub fn socket_path(env: impl Fn(&str) -> Option<String>, uid: u32, temp_dir: &Pa
         Some(dir) => Path::new(&dir).join(SOCKET_NAME),
         None => temp_dir.join(format!("ask-popup-{uid}")).join(SOCKET_NAME),
     }
+}
+
+/// The environment variable naming the other users (their uids, comma-separated) the socket's
+/// two ends trust besides their own: for a container whose user is not the server's.
+pub const TRUST_ENV: &str = "ASK_POPUP_TRUST_UID";
+
+/// Whom one end of the socket trusts: its own uid, and those `$ASK_POPUP_TRUST_UID` names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trust {
+    pub own: u32,
+    pub others: Vec<u32>,
+}
+
+impl Trust {
+    /// `own`, and the uids of `setting` (`$ASK_POPUP_TRUST_UID`); what is not a number is left
+    /// out.
+    pub fn new(own: u32, setting: Option<&str>) -> Trust {
+        let others = setting
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(|uid| uid.trim().parse().ok())
+            .filter(|uid| *uid != own)
+            .collect();
+        Trust { own, others }
+    }
+
+    /// Whether `uid` is one this end trusts.
+    pub fn trusts(&self, uid: u32) -> bool {
+        uid == self.own || self.others.contains(&uid)
+    }
+}
+
+/// What a file's metadata says of who may change it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Owned {
+    pub uid: u32,
+    /// Its mode's permission bits.
+    pub mode: u32,
+}
+
+impl Owned {
+    fn writable_by_others(self) -> bool {
+        self.mode & 0o022 != 0
+    }
+}
+
+/// Why a socket, its folder or whoever listens on it is not asked through, or why `serve` does
+/// not listen in a folder: the user-visible texts, in one place.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Untrusted {
+    #[error("it is not a socket")]
+    NotASocket,
+    #[error(
+        "the socket belongs to uid {0}, not to you ($ASK_POPUP_TRUST_UID names a uid to trust)"
+    )]
+    SocketOwner(u32),
+    #[error("the socket can be written by other users (mode {0:o})")]
+    SocketWritable(u32),
+    #[error(
+        "its folder belongs to uid {0}, not to you ($ASK_POPUP_TRUST_UID names a uid to trust)"
+    )]
+    FolderOwner(u32),
+    #[error(
+        "its folder can be written by other users (mode {0:o}): anyone could put a socket there"
+    )]
+    FolderWritable(u32),
+    #[error("uid {0} listens on it, not you ($ASK_POPUP_TRUST_UID names a uid to trust)")]
+    Listener(u32),
+}
+
+/// Whether a caller asks through the socket `socket` in the folder `folder`: the socket is
+/// the caller's (or a trusted uid's) and writable by nobody else, and so is its folder, which
+/// may also be root's (only root could put anything in it, and root is trusted by every
+/// process anyway). What listens on it is checked once connected (`check_listener`).
+pub fn check_socket(
+    socket: Owned,
+    is_socket: bool,
+    folder: Owned,
+    trust: &Trust,
+) -> Result<(), Untrusted> {
+    if !is_socket {
+        return Err(Untrusted::NotASocket);
+    }
+    if !trust.trusts(folder.uid) && folder.uid != 0 {
+        return Err(Untrusted::FolderOwner(folder.uid));
+    }
+    if folder.writable_by_others() {
+        return Err(Untrusted::FolderWritable(folder.mode));
+    }
+    if !trust.trusts(socket.uid) {
+        return Err(Untrusted::SocketOwner(socket.uid));
+    }
+    if socket.writable_by_others() {
+        return Err(Untrusted::SocketWritable(socket.mode));
+    }
+    Ok(())
+}
+
+/// Whether the process listening on the socket (its uid, from the connection's credentials)
+/// is one the caller trusts: the caller's questions, commands and diffs go to it, and its
+/// answer is taken for the person's.
+pub fn check_listener(uid: u32, trust: &Trust) -> Result<(), Untrusted> {
+    if trust.trusts(uid) {
+        Ok(())
+    } else {
+        Err(Untrusted::Listener(uid))
+    }
+}
+
+/// Whether `serve` listens in `folder`: one of its own user's, writable by nobody else.
+pub fn check_serve_folder(folder: Owned, own: u32) -> Result<(), Untrusted> {
+    if folder.uid != own {
+        return Err(Untrusted::FolderOwner(folder.uid));
+    }
+    if folder.writable_by_others() {
+        return Err(Untrusted::FolderWritable(folder.mode));
+    }
+    Ok(())
+}
+
+/// Whether `serve` answers a caller of uid `uid`: one it trusts, or root (which can connect
+/// to any socket and act as any user, so refusing it protects nothing).
+pub fn serves(uid: u32, trust: &Trust) -> bool {
+    uid == 0 || trust.trusts(uid)
+}
+
+/// The reply to the question `id` in what the server wrote: its first envelope, when it carries
+/// `id`, or is an error that names no request (the server's own failure for a caller whose id
+/// it made up, or its `busy` before reading the frame). Anything else (another request's
+/// answer, no envelope) is no reply: it is never taken for this question's answer.
+pub fn reply_for(written: &[u8], id: &str) -> Option<String> {
+    use ask_popup_protocol::envelope::Envelope;
+    let text = String::from_utf8_lossy(written);
+    let line = text.lines().find(|line| Envelope::read(line).is_some())?;
+    let envelope = Envelope::read(line)?;
+    let ours = match envelope.request_id() {
+        Some(theirs) => theirs == id,
+        None => envelope.error().is_some(),
+    };
+    ours.then(|| format!("{line}\n"))
 }
 
 /// How many clients a session's metadata says are attached (`connected_clients N`, a line of

@@ -98,6 +98,21 @@ impl SessionWatch {
     }
 }
 
+/// Whether the server of the Zellij session this command runs in has its socket on this
+/// machine: not for a command in a container or on another machine given
+/// `$ZELLIJ_SESSION_NAME`. Yes when there is no session name to look for.
+pub fn session_is_here() -> bool {
+    match session::socket_path(
+        |name| std::env::var(name).ok(),
+        this_uid(),
+        &std::env::temp_dir(),
+        cfg!(target_os = "linux"),
+    ) {
+        Some(socket) => std::fs::symlink_metadata(socket).is_ok(),
+        None => true,
+    }
+}
+
 /// This user's id.
 pub fn this_uid() -> u32 {
     // SAFETY: getuid has no preconditions.

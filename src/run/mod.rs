@@ -458,10 +458,21 @@ fn answer(
         Ok(line) => line,
         Err(error) => return caller.rejection(&error),
     };
-    match Zellij::find(plugin) {
-        // Outside Zellij, through `ask-popup serve`'s socket when there is one.
-        Err(ErrorCode::NoUi) => serve::ask_through_socket(caller, &line, stop)
-            .unwrap_or_else(|| caller.failure(ErrorCode::NoUi)),
+    let zellij = Zellij::find(plugin);
+    // A session this command cannot reach itself (not inside Zellij, no `zellij` here, or the
+    // named session's server not on this machine: a container given `$ZELLIJ_SESSION_NAME`)
+    // is asked through `ask-popup serve`'s socket when there is one; without one, as before.
+    if zellij.is_err() || !children::session_is_here() {
+        if let Some(envelope) = serve::ask_through_socket(caller, &line, stop) {
+            // A server with no session to ask in either adds nothing to what is lacking here.
+            let no_ui =
+                Envelope::read(&envelope).is_some_and(|e| e.error() == Some(Ok(ErrorCode::NoUi)));
+            if !no_ui {
+                return envelope;
+            }
+        }
+    }
+    match zellij {
         Err(code) => caller.failure(code),
         Ok(zellij) => zellij.ask(caller, &line, stop),
     }
@@ -752,7 +763,7 @@ impl Zellij {
         copies: &copies::Copies,
     ) -> String {
         let notice = if extra.is_empty() {
-            notify::Notice::start(&self.cli, caller, line)
+            notify::Notice::start(&self.cli, caller, line, self.session.as_deref())
         } else {
             notify::Notice::none()
         };

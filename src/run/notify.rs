@@ -37,6 +37,8 @@ struct Question {
     caller: Caller,
     line: String,
     asked: Instant,
+    /// The session it is asked in, when not this command's own (`ask-popup serve`).
+    session: Option<String>,
 }
 
 impl Notice {
@@ -45,10 +47,15 @@ impl Notice {
         Notice { clock: None }
     }
 
-    /// Starts the timer of a question asked now by `caller` (the checked questionnaire `line`),
-    /// when a notify command is set; a config that cannot be read is said on stderr and
-    /// notifies nobody.
-    pub(super) fn start(zellij: &ZellijCli, caller: &Caller, line: &str) -> Notice {
+    /// Starts the timer of a question asked now by `caller` (the checked questionnaire `line`)
+    /// in `session` (None: this command's own), when a notify command is set; a config that
+    /// cannot be read is said on stderr and notifies nobody.
+    pub(super) fn start(
+        zellij: &ZellijCli,
+        caller: &Caller,
+        line: &str,
+        session: Option<&str>,
+    ) -> Notice {
         let settings = match load() {
             Ok(Some(settings)) => settings,
             Ok(None) => return Notice { clock: None },
@@ -63,6 +70,7 @@ impl Notice {
             caller: caller.clone(),
             line: line.to_owned(),
             asked: Instant::now(),
+            session: session.map(str::to_owned),
         };
         let timer = Arc::clone(&clock);
         let started = thread::Builder::new()
@@ -101,7 +109,10 @@ impl Clock {
             return;
         }
         drop(settled);
-        let session = std::env::var("ZELLIJ_SESSION_NAME").ok();
+        let session = question
+            .session
+            .clone()
+            .or_else(|| std::env::var("ZELLIJ_SESSION_NAME").ok());
         let url = session
             .as_deref()
             .and_then(|session| web_url(&question.zellij, session));

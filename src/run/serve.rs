@@ -5,19 +5,58 @@
 use super::children::{live_sessions, this_uid};
 use super::{Stop, Zellij, POLL};
 use ask_popup::ask::{self, Caller};
-use ask_popup::relay::{self, Frame};
-use ask_popup_protocol::envelope::{self, ErrorCode};
+use ask_popup::relay::{self, Frame, Owned, Trust, Untrusted};
+use ask_popup_protocol::envelope::{self, Envelope, ErrorCode};
 use std::io::{BufReader, Read, Write};
-use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::io::AsRawFd;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// How long a caller may take to send its frame.
+/// How long a caller may take to send its whole frame.
 const FRAME_WITHIN: Duration = Duration::from_secs(10);
+/// How many callers `serve` answers at once; the next gets `busy`. Each waits on a thread of
+/// its own (its `zellij pipe` is tied to that thread), and far fewer questions than this fit
+/// in a popup anyone answers.
+pub(super) const MAX_CONNECTIONS: usize = 64;
+/// How long a stopping `serve` waits for the questions in flight to be taken back (each
+/// `cancel` pipe may take `PIPE_TIMEOUT`, and is sent up to three times).
+const WITHDRAW_WITHIN: Duration = Duration::from_secs(35);
+
+/// Whom this end of the socket trusts: this user, and `$ASK_POPUP_TRUST_UID`.
+fn trust() -> Trust {
+    Trust::new(this_uid(), std::env::var(relay::TRUST_ENV).ok().as_deref())
+}
+
+/// The uid of the process at the other end of a connection (`SO_PEERCRED`, `getpeereid`).
+fn peer_uid(stream: &UnixStream) -> std::io::Result<u32> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        Ok(rustix::net::sockopt::socket_peercred(stream)?.uid.as_raw())
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let (mut uid, mut gid) = (0, 0);
+        // SAFETY: a socket this function borrows, and two out-parameters valid for the call.
+        if unsafe { libc::getpeereid(stream.as_raw_fd(), &mut uid, &mut gid) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(uid)
+    }
+}
+
+/// Who owns a file and who may write it.
+fn owned(meta: &std::fs::Metadata) -> Owned {
+    Owned {
+        uid: meta.uid(),
+        mode: meta.mode() & 0o7777,
+    }
+}
 
 /// The socket this user's callers and server use (`relay::socket_path`).
 pub(super) fn socket_path() -> PathBuf {
@@ -42,59 +81,177 @@ pub(super) fn serve(plugin: &str, on_demand: bool) -> i32 {
             return 1;
         }
     };
+    let serving = Arc::new(Serving::default());
     if on_demand {
-        let path = path.clone();
-        thread::spawn(move || {
-            let mut idle = 0;
-            loop {
-                thread::sleep(IDLE_LOOK);
-                idle = if live_sessions().is_empty() {
-                    idle + 1
-                } else {
-                    0
-                };
-                if idle >= IDLE_LOOKS {
-                    let _ = std::fs::remove_file(&path);
-                    std::process::exit(0);
+        let (path, serving) = (path.clone(), Arc::clone(&serving));
+        let watching = thread::Builder::new()
+            .name("idle".to_owned())
+            .spawn(move || {
+                let mut idle = 0;
+                loop {
+                    thread::sleep(IDLE_LOOK);
+                    idle = if live_sessions().is_empty() {
+                        idle + 1
+                    } else {
+                        0
+                    };
+                    if idle >= IDLE_LOOKS {
+                        serving.leave(&path, || false);
+                    }
                 }
-            }
-        });
+            });
+        if watching.is_err() {
+            return 0;
+        }
     } else {
         say_err!("ask-popup serve: listening on {}", path.display());
     }
     {
-        let path = path.clone();
+        let (socket, serving) = (path.clone(), Arc::clone(&serving));
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
-            thread::spawn(move || {
-                if signals.forever().next().is_some() {
-                    let _ = std::fs::remove_file(&path);
-                    std::process::exit(0);
-                }
-            });
+        let signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]);
+        let stopping = signals.and_then(|mut signals| {
+            thread::Builder::new()
+                .name("signals".to_owned())
+                .spawn(move || {
+                    if signals.forever().next().is_some() {
+                        // A second signal while the questions are taken back ends it at once.
+                        serving.leave(&socket, || signals.pending().next().is_some());
+                    }
+                })
+        });
+        if let Err(e) = stopping {
+            say_err!("ask-popup serve: cannot watch for signals: {e}");
+            let _ = std::fs::remove_file(&path);
+            return 1;
         }
     }
     let this_host = host_name();
+    let trust = trust();
     for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
+        let stream = match stream {
+            Ok(stream) => stream,
+            Err(_) => {
+                // Out of file descriptors, say: a moment for connections to end, not a spin.
+                thread::sleep(POLL);
+                continue;
+            }
+        };
+        match peer_uid(&stream) {
+            Ok(uid) if relay::serves(uid, &trust) => {}
+            Ok(uid) => {
+                if !on_demand {
+                    say_err!(
+                        "ask-popup serve: refused a caller of uid {uid} (${} names a uid to trust)",
+                        relay::TRUST_ENV
+                    );
+                }
+                continue;
+            }
+            Err(_) => continue,
+        }
+        let Some(slot) = Slot::take(&serving) else {
+            refuse_busy(&stream);
+            continue;
+        };
+        let spare = stream.try_clone();
         let plugin = plugin.to_owned();
         let this_host = this_host.clone();
-        thread::spawn(move || answer_connection(stream, &plugin, this_host.as_deref()));
+        let spawned = thread::Builder::new()
+            .name("caller".to_owned())
+            .spawn(move || {
+                answer_connection(&stream, &plugin, this_host.as_deref(), &slot.0);
+                drop(slot);
+            });
+        if spawned.is_err() {
+            // No thread for it (the slot went back with the closure): the caller hears busy.
+            if let Ok(stream) = spare {
+                refuse_busy(&stream);
+            }
+        }
     }
     0
 }
 
-/// Binds the socket, readable and writable by this user alone; a socket left by a server that
-/// ended is replaced, one that answers is not. The server holds a lock beside it (`.lock`)
-/// while it runs, so that two started at once do not take the path from each other.
-fn listen(path: &Path) -> std::io::Result<(UnixListener, std::fs::File)> {
-    use std::os::unix::fs::OpenOptionsExt;
-    if let Some(dir) = path.parent() {
-        if !dir.exists() {
-            std::fs::create_dir_all(dir)?;
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-        }
+/// What the connections share: whether the server is stopping, and how many are open.
+#[derive(Default)]
+struct Serving {
+    stopping: AtomicBool,
+    open: Mutex<usize>,
+    closed: Condvar,
+}
+
+impl Serving {
+    fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
     }
+
+    /// Ends the server: every question in flight is taken back from the popup (its caller
+    /// hears `no_reply`), for at most `WITHDRAW_WITHIN` or until `now` says not to wait; then
+    /// the socket is removed and the process exits.
+    fn leave(&self, path: &Path, mut now: impl FnMut() -> bool) -> ! {
+        self.stopping.store(true, Ordering::SeqCst);
+        let until = Instant::now() + WITHDRAW_WITHIN;
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        while *open > 0 && Instant::now() < until && !now() {
+            open = self
+                .closed
+                .wait_timeout(open, POLL)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        let _ = std::fs::remove_file(path);
+        std::process::exit(0)
+    }
+}
+
+/// One open connection's place among the `MAX_CONNECTIONS`, given back when dropped.
+struct Slot(Arc<Serving>);
+
+impl Slot {
+    fn take(serving: &Arc<Serving>) -> Option<Slot> {
+        let mut open = serving.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if *open >= MAX_CONNECTIONS {
+            return None;
+        }
+        *open += 1;
+        Some(Slot(Arc::clone(serving)))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut open = self.0.open.lock().unwrap_or_else(PoisonError::into_inner);
+        *open = open.saturating_sub(1);
+        self.0.closed.notify_all();
+    }
+}
+
+/// Tells a caller there is no room for it (`busy`, the request unread) without waiting on it:
+/// the envelope fits in a fresh connection's buffer.
+fn refuse_busy(stream: &UnixStream) {
+    let _ = stream.set_nonblocking(true);
+    let _ = (&mut &*stream).write_all(envelope::host_error(ErrorCode::Busy, None).as_bytes());
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+}
+
+/// Binds the socket, readable and writable by this user alone, in a folder of this user's
+/// that nobody else can write (made, 0700, when missing; nothing above it is made); a socket
+/// left by a server that ended is replaced, one that answers is not. The server holds a lock
+/// beside it (`.lock`, never followed through a symlink) while it runs, so that two started at
+/// once do not take the path from each other.
+fn listen(path: &Path) -> std::io::Result<(UnixListener, std::fs::File)> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+        _ => {}
+    }
+    relay::check_serve_folder(owned(&std::fs::metadata(dir)?), this_uid())
+        .map_err(std::io::Error::other)?;
     let mut lock_path = path.as_os_str().to_owned();
     lock_path.push(".lock");
     let lock = std::fs::OpenOptions::new()
@@ -102,6 +259,7 @@ fn listen(path: &Path) -> std::io::Result<(UnixListener, std::fs::File)> {
         .truncate(false)
         .write(true)
         .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(&lock_path)?;
     // SAFETY: flock on a file descriptor this function owns.
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
@@ -147,45 +305,99 @@ pub(super) fn start_on_demand(plugin: &str) {
         return;
     }
     let plugin = plugin.to_owned();
-    thread::spawn(move || {
-        if UnixStream::connect(socket_path()).is_ok() {
-            return;
-        }
-        let mut command = std::process::Command::new(super::exe());
-        // Not the asking pane's: it serves the whole machine, from no folder in particular.
-        command
-            .args(["serve", "--on-demand", "--plugin", &plugin])
-            .env_remove("ZELLIJ_PANE_ID")
-            .current_dir("/")
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        if let Ok(mut child) = command.spawn() {
-            // Reaped by whoever adopts it once this command ends; until then, here.
-            thread::spawn(move || child.wait());
-        }
-    });
+    let _ = thread::Builder::new()
+        .name("serve".to_owned())
+        .spawn(move || {
+            if UnixStream::connect(socket_path()).is_ok() {
+                return;
+            }
+            let mut command = std::process::Command::new(super::exe());
+            // Not the asking pane's: it serves the whole machine, from no folder in particular.
+            command
+                .args(["serve", "--on-demand", "--plugin", &plugin])
+                .env_remove("ZELLIJ_PANE_ID")
+                .current_dir("/")
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            std::os::unix::process::CommandExt::process_group(&mut command, 0);
+            if let Ok(mut child) = command.spawn() {
+                // Reaped by whoever adopts it once this command ends; until then, here.
+                let _ = thread::Builder::new().spawn(move || child.wait());
+            }
+        });
 }
 
-/// One caller: its frame read, its question asked, its envelope written; the question is
-/// withdrawn when the caller hangs up first.
-fn answer_connection(stream: UnixStream, plugin: &str, this_host: Option<&str>) {
-    let _ = stream.set_read_timeout(Some(FRAME_WITHIN));
-    let frame = relay::read_frame(BufReader::new(&stream));
+/// One caller: its frame read (within `FRAME_WITHIN`, however it trickles in), its question
+/// asked, its envelope written; the question is withdrawn when the caller hangs up first, or
+/// the server stops (then the caller hears `no_reply`).
+fn answer_connection(
+    stream: &UnixStream,
+    plugin: &str,
+    this_host: Option<&str>,
+    serving: &Serving,
+) {
+    let frame = relay::read_frame(BufReader::new(FrameReader {
+        stream,
+        until: Instant::now() + FRAME_WITHIN,
+    }));
     let _ = stream.set_read_timeout(None);
     let reply = match frame {
         Err(error) => envelope::rejection(&error, None),
-        Ok(frame) => ask_frame(frame, plugin, this_host, &HangUp(&stream)),
+        Ok(frame) => {
+            let hang_up = HangUp {
+                stream,
+                serving,
+                input_ended: AtomicBool::new(false),
+            };
+            ask_frame(frame, plugin, this_host, &hang_up)
+        }
     };
-    let mut stream = &stream;
+    let mut stream = stream;
     let _ = stream.write_all(reply.as_bytes());
     let _ = stream.flush();
     let _ = stream.shutdown(std::net::Shutdown::Both);
 }
 
+/// A connection read until one deadline for the whole frame: each read waits only for what is
+/// left of it.
+struct FrameReader<'a> {
+    stream: &'a UnixStream,
+    until: Instant,
+}
+
+impl Read for FrameReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let late = || {
+            std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "the request did not come within {} s",
+                    FRAME_WITHIN.as_secs()
+                ),
+            )
+        };
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(late());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        match (&mut &*self.stream).read(buf) {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                Err(late())
+            }
+            read => read,
+        }
+    }
+}
+
 /// The envelope for one frame: asked in the session `relay::pick_session` picks.
-fn ask_frame(mut frame: Frame, plugin: &str, this_host: Option<&str>, stop: &dyn Stop) -> String {
+fn ask_frame(mut frame: Frame, plugin: &str, this_host: Option<&str>, stop: &HangUp) -> String {
     let live = live_sessions();
     let own = std::env::var("ZELLIJ_SESSION_NAME").ok();
     let session = relay::pick_session(frame.session.as_deref(), own.as_deref(), &live);
@@ -201,20 +413,44 @@ fn ask_frame(mut frame: Frame, plugin: &str, this_host: Option<&str>, stop: &dyn
     let Some(session) = session else {
         return caller.failure(ErrorCode::NoUi);
     };
-    match Zellij::of_session(plugin, &session) {
+    if stop.serving.stopping() {
+        return caller.failure(ErrorCode::NoReply);
+    }
+    let envelope = match Zellij::of_session(plugin, &session) {
         Ok(zellij) => zellij.ask(&caller, &line, stop),
         Err(code) => caller.failure(code),
+    };
+    let withdrawn =
+        Envelope::read(&envelope).is_some_and(|e| e.error() == Some(Ok(ErrorCode::Aborted)));
+    if withdrawn && stop.serving.stopping() {
+        // Taken back because the server stops, not because the caller went: the caller
+        // asks elsewhere.
+        return caller.failure(ErrorCode::NoReply);
     }
+    envelope
 }
 
-/// The caller hanging up: its end of the socket closed.
-struct HangUp<'a>(&'a UnixStream);
+/// The caller hanging up (its end of the socket closed; shutting down only its writing half,
+/// as `socat -` and `nc -N` do after the frame, is not hanging up), or the server stopping.
+struct HangUp<'a> {
+    stream: &'a UnixStream,
+    serving: &'a Serving,
+    /// The caller's writing half is closed: only a full close is looked for from then on.
+    input_ended: AtomicBool,
+}
 
 impl Stop for HangUp<'_> {
     fn wait(&self, limit: Duration) -> bool {
+        if self.serving.stopping() {
+            return true;
+        }
+        // Short, so that a stopping server is heard within a poll.
+        let limit = limit.min(POLL);
+        let ended = self.input_ended.load(Ordering::SeqCst);
         let mut poll = libc::pollfd {
-            fd: self.0.as_raw_fd(),
-            events: libc::POLLIN | libc::POLLRDHUP,
+            fd: self.stream.as_raw_fd(),
+            // POLLHUP and POLLERR come whatever is asked for.
+            events: if ended { 0 } else { libc::POLLIN },
             revents: 0,
         };
         let ms = libc::c_int::try_from(limit.as_millis()).unwrap_or(libc::c_int::MAX);
@@ -224,26 +460,63 @@ impl Stop for HangUp<'_> {
             if n < 0 {
                 thread::sleep(limit);
             }
-            return false;
+            return self.serving.stopping();
         }
-        if poll.revents & (libc::POLLHUP | libc::POLLRDHUP | libc::POLLERR) != 0 {
+        if poll.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
             return true;
         }
-        // Bytes after the frame mean nothing; an end of input is a hang-up.
-        let mut chunk = [0u8; 4096];
-        let _ = self.0.set_nonblocking(true);
-        let read = (&mut &*self.0).read(&mut chunk);
-        let _ = self.0.set_nonblocking(false);
-        matches!(read, Ok(0))
+        if poll.revents & libc::POLLIN != 0 {
+            // Bytes after the frame mean nothing; the end of them is the writing half closed.
+            let mut chunk = [0u8; 4096];
+            let _ = self.stream.set_nonblocking(true);
+            let read = (&mut &*self.stream).read(&mut chunk);
+            let _ = self.stream.set_nonblocking(false);
+            if matches!(read, Ok(0)) {
+                self.input_ended.store(true, Ordering::SeqCst);
+            }
+        }
+        self.serving.stopping()
     }
 }
 
 /// Asks through `ask-popup serve`'s socket, for a caller where no Zellij session is reachable:
 /// None when there is no socket to ask through (`$ASK_POPUP_SOCKET` unset and no socket at the
-/// default path, or nobody listening), so the caller gets `no_ui`.
+/// default path, nobody listening, or one this user does not trust: said on stderr), so the
+/// caller gets `no_ui`.
 pub(super) fn ask_through_socket(caller: &Caller, line: &str, stop: &dyn Stop) -> Option<String> {
     let path = socket_path();
+    let trust = trust();
+    let untrusted = |why: Untrusted| {
+        say_err!("ask-popup: not asking through {}: {why}", path.display());
+    };
+    // Looked at before connecting: what a caller sends (its commands, its diffs) goes only to
+    // a socket nobody else could have put there…
+    let socket = std::fs::symlink_metadata(&path).ok()?;
+    let folder = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let folder = std::fs::metadata(folder).ok()?;
+    if let Err(why) = relay::check_socket(
+        owned(&socket),
+        socket.file_type().is_socket(),
+        owned(&folder),
+        &trust,
+    ) {
+        untrusted(why);
+        return None;
+    }
     let stream = UnixStream::connect(&path).ok()?;
+    // …and to a listener of this user's: the credentials of the connection, not the file,
+    // say who listens.
+    match peer_uid(&stream).map(|uid| relay::check_listener(uid, &trust)) {
+        Ok(Ok(())) => {}
+        Ok(Err(why)) => {
+            untrusted(why);
+            return None;
+        }
+        Err(_) => return None,
+    }
     let frame = Frame {
         agent: caller.agent.clone(),
         id: caller.id.clone(),
@@ -262,23 +535,26 @@ pub(super) fn ask_through_socket(caller: &Caller, line: &str, stop: &dyn Stop) -
     super::notify::tell_terminal(caller, line);
     let (tx, rx) = mpsc::channel();
     let reader = stream.try_clone().ok()?;
-    thread::spawn(move || {
-        let mut out = Vec::new();
-        let _ = (&reader)
-            .take(relay::MAX_FRAME_BYTES as u64)
-            .read_to_end(&mut out);
-        let _ = tx.send(out);
-    });
+    let reading = thread::Builder::new()
+        .name("socket".to_owned())
+        .spawn(move || {
+            let mut out = Vec::new();
+            let _ = (&reader)
+                .take(relay::MAX_FRAME_BYTES as u64)
+                .read_to_end(&mut out);
+            let _ = tx.send(out);
+        });
+    if reading.is_err() {
+        return Some(caller.failure(ErrorCode::NoReply));
+    }
     loop {
         match rx.recv_timeout(POLL) {
             Ok(out) => {
-                // The connection is this question's alone: its one envelope is the reply,
-                // the server's own failures (which echo only an id the caller chose) too.
-                let text = String::from_utf8_lossy(&out);
+                // The connection is this question's alone: its envelope is the reply when it
+                // is this question's (or the server's own failure); another request's answer
+                // is never taken for it.
                 return Some(
-                    text.lines()
-                        .find(|line| envelope::Envelope::read(line).is_some())
-                        .map(|line| format!("{line}\n"))
+                    relay::reply_for(&out, &caller.id)
                         .unwrap_or_else(|| caller.failure(ErrorCode::NoReply)),
                 );
             }

@@ -289,11 +289,10 @@ fn a_dropped_ssh_connection_gives_no_reply_and_takes_the_question_back() {
         read("r-2.json"),
         envelope::host_error(ErrorCode::NoReply, Some("r-2"))
     );
-    assert!(
-        !zellij.screen().contains("Which database?"),
-        "{}",
-        zellij.screen()
-    );
+    // The popup is redrawn a moment after the question leaves it.
+    zellij.wait_for_screen("the popup without the question", ANSWER, |s| {
+        !s.contains("Which database?")
+    });
 }
 
 #[test]
@@ -391,4 +390,42 @@ fn the_first_question_inside_zellij_starts_the_server_that_questions_from_outsid
         crate::agents::submitted(DB, &[(0, Answer::Option(1))], &[], Some("s-2"))
     );
     assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn a_container_given_the_session_as_documented_asks_in_it_through_the_socket() {
+    let zellij = Zellij::start();
+    let dir = zellij.scratch();
+    let local = dir.join("local.sock");
+    let _serve = Serve::start(&zellij, &local);
+    // docs/anywhere.md's container: the socket mounted, `-e ASK_POPUP_TRUST_UID=$(id -u) -e
+    // ZELLIJ_PANE_ID -e ZELLIJ_SESSION_NAME`, and neither `zellij` nor Zellij's sockets there.
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let mut container = Command::new(command());
+    container
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("ASK_POPUP_SOCKET", &local)
+        .env("ASK_POPUP_TRUST_UID", uid.to_string())
+        .env("ZELLIJ_PANE_ID", "0")
+        .env("ZELLIJ_SESSION_NAME", zellij.session())
+        .env("ASK_POPUP_AGENT", "boxed")
+        .args(["ask", "--id", "k-1", DB])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = container.spawn().expect("run ask in the container");
+    zellij.wait_for_screen("the container's question", ANSWER, |s| {
+        s.contains("boxed asks") && s.contains("Which database?")
+    });
+    let output = sqlite_picked_for(&zellij, "boxed asks", child);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        crate::agents::submitted(DB, &[(0, Answer::Option(1))], &[], Some("k-1")),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(0));
+    wait_until_nothing_pending(&zellij);
 }
