@@ -664,6 +664,7 @@ fn frame(id: &str) -> Frame {
         pane_id: None,
         session: None,
         host: None,
+        approval_by: None,
         questionnaire: DB.to_owned(),
     }
 }

@@ -628,7 +628,9 @@ fn an_approval_is_recorded_with_the_command_that_asked_it_and_one_without_says_s
          "options": ["Allow once", "Deny"]}
     ]})
     .to_string();
-    let cases: [(&[(&str, &str)], Option<&str>, &str); 2] = [
+    /// The pipe's arguments, the command recorded, and how `history` shows it.
+    type Case<'a> = (&'a [(&'a str, &'a str)], Option<&'a str>, &'a str);
+    let cases: [Case; 2] = [
         (
             &[
                 ("pane_id", "3"),
