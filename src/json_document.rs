@@ -36,9 +36,15 @@ pub type Key<'a> = (&'a str, &'static str);
 
 /// What a settings file is read as: JSON and nothing else.
 fn strict() -> ParseOptions {
+    parse_options(false)
+}
+
+/// JSON, with comments and trailing commas where the file's program reads them (opencode's
+/// config), and nothing else beyond JSON.
+pub fn parse_options(comments_and_trailing_commas: bool) -> ParseOptions {
     ParseOptions {
-        allow_comments: false,
-        allow_trailing_commas: false,
+        allow_comments: comments_and_trailing_commas,
+        allow_trailing_commas: comments_and_trailing_commas,
         allow_loose_object_property_names: false,
         allow_missing_commas: false,
         allow_single_quoted_strings: false,

@@ -103,18 +103,7 @@ pub fn config_file(dir: &Path, exists: impl Fn(&Path) -> bool) -> PathBuf {
 /// What opencode reads as its config: JSON with comments and trailing commas, nothing else
 /// beyond JSON.
 fn parse_options() -> ParseOptions {
-    ParseOptions {
-        allow_comments: true,
-        allow_trailing_commas: true,
-        allow_loose_object_property_names: false,
-        allow_missing_commas: false,
-        allow_single_quoted_strings: false,
-        allow_hexadecimal_numbers: false,
-        allow_unary_plus_numbers: false,
-        allow_bare_decimal_point_numbers: false,
-        allow_non_finite_numbers: false,
-        allow_extended_string_escapes: false,
-    }
+    crate::json_document::parse_options(true)
 }
 
 /// The `mcp."ask-popup"` entry: a local server running `exe mcp`. opencode starts a local MCP
