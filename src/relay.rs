@@ -115,7 +115,8 @@ pub fn socket_path(env: impl Fn(&str) -> Option<String>, uid: u32, temp_dir: &Pa
 }
 
 /// How many clients a session's metadata says are attached (`connected_clients N`, a line of
-/// the `session-metadata.kdl` Zellij writes every second); None when it says nothing.
+/// the `session-metadata.kdl` Zellij rewrites whenever what it says changed); None when it says
+/// nothing.
 pub fn connected_clients(metadata: &str) -> Option<usize> {
     metadata.lines().find_map(|line| {
         line.strip_prefix("connected_clients ")
