@@ -42,12 +42,7 @@ fn metadata(cache: &Path, name: &str, clients: usize, ago: Duration) {
 fn an_idle_session_is_live_with_its_clients_and_a_dead_ones_socket_is_not() {
     let dir = Folder(std::env::temp_dir().join(format!("ask-popup-live-{}", std::process::id())));
     let _ = std::fs::remove_dir_all(&dir.0);
-    let sockets = dir.0.join("s/contract_version_1");
-    let cache = dir.0.join("cache");
-    let bin = dir.0.join("bin");
-    for d in [&sockets, &cache, &bin] {
-        std::fs::create_dir_all(d).expect("create the test's folders");
-    }
+    let (sockets, cache) = world(&dir.0);
     // `acc`: its server listens; a person is attached, and nothing changed for an hour, so
     // Zellij has not rewritten its metadata since.
     let _acc = UnixListener::bind(sockets.join("acc")).expect("listen as acc's server");
@@ -64,32 +59,104 @@ fn an_idle_session_is_live_with_its_clients_and_a_dead_ones_socket_is_not() {
             .expect("run touch");
         assert!(touched.success(), "touch {name}");
     }
-    // Each session's plugin answers its status pipe with no question pending.
+
+    assert_eq!(
+        status_of_every_session(&dir.0),
+        serde_json::json!({"sessions": [{"pending": [], "session": "acc", "clients": 1}]}),
+    );
+}
+
+/// The folders of a test in `dir`: Zellij's sockets, its cache, and a `bin` for a stand-in
+/// `zellij` whose plugin answers each session's status pipe with no question pending.
+fn world(dir: &Path) -> (PathBuf, PathBuf) {
+    let sockets = dir.join("s/contract_version_1");
+    let cache = dir.join("cache");
+    let bin = dir.join("bin");
+    for d in [&sockets, &cache, &bin, &dir.join("run")] {
+        std::fs::create_dir_all(d).expect("create the test's folders");
+    }
     let zellij = bin.join("zellij");
     std::fs::write(&zellij, "#!/bin/sh\necho '{\"pending\":[]}'\n").expect("write zellij");
     std::fs::set_permissions(&zellij, std::fs::Permissions::from_mode(0o755))
         .expect("make it executable");
+    (sockets, cache)
+}
 
+/// What `ask-popup status --all-sessions` prints in the world of `world(dir)`.
+fn status_of_every_session(dir: &Path) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_ask-popup"))
         .args(["status", "--all-sessions"])
         .env(
             "PATH",
             format!(
                 "{}:{}",
-                bin.display(),
+                dir.join("bin").display(),
                 std::env::var("PATH").unwrap_or_default()
             ),
         )
-        .env("ZELLIJ_SOCKET_DIR", dir.0.join("s"))
-        .env("XDG_CACHE_HOME", &cache)
+        .env("ZELLIJ_SOCKET_DIR", dir.join("s"))
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env("XDG_RUNTIME_DIR", dir.join("run"))
         .env_remove("ZELLIJ")
         .env_remove("ZELLIJ_SESSION_NAME")
         .output()
         .expect("run ask-popup status --all-sessions");
     assert!(out.status.success(), "{out:?}");
-    let all: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert_eq!(
-        all,
-        serde_json::json!({"sessions": [{"pending": [], "session": "acc", "clients": 1}]}),
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn a_question_waiting_where_nobody_is_attached_is_listed_with_where_it_shows() {
+    let dir = Folder(std::env::temp_dir().join(format!("ask-popup-notes-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    let (sockets, cache) = world(&dir.0);
+    let _api = UnixListener::bind(sockets.join("api")).expect("listen as api's server");
+    metadata(&cache, "api", 0, Duration::ZERO);
+    // Two questions asked in `api`, by `ask-popup ask` as it notes them: one waits in this
+    // process, nobody attached anywhere; the other's process was killed, its note left.
+    let notes = dir.0.join("run/ask-popup-waiting");
+    std::fs::create_dir_all(&notes).expect("create the notes' folder");
+    let note = |id: &str, pid: u32, since_ms: u64| {
+        let note = ask_popup::inbox::Note {
+            session: "api".to_owned(),
+            request_id: id.to_owned(),
+            agent: Some("builder".to_owned()),
+            pane_id: ask_popup::inbox::pane_number("terminal_3"),
+            shown_in: Vec::new(),
+            since_ms,
+            pid,
+        };
+        let file = ask_popup::inbox::note_file(&notes, id, pid);
+        std::fs::write(&file, serde_json::to_string(&note).expect("JSON")).expect("write");
+        file
+    };
+    let now_ms = u64::try_from(
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .expect("after the epoch")
+            .as_millis(),
+    )
+    .expect("ms");
+    note("x-1", std::process::id(), now_ms - 30_000);
+    let mut ended = Command::new("true").spawn().expect("run true");
+    let dead = ended.id();
+    ended.wait().expect("wait for it");
+    let left = note("x-2", dead, now_ms);
+
+    let all = status_of_every_session(&dir.0);
+    let api = &all["sessions"][0];
+    assert_eq!(api["session"], "api", "{all}");
+    assert_eq!(api["clients"], 0, "{all}");
+    let waiting = api["waiting"].as_array().expect("a list of what waits");
+    assert_eq!(waiting.len(), 1, "{all}");
+    assert_eq!(waiting[0]["requestId"], "x-1");
+    assert_eq!(waiting[0]["agent"], "builder");
+    assert_eq!(waiting[0]["paneId"], 3);
+    assert_eq!(waiting[0]["shownIn"], serde_json::json!([]));
+    assert!(
+        waiting[0]["ageSeconds"].as_u64().is_some_and(|s| s >= 30),
+        "{all}"
     );
+    // The note of the question whose process is gone is removed.
+    assert!(!left.exists());
 }

@@ -164,11 +164,6 @@ fn listening_now() -> Option<HashSet<PathBuf>> {
         .map(|table| session::listening_paths(&table))
 }
 
-/// How many clients are attached to the session `name`, from the metadata Zellij writes.
-pub fn clients_of(name: &str) -> Option<usize> {
-    metadata_of(name).and_then(|(_, text)| relay::connected_clients(&text))
-}
-
 /// The session `name`'s metadata as Zellij last wrote it, and how long ago.
 fn metadata_of(name: &str) -> Option<(Duration, String)> {
     let dir = relay::session_info_dir(|name| std::env::var(name).ok())?;

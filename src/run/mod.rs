@@ -767,22 +767,29 @@ impl Zellij {
             Some(name) => children::SessionWatch::of_session(name),
             None => children::SessionWatch::of_this_session(),
         };
-        // Shown in other sessions, it is asked here again and again until it ends (a session
-        // nobody is attached to lets no pipe through): once somebody comes (say by the go key
-        // of a copy), it is here too.
+        // Shown in other sessions, or asked where nobody is attached, it is asked here again
+        // and again until it ends (a session nobody is attached to lets no pipe through): once
+        // somebody comes (say by the go key of a copy), it is here too. Only the pipes sent
+        // while somebody could let them through count as attempts.
         let mut attempt = 0;
-        while attempt < ask::ATTEMPTS || copies.made() {
-            attempt += 1;
-            if attempt > ask::ATTEMPTS && session.gone() {
+        let mut sent = 0;
+        let mut at_once = false;
+        while attempt < ask::ATTEMPTS || copies.made() || copies.home_unattended() {
+            sent += 1;
+            if sent > ask::ATTEMPTS && session.gone() {
                 break;
             }
-            let backoff = Duration::from_millis(ask::backoff_ms(attempt)).min(COPIES_RETRY);
+            let backoff = if at_once {
+                Duration::ZERO
+            } else {
+                Duration::from_millis(ask::backoff_ms(sent)).min(COPIES_RETRY)
+            };
             match pause(stop, copies, backoff) {
                 Paused::Over => {}
                 Paused::Stopped => {
                     notice.settle();
                     copies.end();
-                    return self.withdraw(caller, None);
+                    return self.withdraw_from(caller, None, copies);
                 }
                 Paused::Answered(envelope) => {
                     notice.settle();
@@ -803,15 +810,32 @@ impl Zellij {
             let stdout = reply_in_background(&mut child, &caller.id);
             let asked = Instant::now();
             // A pipe into a session nobody is attached to waits, and is never let through, not
-            // even once somebody comes: such a pipe is sent again.
-            let unattended = copies.made() && copies.home_unattended();
+            // even once somebody comes: such a pipe is sent again, at once when somebody came.
+            // So is one sent while the session's metadata still counted a client that was not
+            // there (`attach --create-background` leaves its creating client counted until
+            // the next CLI connection).
+            let unattended = copies.home_unattended();
+            if !unattended {
+                attempt += 1;
+            }
+            at_once = false;
             let out = loop {
                 match stdout.recv_timeout(POLL) {
                     Ok(out) => break out,
                     Err(RecvTimeoutError::Disconnected) => break Vec::new(),
                     Err(RecvTimeoutError::Timeout) => {}
                 }
-                if unattended && asked.elapsed() >= COPIES_RETRY {
+                copies.look();
+                let unattended_now = copies.home_unattended();
+                at_once = unattended && !unattended_now;
+                let again = at_once
+                    || (unattended && asked.elapsed() >= COPIES_RETRY)
+                    || (!unattended && unattended_now);
+                if again {
+                    if !unattended {
+                        // Sent where nobody was: it was no attempt.
+                        attempt -= 1;
+                    }
                     let _ = child.kill();
                     let _ = child.wait();
                     break Vec::new();
@@ -821,7 +845,7 @@ impl Zellij {
                     // The copies first: taking it back here may wait on a session nobody
                     // is attached to.
                     copies.end();
-                    return self.withdraw(caller, Some(child));
+                    return self.withdraw_from(caller, Some(child), copies);
                 }
                 if let copies::State::Answered(envelope, _) = copies.state() {
                     notice.settle();
@@ -880,6 +904,25 @@ impl Zellij {
         children::on_its_own_for(&mut command, PIPE_TIMEOUT);
         command.args(["--", "withdraw"]);
         let _ = command.stdin(Stdio::null()).stdout(Stdio::null()).spawn();
+    }
+
+    /// `withdraw`, not waiting for a session nobody is attached to (it lets no pipe through,
+    /// and the caller that stopped waits for its envelope).
+    fn withdraw_from(
+        &self,
+        caller: &Caller,
+        asking: Option<Child>,
+        copies: &copies::Copies,
+    ) -> String {
+        if !copies.home_unattended() {
+            return self.withdraw(caller, asking);
+        }
+        if let Some(mut child) = asking {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self.cancel_in_background(&caller.pipe_args());
+        caller.failure(ErrorCode::Aborted)
     }
 
     /// Takes the question back from the popup (the `cancel` pipe) and returns the `aborted`
@@ -1020,6 +1063,7 @@ enum Paused {
 fn pause(stop: &dyn Stop, copies: &copies::Copies, limit: Duration) -> Paused {
     let until = Instant::now() + limit;
     loop {
+        copies.look();
         if let copies::State::Answered(envelope, _) = copies.state() {
             return Paused::Answered(envelope);
         }
