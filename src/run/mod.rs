@@ -720,8 +720,9 @@ impl Zellij {
     /// one question: the user's notify command runs at most once, and only while no envelope
     /// is in hand.
     ///
-    /// Asked in this command's own session, it is shown in the other sessions that have a
-    /// client attached too, when nobody is attached here (`copies`): answered there, it is
+    /// Asked in this command's own session, or by `ask-popup serve` in the one it picked, it
+    /// is shown in the other sessions that have a client attached too, when nobody is attached
+    /// there (`copies`): answered there, it is
     /// taken back here without a record (the answering session keeps it) and that answer is
     /// the reply; ended here, it is taken back there.
     fn ask(&self, caller: &Caller, line: &str, stop: &dyn Stop) -> String {
@@ -731,7 +732,8 @@ impl Zellij {
                 serve::start_on_demand(&self.plugin);
                 copies::Copies::start(&self.plugin, caller, line)
             }
-            Some(_) => copies::Copies::none(),
+            // `ask-popup serve`'s question, in the session it picked: the same copies.
+            Some(ref session) => copies::Copies::start_in(&self.plugin, caller, line, session),
         };
         let envelope = self.ask_here(caller, "", line, stop, &copies);
         copies.end_after(&envelope);

@@ -555,6 +555,43 @@ fn a_question_from_a_session_started_in_the_background_is_answered_in_the_attach
 }
 
 #[test]
+fn a_question_through_serve_for_a_session_nobody_is_attached_to_is_shown_in_the_attached_one() {
+    let zellij = Zellij::start();
+    start_background_session(&zellij);
+    let dir = zellij.scratch();
+    let pane = pane_in(&zellij, API, "builder", "exec sleep 1000");
+    let socket = dir.join("serve.sock");
+    let _serve = crate::remote::Serve::start(&zellij, &socket);
+    // A caller in a container of `api`'s pane, which passed the pane and the session on.
+    let questionnaire = ask_popup::ask::prepare(DB.as_bytes()).expect("a questionnaire");
+    let frame = serde_json::json!({
+        "agent": "builder",
+        "id": "x-9",
+        "idGiven": true,
+        "paneId": pane.to_string(),
+        "session": API,
+        "host": "devbox",
+        "questionnaire": questionnaire,
+    });
+    let mut stream = std::os::unix::net::UnixStream::connect(&socket).expect("connect");
+    std::io::Write::write_all(&mut stream, format!("{frame}\n").as_bytes()).expect("send");
+    let reply = thread::spawn(move || {
+        let mut reply = String::new();
+        let _ = std::io::Read::read_to_string(&mut stream, &mut reply);
+        reply
+    });
+    zellij.wait_for_screen("api's question", ANSWER, |s| {
+        s.contains("builder in api asks") && s.contains("Which database?")
+    });
+    wait_for_title_in(&zellij, API, pane, &marked("builder"));
+    pick_sqlite(&zellij, "builder in api asks", || reply.is_finished());
+    assert_eq!(
+        reply.join().expect("the reply"),
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some("x-9"))
+    );
+}
+
+#[test]
 fn a_question_asked_while_nobody_is_attached_anywhere_shows_once_somebody_attaches() {
     let zellij = Zellij::start();
     start_background_session(&zellij);
