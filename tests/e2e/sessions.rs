@@ -606,12 +606,33 @@ fn a_question_asked_while_nobody_is_attached_anywhere_shows_once_somebody_attach
         "builder",
         &asking_line(&dir, "builder", "x-10"),
     );
-    // It waits where it was asked, and `status --all-sessions` says so.
+    // A second agent's own limit runs out meanwhile (its hook's timeout): it gets `aborted`.
+    let limited = asking_line(&dir, "hasty", "x-11").replacen(
+        "ASK_POPUP_AGENT=hasty ",
+        "ASK_POPUP_AGENT=hasty timeout --preserve-status 4 ",
+        1,
+    );
+    pane_in(&zellij, API, "hasty", &limited);
+    let (envelope, rc) = ended(&zellij, &dir, "x-11");
+    assert_eq!(
+        envelope,
+        ask_popup_protocol::envelope::host_error(
+            ask_popup_protocol::envelope::ErrorCode::Aborted,
+            Some("x-11")
+        )
+    );
+    assert_eq!(rc, "1");
+    // The first waits where it was asked, and `status --all-sessions` says so.
     let until = zellij.until(ANSWER);
     loop {
         let all = status_of_every_session(&zellij);
         let waiting = entry_of(&all, API).map(|e| e["waiting"].clone());
-        if waiting.as_ref().and_then(|w| w[0]["requestId"].as_str()) == Some("x-10") {
+        let ids: Vec<&str> = waiting
+            .as_ref()
+            .and_then(Value::as_array)
+            .map(|w| w.iter().filter_map(|q| q["requestId"].as_str()).collect())
+            .unwrap_or_default();
+        if ids == ["x-10"] {
             let waiting = waiting.unwrap_or_default();
             assert_eq!(waiting[0]["shownIn"], serde_json::json!([]), "{all}");
             assert_eq!(waiting[0]["agent"], "builder", "{all}");
@@ -622,11 +643,13 @@ fn a_question_asked_while_nobody_is_attached_anywhere_shows_once_somebody_attach
     }
     assert!(!dir.join("x-10.rc").exists());
 
-    // The person comes back, to the world's session: the question shows there.
+    // The person comes back, to the world's session: the question shows there, alone.
     zellij.reattach_first_client();
     zellij.wait_for_screen("api's question", ANSWER, |s| {
         s.contains("builder in api asks") && s.contains("Which database?")
     });
+    let pending = status(&zellij)["pending"].clone();
+    assert_eq!(pending.as_array().map(Vec::len), Some(1), "{pending}");
     pick_sqlite(&zellij, "builder in api asks", || {
         dir.join("x-10.rc").exists()
     });
