@@ -160,3 +160,54 @@ fn a_question_waiting_where_nobody_is_attached_is_listed_with_where_it_shows() {
     // The note of the question whose process is gone is removed.
     assert!(!left.exists());
 }
+
+#[test]
+fn a_question_names_its_own_session_to_zellij_when_that_session_is_there() {
+    let dir = Folder(std::env::temp_dir().join(format!("ask-popup-named-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    let (sockets, _) = world(&dir.0);
+    // A `zellij` that notes its arguments and answers the question at once.
+    let reply = r#"{"content":[{"type":"text","text":"User answered: SQLite"}],"details":{"answers":[],"cancelled":false,"requestId":"r1"}}"#;
+    let args = dir.0.join("args");
+    std::fs::write(
+        dir.0.join("bin/zellij"),
+        format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\ncat >/dev/null\necho '{reply}'\n",
+            args.display()
+        ),
+    )
+    .expect("write zellij");
+    let ask = |session: &str| {
+        let _ = std::fs::remove_file(&args);
+        let out = Command::new(env!("CARGO_BIN_EXE_ask-popup"))
+            .args(["ask", "--id", "r1", "--agent", "test"])
+            .arg(r#"{"questions":[{"question":"Which?","header":"DB","options":["Postgres","SQLite"]}]}"#)
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    dir.0.join("bin").display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .env("ZELLIJ_SOCKET_DIR", dir.0.join("s"))
+            .env("XDG_CACHE_HOME", dir.0.join("cache"))
+            .env("XDG_RUNTIME_DIR", dir.0.join("run"))
+            .env("ASK_POPUP_SERVE", "off")
+            .env("ZELLIJ", "0")
+            .env("ZELLIJ_SESSION_NAME", session)
+            .env_remove("ZELLIJ_PANE_ID")
+            .output()
+            .expect("run ask-popup ask");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{reply}\n"));
+        std::fs::read_to_string(&args).expect("zellij's arguments")
+    };
+    // The session's server listens: the pipe names it (with another session live, Zellij's
+    // CLI would otherwise pick by itself).
+    let _api = UnixListener::bind(sockets.join("api")).expect("listen as api's server");
+    let asked = ask("api");
+    assert!(asked.starts_with("--session api pipe --plugin"), "{asked}");
+    // A session renamed since (no socket of the old name): Zellij's CLI picks.
+    let asked = ask("old-name");
+    assert!(asked.starts_with("pipe --plugin"), "{asked}");
+}

@@ -100,6 +100,16 @@ impl SessionWatch {
     }
 }
 
+/// The name of the session this command runs in, when a session's socket has that name (a
+/// session renamed since this command's pane started keeps the old name in
+/// `$ZELLIJ_SESSION_NAME`: then None, and Zellij's CLI picks the session itself).
+pub fn this_session_by_name() -> Option<String> {
+    let name = std::env::var("ZELLIJ_SESSION_NAME")
+        .ok()
+        .filter(|n| !n.is_empty() && !n.contains('/'))?;
+    sockets_dir().join(&name).exists().then_some(name)
+}
+
 /// This user's id.
 pub fn this_uid() -> u32 {
     // SAFETY: getuid has no preconditions.

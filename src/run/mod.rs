@@ -656,6 +656,9 @@ pub(crate) fn exe() -> String {
 pub(super) const PIPE_TIMEOUT: Duration = Duration::from_secs(10);
 /// The longest pause between two askings of a question whose copies wait in other sessions.
 const COPIES_RETRY: Duration = Duration::from_secs(2);
+/// How long after its first pipe a question's session may still be starting, so that Zellij's
+/// CLI does not find it yet and fails at once.
+const SESSION_STARTS: Duration = Duration::from_secs(10);
 /// How often a waiting command looks at its child and its parent.
 pub(super) const POLL: Duration = Duration::from_millis(50);
 
@@ -701,11 +704,14 @@ impl Zellij {
         command
     }
 
-    /// A `zellij pipe` that this command's end does not end.
+    /// A `zellij pipe` that this command's end does not end. Its session is named even when
+    /// it is this command's own: with one session that Zellij's CLI takes for live it sends to
+    /// that one whatever `$ZELLIJ_SESSION_NAME` says, and a session whose server is starting
+    /// is not yet among them (the question went to another session, marking a pane there).
     fn pipe_on_its_own(&self, name: &str, args: &str) -> Command {
         let mut command = self.cli.command();
-        if let Some(session) = &self.session {
-            command.args(["--session", session]);
+        if let Some(session) = self.session.clone().or_else(children::this_session_by_name) {
+            command.args(["--session", &session]);
         }
         command.args(["pipe", "--plugin", &self.plugin, "--name", name]);
         if !args.is_empty() {
@@ -776,6 +782,7 @@ impl Zellij {
         let mut attempt = 0;
         let mut sent = 0;
         let mut at_once = false;
+        let first_sent = Instant::now();
         while attempt < ask::ATTEMPTS || copies.made() || copies.home_unattended() {
             sent += 1;
             if sent > ask::ATTEMPTS && session.gone() {
@@ -817,7 +824,8 @@ impl Zellij {
             // there (`attach --create-background` leaves its creating client counted until
             // the next CLI connection).
             let unattended = copies.home_unattended();
-            if !unattended {
+            let mut counted = !unattended;
+            if counted {
                 attempt += 1;
             }
             at_once = false;
@@ -834,9 +842,10 @@ impl Zellij {
                     || (unattended && asked.elapsed() >= COPIES_RETRY)
                     || (!unattended && unattended_now);
                 if again {
-                    if !unattended {
+                    if counted {
                         // Sent where nobody was: it was no attempt.
                         attempt -= 1;
+                        counted = false;
                     }
                     let _ = child.kill();
                     let _ = child.wait();
@@ -871,7 +880,12 @@ impl Zellij {
                 thread::spawn(move || child.wait());
                 return envelope;
             }
-            let _ = child.wait();
+            let failed = child.wait().is_ok_and(|status| !status.success());
+            if counted && failed && first_sent.elapsed() < SESSION_STARTS {
+                // Zellij's CLI did not find this session among the live ones yet (its server
+                // starts): no attempt either.
+                attempt -= 1;
+            }
         }
         copies.end();
         // No reply came back, but a question may have reached the popup all the same: it is
