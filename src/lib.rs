@@ -11,6 +11,7 @@ pub mod claude;
 pub mod codex;
 pub mod history;
 pub mod hook;
+pub mod inbox;
 pub mod json_document;
 pub mod later;
 pub mod mcp;

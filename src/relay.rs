@@ -267,7 +267,8 @@ pub fn reply_for(written: &[u8], id: &str) -> Option<String> {
 }
 
 /// How many clients a session's metadata says are attached (`connected_clients N`, a line of
-/// the `session-metadata.kdl` Zellij writes every second); None when it says nothing.
+/// the `session-metadata.kdl` Zellij rewrites whenever what it says changed); None when it says
+/// nothing.
 pub fn connected_clients(metadata: &str) -> Option<usize> {
     metadata.lines().find_map(|line| {
         line.strip_prefix("connected_clients ")

@@ -4,6 +4,7 @@
 //! spinning a core, and so would every agent waiting on one. The command looks at the socket
 //! while it waits and gives up once the server is surely gone.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The folder under the socket dir that Zellij 0.45's server and clients agree on
@@ -93,4 +94,63 @@ impl Watch {
     pub fn gone(&self) -> bool {
         self.seen_listening && self.misses >= MISSES_TO_GONE
     }
+}
+
+/// Where Linux lists every Unix socket of this network namespace, with the path each is bound
+/// to.
+pub const PROC_NET_UNIX: &str = "/proc/net/unix";
+
+/// The paths of the Unix sockets a process listens on, read from a table in the format of
+/// Linux's `/proc/net/unix`: a line per socket, `Num RefCount Protocol Flags Type St Inode
+/// Path`, a listening one with `__SO_ACCEPTCON` (`00010000`) among its flags and state `01`,
+/// its path last (a path the socket is bound to; `@…` is an abstract name, no file). A Zellij
+/// session's server listens on its socket for as long as it runs, so its socket's path is
+/// here while it lives and not once it died, however its socket file was left. Reading this
+/// tells it without connecting, which a Zellij 0.45.1 server takes for a client.
+pub fn listening_paths(table: &str) -> HashSet<PathBuf> {
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let flags = fields.nth(3)?;
+            let state = fields.nth(1)?;
+            let flags = u32::from_str_radix(flags, 16).ok()?;
+            let listening = flags & ACCEPTCON != 0 && state == "01";
+            let path = after_fields(line, 7)?;
+            (listening && path.starts_with('/')).then(|| PathBuf::from(path))
+        })
+        .collect()
+}
+
+/// `__SO_ACCEPTCON`: the socket accepts connections (it listens).
+const ACCEPTCON: u32 = 0x0001_0000;
+
+/// What follows the first `n` blank-separated fields of `line` and the one space after them
+/// (a path may hold spaces of its own).
+fn after_fields(line: &str, n: usize) -> Option<&str> {
+    let mut rest = line;
+    for _ in 0..n {
+        rest = rest.trim_start();
+        let end = rest.find(char::is_whitespace)?;
+        rest = rest.get(end..)?;
+    }
+    rest.strip_prefix(' ').filter(|path| !path.is_empty())
+}
+
+/// Whether the socket file at `socket` is one of `listening` (`listening_paths`): by its path,
+/// or, reached by another path (a folder through a link), by being the same file.
+pub fn is_listening(listening: &HashSet<PathBuf>, socket: &Path) -> bool {
+    if listening.contains(socket) {
+        return true;
+    }
+    use std::os::unix::fs::MetadataExt;
+    let Ok(file) = std::fs::metadata(socket) else {
+        return false;
+    };
+    listening
+        .iter()
+        .filter(|path| path.file_name() == socket.file_name())
+        .filter_map(|path| std::fs::metadata(path).ok())
+        .any(|other| other.dev() == file.dev() && other.ino() == file.ino())
 }

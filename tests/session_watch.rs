@@ -111,3 +111,60 @@ fn a_socket_never_seen_listening_says_nothing() {
     assert_eq!(watch(&[Missing, Missing, Missing, Refused]), [false; 4]);
     assert_eq!(watch(&[Unknown, Unknown, Unknown]), [false; 3]);
 }
+
+#[test]
+fn the_sockets_listened_on_are_read_from_linuxs_table() {
+    let table = "\
+Num       RefCount Protocol Flags    Type St Inode Path
+00000000a8ba8b10: 00000003 00000000 00000000 0001 03  7066
+0000000056bafcea: 00000002 00000000 00010000 0001 01 51500 /tmp/zellij-0/contract_version_1/acc
+0000000056bafceb: 00000002 00000000 00010000 0001 01 51501 /tmp/zellij-0/contract_version_1/two words
+0000000056bafcec: 00000003 00000000 00000000 0001 03 51502 /tmp/zellij-0/contract_version_1/acc
+0000000056bafced: 00000002 00000000 00000000 0002 01 51503 /run/bound-not-listening
+0000000056bafcee: 00000002 00000000 00010000 0001 01 51504 @abstract
+0000000056bafcef: 00000002 00000000 00010000 0001 01 123456 /run/wide-inode
+";
+    let mut listed: Vec<PathBuf> = ask_popup::session::listening_paths(table)
+        .into_iter()
+        .collect();
+    listed.sort();
+    assert_eq!(
+        listed,
+        [
+            "/run/wide-inode",
+            "/tmp/zellij-0/contract_version_1/acc",
+            "/tmp/zellij-0/contract_version_1/two words",
+        ]
+        .map(PathBuf::from)
+    );
+    assert!(ask_popup::session::listening_paths("").is_empty());
+}
+
+#[test]
+fn a_socket_is_listened_on_while_its_server_lives_and_not_after() {
+    use ask_popup::session::{is_listening, listening_paths, PROC_NET_UNIX};
+    let dir = std::env::temp_dir().join(format!("ask-popup-listening-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("real")).expect("create the test's folder");
+    std::os::unix::fs::symlink(dir.join("real"), dir.join("link")).expect("link the folder");
+    let socket = dir.join("real").join("acc");
+    let listed = || {
+        let table = std::fs::read_to_string(PROC_NET_UNIX).expect("read /proc/net/unix");
+        let listening = listening_paths(&table);
+        (
+            is_listening(&listening, &socket),
+            // The same file, reached through a link.
+            is_listening(&listening, &dir.join("link").join("acc")),
+        )
+    };
+    let server = std::os::unix::net::UnixListener::bind(&socket).expect("listen");
+    // A client's connection is not a listening socket of its own.
+    let client = std::os::unix::net::UnixStream::connect(&socket).expect("connect");
+    assert_eq!(listed(), (true, true));
+    drop(client);
+    // The server ends and leaves its file behind, as a killed Zellij server does.
+    drop(server);
+    assert!(socket.exists());
+    assert_eq!(listed(), (false, false));
+    let _ = std::fs::remove_dir_all(&dir);
+}

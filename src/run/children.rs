@@ -4,8 +4,10 @@
 
 use ask_popup::relay::{self, LiveSession};
 use ask_popup::session::{self, Look, Watch};
+use std::collections::HashSet;
+use std::os::unix::fs::FileTypeExt;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -113,6 +115,16 @@ pub fn session_is_here() -> bool {
     }
 }
 
+/// The name of the session this command runs in, when a session's socket has that name (a
+/// session renamed since this command's pane started keeps the old name in
+/// `$ZELLIJ_SESSION_NAME`: then None, and Zellij's CLI picks the session itself).
+pub fn this_session_by_name() -> Option<String> {
+    let name = std::env::var("ZELLIJ_SESSION_NAME")
+        .ok()
+        .filter(|n| !n.is_empty() && !n.contains('/'))?;
+    sockets_dir().join(&name).exists().then_some(name)
+}
+
 /// This user's id.
 pub fn this_uid() -> u32 {
     // SAFETY: getuid has no preconditions.
@@ -130,27 +142,38 @@ pub fn sockets_dir() -> PathBuf {
 }
 
 /// The Zellij sessions whose server runs, by name, each with how many clients its metadata
-/// says are attached: a socket whose session's metadata Zellij rewrote lately (it does every
-/// second), or one made in the last few seconds (its server starting). Never by connecting to
-/// it, as `zellij list-sessions` does: Zellij 0.45.1 takes every connection for a client, which
-/// attaches and leaves (the plugin's instances hear of it), and one that ends while the server
-/// starts makes the server panic. Only a session without metadata
-/// (`disable_session_metadata`) is looked at so.
+/// says are attached, whatever the metadata's age: Zellij 0.45.1 looks every second but writes
+/// `session-metadata.kdl` only when what it says changed, so an idle session's file keeps an
+/// old time. A server runs while it listens on its socket: on Linux, `/proc/net/unix` lists the
+/// sockets listened on (`session::listening_paths`), and a session's socket file not listed
+/// there is a dead server's. Never by connecting to a listening socket, as `zellij
+/// list-sessions` does: Zellij 0.45.1 takes every connection for a client, which attaches and
+/// leaves (the plugin's instances hear of it), and one that ends while the server starts makes
+/// the server panic. Where `/proc/net/unix` cannot be read (macOS), a socket counts when it was
+/// made in the last few seconds (its server starting) or its session's metadata was written
+/// lately, and only a session without metadata (`disable_session_metadata`) is connected to.
 pub fn live_sessions() -> Vec<LiveSession> {
     let Ok(entries) = std::fs::read_dir(sockets_dir()) else {
         return Vec::new();
     };
+    let listening = listening_now();
     let mut live: Vec<LiveSession> = entries
         .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_socket()))
         .filter_map(|e| {
             let name = e.file_name().to_str()?.to_owned();
             let socket = e.path();
             let metadata = metadata_of(&name);
-            let runs = age(&socket).is_some_and(|age| age < STARTING)
-                || match &metadata {
-                    Some((age, _)) => *age < FRESH,
-                    None => look_at(&socket) == Look::Listening,
-                };
+            let runs = match &listening {
+                Some(listening) => look_at_among(listening, &socket) == Look::Listening,
+                None => {
+                    age(&socket).is_some_and(|age| age < STARTING)
+                        || match &metadata {
+                            Some((age, _)) => *age < FRESH,
+                            None => connect_to(&socket) == Look::Listening,
+                        }
+                }
+            };
             let clients = metadata.and_then(|(_, text)| relay::connected_clients(&text));
             runs.then_some(LiveSession { name, clients })
         })
@@ -159,9 +182,11 @@ pub fn live_sessions() -> Vec<LiveSession> {
     live
 }
 
-/// How many clients are attached to the session `name`, from the metadata Zellij writes.
-pub fn clients_of(name: &str) -> Option<usize> {
-    metadata_of(name).and_then(|(_, text)| relay::connected_clients(&text))
+/// The sockets listened on now (`/proc/net/unix`); None where that cannot be read.
+fn listening_now() -> Option<HashSet<PathBuf>> {
+    std::fs::read_to_string(session::PROC_NET_UNIX)
+        .ok()
+        .map(|table| session::listening_paths(&table))
 }
 
 /// The session `name`'s metadata as Zellij last wrote it, and how long ago.
@@ -173,7 +198,7 @@ fn metadata_of(name: &str) -> Option<(Duration, String)> {
 }
 
 /// How long ago the file at `path` was last written.
-fn age(path: &std::path::Path) -> Option<Duration> {
+fn age(path: &Path) -> Option<Duration> {
     std::fs::metadata(path)
         .and_then(|m| m.modified())
         .ok()
@@ -185,9 +210,29 @@ fn age(path: &std::path::Path) -> Option<Duration> {
 const STARTING: Duration = Duration::from_secs(3);
 const FRESH: Duration = Duration::from_secs(5);
 
-/// One look: connecting is what `zellij list-sessions` does to tell a live session from a dead
-/// one; the connection is closed at once, as a CLI client's is.
-fn look_at(socket: &std::path::Path) -> Look {
+/// One look at a session's socket: listed as listened on (`/proc/net/unix`), it is a server's,
+/// and is not connected to; elsewhere, connecting is what `zellij list-sessions` does to tell a
+/// live session from a dead one (the connection is closed at once, as a CLI client's is).
+fn look_at(socket: &Path) -> Look {
+    match listening_now() {
+        Some(listening) => look_at_among(&listening, socket),
+        None => connect_to(socket),
+    }
+}
+
+/// `look_at`, with the sockets listened on in hand. A socket file not among them is connected
+/// to, which no server of this machine takes (nobody listens on it); one listened on in
+/// another network namespace (a container's) answers so.
+fn look_at_among(listening: &HashSet<PathBuf>, socket: &Path) -> Look {
+    if session::is_listening(listening, socket) {
+        Look::Listening
+    } else {
+        connect_to(socket)
+    }
+}
+
+/// Connects to the socket and closes the connection at once.
+fn connect_to(socket: &Path) -> Look {
     match std::os::unix::net::UnixStream::connect(socket) {
         Ok(_) => Look::Listening,
         Err(e) => match e.kind() {

@@ -1,15 +1,19 @@
 //! A question asked in a session nobody is attached to, shown in the sessions somebody is
 //! (`ask_popup::relay::forward_to`): one `zellij --session S pipe` per such session, on a
 //! thread of its own, asking the same questionnaire with the same id as `<agent> in <home>`.
-//! The first answer there is the reply; whatever ends the question, every copy is taken back.
+//! The sessions are looked at again every second while the question waits, so that one a
+//! person attaches to later (or the first, when nobody was attached anywhere) gets its copy
+//! then. The first answer there is the reply; whatever ends the question, every copy is taken
+//! back.
 
-use super::children::{clients_of, live_sessions};
+use super::children::live_sessions;
 use super::programs::ZellijCli;
 use super::{Stop, Zellij, POLL};
 use ask_popup::ask::{self, Caller};
+use ask_popup::inbox;
 use ask_popup::relay::{self, LiveSession};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -17,21 +21,92 @@ use std::time::{Duration, Instant};
 /// The copies of one question.
 pub(super) struct Copies {
     plugin: String,
-    /// The caller as the other sessions see it, and the sessions.
+    /// The caller as the other sessions see it, the pipe's arguments that say where it was
+    /// asked, and the questionnaire.
     caller: Caller,
-    sessions: Vec<String>,
+    extra: String,
+    line: String,
+    /// `$ASK_POPUP_FORWARD`.
+    setting: Option<String>,
+    /// The asking pane and agent, for the waiting mark.
+    pane: Option<String>,
+    agent: Option<String>,
+    /// The sessions a copy was started in.
+    sessions: Mutex<Vec<String>>,
     /// Set when the question has ended: each copy takes itself back.
     done: Arc<AtomicBool>,
     /// Each copy's envelope, with its session.
-    answers: Option<Receiver<(String, String)>>,
+    answers: Option<(Sender<Answer>, Receiver<Answer>)>,
     /// The asking session.
     home: Option<String>,
     /// What `state` found so far (an answer is kept once read).
     seen: Mutex<State>,
     /// The asking pane, marked by this command (nobody is attached to its session, so its
     /// plugin does not run): its session, id and title before.
-    marked: Option<(String, String, String)>,
+    marked: Mutex<Option<(String, String, String)>>,
+    /// The last look at the sessions.
+    looked: Mutex<Looked>,
+    /// When the question was asked (ms since the Unix epoch).
+    since_ms: u64,
 }
+
+/// A copy's session, and its envelope.
+type Answer = (String, String);
+
+/// What the last look at the sessions found, and when the next is due.
+struct Looked {
+    next: Instant,
+    /// How many clients the asking session has (None: unknown).
+    home_clients: Option<usize>,
+    /// Whether marking the asking pane was tried.
+    mark_tried: bool,
+    /// What the question's note says now (`inbox::Note`'s `shownIn`), when one is written.
+    noted: Option<Vec<String>>,
+}
+
+/// The folder of the notes of questions waiting where nobody is attached.
+fn notes_dir() -> std::path::PathBuf {
+    inbox::notes_dir(
+        |name| std::env::var(name).ok(),
+        super::children::this_uid(),
+        &std::env::temp_dir(),
+    )
+}
+
+/// The notes of questions waiting where nobody is attached, of processes that still run (a
+/// note left by one that was killed is removed).
+fn waiting_notes() -> Vec<inbox::Note> {
+    let dir = notes_dir();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let text = std::fs::read_to_string(entry.path()).ok()?;
+            let note: inbox::Note = serde_json::from_str(&text).ok()?;
+            let pid = libc::pid_t::try_from(note.pid).ok()?;
+            // SAFETY: kill with signal 0 only checks that the process exists.
+            let runs = unsafe { libc::kill(pid, 0) } == 0
+                || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+            if !runs {
+                let _ = std::fs::remove_file(entry.path());
+            }
+            runs.then_some(note)
+        })
+        .collect()
+}
+
+/// Now, in ms since the Unix epoch.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or_default()
+}
+
+/// How often the sessions are looked at while a question waits.
+const LOOK_EVERY: Duration = Duration::from_secs(1);
 
 impl Copies {
     /// No copies.
@@ -45,96 +120,195 @@ impl Copies {
                 id_given: false,
                 approval_by: None,
             },
-            sessions: Vec::new(),
+            extra: String::new(),
+            line: String::new(),
+            setting: None,
+            pane: None,
+            agent: None,
+            sessions: Mutex::new(Vec::new()),
             done: Arc::new(AtomicBool::new(false)),
             answers: None,
             home: None,
             seen: Mutex::new(State::None),
-            marked: None,
+            marked: Mutex::new(None),
+            looked: Mutex::new(Looked {
+                next: Instant::now(),
+                home_clients: None,
+                mark_tried: true,
+                noted: None,
+            }),
+            since_ms: 0,
         }
     }
 
     /// Shows the question of `caller` (`line`), asked in this command's session, in the
-    /// sessions `relay::forward_to` names.
+    /// sessions `relay::forward_to` names, now and whenever a look finds another.
     pub(super) fn start(plugin: &str, caller: &Caller, line: &str) -> Copies {
-        let Some(home) = std::env::var("ZELLIJ_SESSION_NAME")
+        match std::env::var("ZELLIJ_SESSION_NAME")
             .ok()
             .filter(|s| !s.is_empty())
-        else {
-            return Copies::none();
-        };
-        let setting = std::env::var(relay::FORWARD_ENV).ok();
-        if relay::never_forwards(setting.as_deref()) {
-            return Copies::none();
+        {
+            Some(home) => Copies::start_in(plugin, caller, line, &home),
+            None => Copies::none(),
         }
-        let sessions = relay::forward_to(&home, setting.as_deref(), &live_sessions());
-        if sessions.is_empty() {
-            return Copies::none();
-        }
+    }
+
+    /// `start`, for a question asked in session `home` (for `ask-popup serve`, not this
+    /// command's own).
+    pub(super) fn start_in(plugin: &str, caller: &Caller, line: &str, home: &str) -> Copies {
         let copy = Caller {
             pane_id: None,
-            agent: Some(relay::copy_agent(caller.agent.as_deref(), &home)),
+            agent: Some(relay::copy_agent(caller.agent.as_deref(), home)),
             id: caller.id.clone(),
             id_given: true,
             approval_by: caller.approval_by.clone(),
         };
-        let mut extra = format!("from_session={}", ask::arg_value(&home));
-        if let Some(pane) = caller.pane_id.as_deref().map(ask::arg_value) {
-            if !pane.is_empty() {
-                extra.push_str(&format!(",from_pane={pane}"));
-            }
-        }
-        let done = Arc::new(AtomicBool::new(false));
-        let (tx, rx) = mpsc::channel();
-        for session in &sessions {
-            let Ok(zellij) = Zellij::of_session(plugin, session) else {
-                continue;
-            };
-            let (copy, extra, line, done, tx, session) = (
-                copy.clone(),
-                extra.clone(),
-                line.to_owned(),
-                Done(done.clone()),
-                tx.clone(),
-                session.clone(),
-            );
-            thread::spawn(move || {
-                let envelope = zellij.ask_here(&copy, &extra, &line, &done, &Copies::none());
-                let _ = tx.send((session, envelope));
-            });
-        }
-        let marked = caller
+        let mut extra = format!("from_session={}", ask::arg_value(home));
+        let pane = caller
             .pane_id
             .as_deref()
-            .and_then(|pane| mark(&home, pane, caller.agent.as_deref()));
-        Copies {
+            .map(ask::arg_value)
+            .filter(|p| !p.is_empty());
+        if let Some(pane) = &pane {
+            extra.push_str(&format!(",from_pane={pane}"));
+        }
+        let copies = Copies {
             plugin: plugin.to_owned(),
             caller: copy,
-            sessions,
-            done,
-            answers: Some(rx),
-            home: Some(home),
+            extra,
+            line: line.to_owned(),
+            setting: std::env::var(relay::FORWARD_ENV).ok(),
+            pane,
+            agent: caller.agent.clone(),
+            sessions: Mutex::new(Vec::new()),
+            done: Arc::new(AtomicBool::new(false)),
+            answers: Some(mpsc::channel()),
+            home: Some(home.to_owned()),
             seen: Mutex::new(State::Waiting),
-            marked,
+            marked: Mutex::new(None),
+            looked: Mutex::new(Looked {
+                next: Instant::now(),
+                home_clients: None,
+                mark_tried: false,
+                noted: None,
+            }),
+            since_ms: now_ms(),
+        };
+        copies.look();
+        copies
+    }
+
+    /// Looks at the sessions when it is time: starts a copy in each session `forward_to` names
+    /// that has none yet, and marks the asking pane once nobody is attached to its session.
+    pub(super) fn look(&self) {
+        let (Some(home), Some((tx, _))) = (self.home.as_deref(), self.answers.as_ref()) else {
+            return;
+        };
+        let mut looked = self.looked.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        if now < looked.next || self.done.load(Ordering::SeqCst) {
+            return;
+        }
+        looked.next = now + LOOK_EVERY;
+        let live = live_sessions();
+        looked.home_clients = live.iter().find(|s| s.name == home).and_then(|s| s.clients);
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        for session in relay::forward_to(home, self.setting.as_deref(), &live) {
+            if sessions.contains(&session) {
+                continue;
+            }
+            let Ok(zellij) = Zellij::of_session(&self.plugin, &session) else {
+                continue;
+            };
+            let (copy, extra, line, done, tx) = (
+                self.caller.clone(),
+                self.extra.clone(),
+                self.line.clone(),
+                Done(self.done.clone()),
+                tx.clone(),
+            );
+            let name = session.clone();
+            thread::spawn(move || {
+                let envelope = zellij.ask_here(&copy, &extra, &line, &done, &Copies::none());
+                let _ = tx.send((name, envelope));
+            });
+            sessions.push(session);
+        }
+        let unattended = !sessions.is_empty() || looked.home_clients == Some(0);
+        let shown_in = (looked.home_clients == Some(0)).then(|| sessions.clone());
+        drop(sessions);
+        if looked.noted != shown_in {
+            match &shown_in {
+                Some(shown_in) => self.note(home, shown_in.clone()),
+                None => self.forget_note(),
+            }
+            looked.noted = shown_in;
+        }
+        if unattended && !looked.mark_tried {
+            looked.mark_tried = true;
+            if let Some(pane) = self.pane.as_deref() {
+                *self.marked.lock().unwrap_or_else(PoisonError::into_inner) =
+                    mark(home, pane, self.agent.as_deref());
+            }
         }
     }
 
-    /// Whether nobody is attached to the asking session still (Zellij's metadata says so).
-    pub(super) fn home_unattended(&self) -> bool {
-        self.home
-            .as_deref()
-            .is_some_and(|home| clients_of(home) == Some(0))
+    /// Notes that the question waits in `home`, where nobody is attached, shown in
+    /// `shown_in` (`ask_popup::inbox`).
+    fn note(&self, home: &str, shown_in: Vec<String>) {
+        let note = inbox::Note {
+            session: home.to_owned(),
+            request_id: self.caller.id.clone(),
+            agent: self.agent.clone(),
+            pane_id: self.pane.as_deref().and_then(inbox::pane_number),
+            shown_in,
+            since_ms: self.since_ms,
+            pid: std::process::id(),
+        };
+        let dir = notes_dir();
+        if std::fs::create_dir_all(&dir).is_err() {
+            return;
+        }
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        let text = serde_json::to_string(&note).unwrap_or_default();
+        let file = inbox::note_file(&dir, &self.caller.id, std::process::id());
+        let _ = ask_popup_protocol::atomic_file::write(&file, text.as_bytes(), 0o600);
     }
 
-    /// Whether the question was shown in other sessions (its own has nobody attached, then).
+    /// Removes the question's note, when there is one.
+    fn forget_note(&self) {
+        if self.home.is_some() {
+            let file = inbox::note_file(&notes_dir(), &self.caller.id, std::process::id());
+            let _ = std::fs::remove_file(file);
+        }
+    }
+
+    /// Whether nobody is attached to the asking session, at the last look (Zellij's metadata
+    /// says so).
+    pub(super) fn home_unattended(&self) -> bool {
+        self.home.is_some()
+            && self
+                .looked
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .home_clients
+                == Some(0)
+    }
+
+    /// Whether the question was shown in other sessions.
     pub(super) fn made(&self) -> bool {
-        !self.sessions.is_empty()
+        !self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
     }
 
     /// Where the copies are: the first answer a person gave in another session (a copy that
     /// failed, or was taken back, is no answer), or whether any still waits.
     pub(super) fn state(&self) -> State {
-        let Some(answers) = self.answers.as_ref() else {
+        let Some((_, answers)) = self.answers.as_ref() else {
             return State::None;
         };
         let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
@@ -170,7 +344,13 @@ impl Copies {
         if self.done.swap(true, Ordering::SeqCst) {
             return;
         }
-        if let Some((session, pane, title)) = &self.marked {
+        self.forget_note();
+        let marked = self
+            .marked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some((session, pane, title)) = &marked {
             unmark(session, pane, title);
         }
         let answered_in = match self.state() {
@@ -182,7 +362,8 @@ impl Copies {
             let home = self.home.as_deref().map(ask::arg_value).unwrap_or_default();
             args.push_str(&format!(",from_session={home},answered_elsewhere=1"));
         }
-        for session in &self.sessions {
+        let sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        for session in sessions.iter() {
             if answered_in.as_ref() == Some(session) {
                 continue;
             }
@@ -300,10 +481,13 @@ pub(super) fn status_of_every_session(plugin: &str) -> i32 {
             (session, handle)
         })
         .collect();
+    let notes = waiting_notes();
+    let now = now_ms();
     let sessions: Vec<serde_json::Value> = asking
         .into_iter()
-        .map(
-            |(LiveSession { name, clients }, handle)| match handle.join().ok().flatten() {
+        .map(|(LiveSession { name, clients }, handle)| {
+            let waiting = inbox::waiting_in(&name, &notes, now);
+            let mut status = match handle.join().ok().flatten() {
                 Some(mut status) => {
                     status["session"] = name.into();
                     status["clients"] = clients.into();
@@ -314,8 +498,12 @@ pub(super) fn status_of_every_session(plugin: &str) -> i32 {
                     "clients": clients,
                     "error": "no answer from the plugin (nobody is attached, or it is not loaded)",
                 }),
-            },
-        )
+            };
+            if !waiting.is_empty() {
+                status["waiting"] = waiting.into();
+            }
+            status
+        })
         .collect();
     let text = serde_json::json!({ "sessions": sessions }).to_string();
     super::print(&format!(

@@ -670,6 +670,9 @@ pub(crate) fn exe() -> String {
 pub(super) const PIPE_TIMEOUT: Duration = Duration::from_secs(10);
 /// The longest pause between two askings of a question whose copies wait in other sessions.
 const COPIES_RETRY: Duration = Duration::from_secs(2);
+/// How long after its first pipe a question's session may still be starting, so that Zellij's
+/// CLI does not find it yet and fails at once.
+const SESSION_STARTS: Duration = Duration::from_secs(10);
 /// How often a waiting command looks at its child and its parent.
 pub(super) const POLL: Duration = Duration::from_millis(50);
 
@@ -715,11 +718,14 @@ impl Zellij {
         command
     }
 
-    /// A `zellij pipe` that this command's end does not end.
+    /// A `zellij pipe` that this command's end does not end. Its session is named even when
+    /// it is this command's own: with one session that Zellij's CLI takes for live it sends to
+    /// that one whatever `$ZELLIJ_SESSION_NAME` says, and a session whose server is starting
+    /// is not yet among them (the question went to another session, marking a pane there).
     fn pipe_on_its_own(&self, name: &str, args: &str) -> Command {
         let mut command = self.cli.command();
-        if let Some(session) = &self.session {
-            command.args(["--session", session]);
+        if let Some(session) = self.session.clone().or_else(children::this_session_by_name) {
+            command.args(["--session", &session]);
         }
         command.args(["pipe", "--plugin", &self.plugin, "--name", name]);
         if !args.is_empty() {
@@ -734,8 +740,9 @@ impl Zellij {
     /// one question: the user's notify command runs at most once, and only while no envelope
     /// is in hand.
     ///
-    /// Asked in this command's own session, it is shown in the other sessions that have a
-    /// client attached too, when nobody is attached here (`copies`): answered there, it is
+    /// Asked in this command's own session, or by `ask-popup serve` in the one it picked, it
+    /// is shown in the other sessions that have a client attached too, when nobody is attached
+    /// there (`copies`): answered there, it is
     /// taken back here without a record (the answering session keeps it) and that answer is
     /// the reply; ended here, it is taken back there.
     fn ask(&self, caller: &Caller, line: &str, stop: &dyn Stop) -> String {
@@ -745,7 +752,8 @@ impl Zellij {
                 serve::start_on_demand(&self.plugin);
                 copies::Copies::start(&self.plugin, caller, line)
             }
-            Some(_) => copies::Copies::none(),
+            // `ask-popup serve`'s question, in the session it picked: the same copies.
+            Some(ref session) => copies::Copies::start_in(&self.plugin, caller, line, session),
         };
         let envelope = self.ask_here(caller, "", line, stop, &copies);
         copies.end_after(&envelope);
@@ -781,22 +789,30 @@ impl Zellij {
             Some(name) => children::SessionWatch::of_session(name),
             None => children::SessionWatch::of_this_session(),
         };
-        // Shown in other sessions, it is asked here again and again until it ends (a session
-        // nobody is attached to lets no pipe through): once somebody comes (say by the go key
-        // of a copy), it is here too.
+        // Shown in other sessions, or asked where nobody is attached, it is asked here again
+        // and again until it ends (a session nobody is attached to lets no pipe through): once
+        // somebody comes (say by the go key of a copy), it is here too. Only the pipes sent
+        // while somebody could let them through count as attempts.
         let mut attempt = 0;
-        while attempt < ask::ATTEMPTS || copies.made() {
-            attempt += 1;
-            if attempt > ask::ATTEMPTS && session.gone() {
+        let mut sent = 0;
+        let mut at_once = false;
+        let first_sent = Instant::now();
+        while attempt < ask::ATTEMPTS || copies.made() || copies.home_unattended() {
+            sent += 1;
+            if sent > ask::ATTEMPTS && session.gone() {
                 break;
             }
-            let backoff = Duration::from_millis(ask::backoff_ms(attempt)).min(COPIES_RETRY);
+            let backoff = if at_once {
+                Duration::ZERO
+            } else {
+                Duration::from_millis(ask::backoff_ms(sent)).min(COPIES_RETRY)
+            };
             match pause(stop, copies, backoff) {
                 Paused::Over => {}
                 Paused::Stopped => {
                     notice.settle();
                     copies.end();
-                    return self.withdraw(caller, None);
+                    return self.withdraw_from(caller, None, copies);
                 }
                 Paused::Answered(envelope) => {
                     notice.settle();
@@ -817,15 +833,34 @@ impl Zellij {
             let stdout = reply_in_background(&mut child, &caller.id);
             let asked = Instant::now();
             // A pipe into a session nobody is attached to waits, and is never let through, not
-            // even once somebody comes: such a pipe is sent again.
-            let unattended = copies.made() && copies.home_unattended();
+            // even once somebody comes: such a pipe is sent again, at once when somebody came.
+            // So is one sent while the session's metadata still counted a client that was not
+            // there (`attach --create-background` leaves its creating client counted until
+            // the next CLI connection).
+            let unattended = copies.home_unattended();
+            let mut counted = !unattended;
+            if counted {
+                attempt += 1;
+            }
+            at_once = false;
             let out = loop {
                 match stdout.recv_timeout(POLL) {
                     Ok(out) => break out,
                     Err(RecvTimeoutError::Disconnected) => break Vec::new(),
                     Err(RecvTimeoutError::Timeout) => {}
                 }
-                if unattended && asked.elapsed() >= COPIES_RETRY {
+                copies.look();
+                let unattended_now = copies.home_unattended();
+                at_once = unattended && !unattended_now;
+                let again = at_once
+                    || (unattended && asked.elapsed() >= COPIES_RETRY)
+                    || (!unattended && unattended_now);
+                if again {
+                    if counted {
+                        // Sent where nobody was: it was no attempt.
+                        attempt -= 1;
+                        counted = false;
+                    }
                     let _ = child.kill();
                     let _ = child.wait();
                     break Vec::new();
@@ -835,7 +870,7 @@ impl Zellij {
                     // The copies first: taking it back here may wait on a session nobody
                     // is attached to.
                     copies.end();
-                    return self.withdraw(caller, Some(child));
+                    return self.withdraw_from(caller, Some(child), copies);
                 }
                 if let copies::State::Answered(envelope, _) = copies.state() {
                     notice.settle();
@@ -859,7 +894,12 @@ impl Zellij {
                 thread::spawn(move || child.wait());
                 return envelope;
             }
-            let _ = child.wait();
+            let failed = child.wait().is_ok_and(|status| !status.success());
+            if counted && failed && first_sent.elapsed() < SESSION_STARTS {
+                // Zellij's CLI did not find this session among the live ones yet (its server
+                // starts): no attempt either.
+                attempt -= 1;
+            }
         }
         copies.end();
         // No reply came back, but a question may have reached the popup all the same: it is
@@ -898,6 +938,25 @@ impl Zellij {
         if let Ok(mut child) = command.stdin(Stdio::null()).stdout(Stdio::null()).spawn() {
             thread::spawn(move || child.wait());
         }
+    }
+
+    /// `withdraw`, not waiting for a session nobody is attached to (it lets no pipe through,
+    /// and the caller that stopped waits for its envelope).
+    fn withdraw_from(
+        &self,
+        caller: &Caller,
+        asking: Option<Child>,
+        copies: &copies::Copies,
+    ) -> String {
+        if !copies.home_unattended() {
+            return self.withdraw(caller, asking);
+        }
+        if let Some(mut child) = asking {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self.cancel_in_background(&caller.pipe_args());
+        caller.failure(ErrorCode::Aborted)
     }
 
     /// Takes the question back from the popup (the `cancel` pipe) and returns the `aborted`
@@ -1038,6 +1097,7 @@ enum Paused {
 fn pause(stop: &dyn Stop, copies: &copies::Copies, limit: Duration) -> Paused {
     let until = Instant::now() + limit;
     loop {
+        copies.look();
         if let copies::State::Answered(envelope, _) = copies.state() {
             return Paused::Answered(envelope);
         }

@@ -537,6 +537,38 @@ impl Zellij {
         client
     }
 
+    /// Starts another session of this world, `name`, as scripts start agent sessions: `zellij
+    /// --layout LAYOUT attach --create-background NAME`, with this world's config and the
+    /// layout's folder as its layout dir (Zellij 0.45.1's server finds a layout there only).
+    /// No client ever attaches to it, and no CLI connects to it here.
+    pub fn start_session_in_background_with_layout(&self, name: &str, layout: &Path) {
+        let config = self
+            .config
+            .as_ref()
+            .expect("a world with a config of its own");
+        let dir = layout.parent().expect("the layout's folder");
+        let with_dir = self.root.join(format!("config-{name}.kdl"));
+        let text = std::fs::read_to_string(config).expect("read the config");
+        std::fs::write(
+            &with_dir,
+            format!("{text}layout_dir {:?}\n", dir.to_str().expect("UTF-8 path")),
+        )
+        .expect("write the session's config");
+        let mut zellij = Command::new(zellij_bin());
+        zellij
+            .arg("--config")
+            .arg(&with_dir)
+            .arg("--layout")
+            .arg(layout)
+            .args(["attach", "--create-background", name]);
+        self.isolate(&mut zellij);
+        let out = run(zellij, COMMAND_TIMEOUT);
+        assert!(
+            out.status.success(),
+            "zellij attach --create-background: {out:?}"
+        );
+    }
+
     /// Starts the Zellij client inside a fresh tmux server: a plugin pane only appears once a
     /// real client is attached.
     fn attach_client(&self) {

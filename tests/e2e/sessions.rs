@@ -30,25 +30,43 @@ fn zellij_in(zellij: &Zellij, session: &str, args: &[&str]) -> Output {
 }
 
 /// Starts the background session `api`, and waits until Zellij's metadata says who is attached
-/// where (it writes it every second): nobody to `api`, one client to the world's session.
+/// where (it writes it within a second of a change): nobody to `api`, one client to the world's
+/// session.
 fn start_background_session(zellij: &Zellij) {
     zellij.start_background_session(API);
-    let info = zellij
+    wait_for_clients(zellij, &[(API, 0), (zellij.session(), 1)]);
+}
+
+/// Session `session`'s metadata as Zellij last wrote it.
+fn metadata(zellij: &Zellij, session: &str) -> std::path::PathBuf {
+    zellij
         .cache_home()
-        .join("zellij/contract_version_1/session_info");
-    let clients = |session: &str| {
-        std::fs::read_to_string(info.join(session).join("session-metadata.kdl"))
-            .ok()
-            .and_then(|text| ask_popup::relay::connected_clients(&text))
-    };
+        .join("zellij/contract_version_1/session_info")
+        .join(session)
+        .join("session-metadata.kdl")
+}
+
+/// How many clients Zellij's metadata says are attached to `session`.
+fn clients(zellij: &Zellij, session: &str) -> Option<usize> {
+    std::fs::read_to_string(metadata(zellij, session))
+        .ok()
+        .and_then(|text| ask_popup::relay::connected_clients(&text))
+}
+
+/// Waits until Zellij's metadata says each session has as many clients as `expected` says.
+fn wait_for_clients(zellij: &Zellij, expected: &[(&str, usize)]) {
     let until = zellij.until(AT_ONCE);
-    while clients(API) != Some(0) || clients(zellij.session()) != Some(1) {
+    while expected
+        .iter()
+        .any(|(session, n)| clients(zellij, session) != Some(*n))
+    {
+        let now: Vec<_> = expected
+            .iter()
+            .map(|(session, _)| (session, clients(zellij, session)))
+            .collect();
         assert!(
             Instant::now() < until,
-            "Zellij never wrote who is attached: api {:?}, {} {:?}",
-            clients(API),
-            zellij.session(),
-            clients(zellij.session())
+            "Zellij never wrote who is attached: {now:?}, not {expected:?}"
         );
         thread::sleep(Duration::from_millis(100));
     }
@@ -374,4 +392,273 @@ fn shown_elsewhere_always_and_answered_at_home_the_copy_goes_at_once() {
     assert_eq!(entries.len(), 1, "{entries:#?}");
     assert_eq!(entries[0]["session"], API);
     assert_eq!(entries[0]["ending"], "answered");
+}
+
+/// `ask-popup status --all-sessions`, run beside the world (not in a pane of it, which would
+/// change what its sessions show).
+fn status_of_every_session(zellij: &Zellij) -> Value {
+    let out = zellij
+        .in_session(&command())
+        .args(["status", "--all-sessions"])
+        .output()
+        .expect("run ask-popup status --all-sessions");
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).expect("status --all-sessions is JSON")
+}
+
+/// Session `name`'s entry in what `status_of_every_session` printed.
+fn entry_of(all: &Value, name: &str) -> Option<Value> {
+    all["sessions"]
+        .as_array()
+        .and_then(|list| list.iter().find(|s| s["session"] == name))
+        .cloned()
+}
+
+/// `asking_line`, asking only once the file `<id>.go` is in `dir`, and writing when it asked
+/// (ns since the epoch) into `<id>.asked`.
+fn asking_line_on_cue(dir: &Path, agent: &str, id: &str) -> String {
+    asking_line(dir, agent, id).replacen(
+        " && ",
+        &format!(" && while [ ! -e {id}.go ]; do sleep 0.05; done; date +%s%N > {id}.asked; "),
+        1,
+    )
+}
+
+/// The ns since the epoch now.
+fn epoch_ns() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after the epoch")
+        .as_nanos()
+}
+
+/// How long ago the question `id` of `asking_line_on_cue` was asked.
+fn since_asked(dir: &Path, id: &str) -> Duration {
+    let asked: u128 = std::fs::read_to_string(dir.join(format!("{id}.asked")))
+        .expect("the time it was asked")
+        .trim()
+        .parse()
+        .expect("ns since the epoch");
+    Duration::from_nanos(u64::try_from(epoch_ns().saturating_sub(asked)).unwrap_or(u64::MAX))
+}
+
+/// Waits until nothing changed in the world's session for `idle`: Zellij has not rewritten
+/// its metadata for that long (it does only when what it says changed).
+fn wait_until_idle(zellij: &Zellij, idle: Duration) {
+    let path = metadata(zellij, zellij.session());
+    let until = zellij.until(idle + AT_ONCE);
+    loop {
+        let age = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .unwrap_or_default();
+        if age >= idle {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "the world's session never stayed unchanged for {idle:?} (its metadata was \
+             rewritten {age:?} ago); screen:\n{}",
+            zellij.screen()
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_person_idle_for_a_while_is_listed_and_shown_the_question_of_a_session_they_left() {
+    let zellij = Zellij::start();
+    // The person works in `api`, then leaves it (Ctrl o d) for the world's session.
+    let client = zellij.start_attached_session(API);
+    zellij.type_into(&client, &["C-o"]);
+    zellij.type_into(&client, &["d"]);
+    wait_for_clients(&zellij, &[(API, 0), (zellij.session(), 1)]);
+    let dir = zellij.scratch();
+    pane_in(
+        &zellij,
+        API,
+        "builder",
+        &asking_line_on_cue(&dir, "builder", "x-7"),
+    );
+    // Nothing changes on the person's screen for 12 s.
+    let idle = Duration::from_secs(12);
+    wait_until_idle(&zellij, idle);
+    let all = status_of_every_session(&zellij);
+    let world = entry_of(&all, zellij.session()).unwrap_or_else(|| panic!("not listed: {all}"));
+    assert_eq!(world["clients"], 1, "{all}");
+    assert_eq!(world["pending"], serde_json::json!([]), "{all}");
+    assert_eq!(
+        entry_of(&all, API).map(|e| e["clients"].clone()),
+        Some(0.into())
+    );
+    // (Still idle: the look at every session changed nothing there.)
+    wait_until_idle(&zellij, idle);
+
+    std::fs::write(dir.join("x-7.go"), "").expect("cue the agent");
+    zellij.wait_for_screen("api's question", ANSWER, |s| {
+        s.contains("builder in api asks") && s.contains("Which database?")
+    });
+    eprintln!(
+        "idle case: the popup showed {:?} after the question was asked",
+        since_asked(&dir, "x-7")
+    );
+    pick_sqlite(&zellij, "builder in api asks", || {
+        dir.join("x-7.rc").exists()
+    });
+    let (envelope, rc) = ended(&zellij, &dir, "x-7");
+    assert_eq!(
+        envelope,
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some("x-7"))
+    );
+    assert_eq!(rc, "0");
+}
+
+#[test]
+fn a_question_from_a_session_started_in_the_background_is_answered_in_the_attached_one() {
+    let zellij = Zellij::start();
+    let dir = zellij.scratch();
+    // A script starts the agent's session in the background, the agent in its layout.
+    let script = dir.join("agent.sh");
+    std::fs::write(&script, asking_line(&dir, "builder", "x-8")).expect("write the agent");
+    let layout = dir.join("agent.kdl");
+    std::fs::write(
+        &layout,
+        format!(
+            "layout {{\n    pane name=\"builder\" command=\"sh\" {{\n        args {:?}\n    }}\n}}\n",
+            script.to_str().expect("UTF-8 path")
+        ),
+    )
+    .expect("write the layout");
+    zellij.start_session_in_background_with_layout(API, &layout);
+
+    zellij.wait_for_screen("api's question", ANSWER, |s| {
+        s.contains("builder in api asks") && s.contains("Which database?")
+    });
+    // Marked in its own session while it waits.
+    let pane = titles_in(&zellij, API)
+        .into_iter()
+        .find(|(_, title)| title.ends_with("builder"))
+        .map(|(id, _)| id)
+        .unwrap_or_else(|| panic!("no builder pane in api: {:?}", titles_in(&zellij, API)));
+    wait_for_title_in(&zellij, API, pane, &marked("builder"));
+    pick_sqlite(&zellij, "builder in api asks", || {
+        dir.join("x-8.rc").exists()
+    });
+    let (envelope, rc) = ended(&zellij, &dir, "x-8");
+    assert_eq!(
+        envelope,
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some("x-8"))
+    );
+    assert_eq!(rc, "0");
+    wait_for_title_in(&zellij, API, pane, "builder");
+}
+
+#[test]
+fn a_question_through_serve_for_a_session_nobody_is_attached_to_is_shown_in_the_attached_one() {
+    let zellij = Zellij::start();
+    start_background_session(&zellij);
+    let dir = zellij.scratch();
+    let pane = pane_in(&zellij, API, "builder", "exec sleep 1000");
+    let socket = dir.join("serve.sock");
+    let _serve = crate::remote::Serve::start(&zellij, &socket);
+    // A caller in a container of `api`'s pane, which passed the pane and the session on.
+    let questionnaire = serde_json::from_str::<serde_json::Value>(DB)
+        .expect("a questionnaire")
+        .to_string();
+    let frame = serde_json::json!({
+        "agent": "builder",
+        "id": "x-9",
+        "idGiven": true,
+        "paneId": pane.to_string(),
+        "session": API,
+        "host": "devbox",
+        "questionnaire": questionnaire,
+    });
+    let mut stream = std::os::unix::net::UnixStream::connect(&socket).expect("connect");
+    std::io::Write::write_all(&mut stream, format!("{frame}\n").as_bytes()).expect("send");
+    let reply = thread::spawn(move || {
+        let mut reply = String::new();
+        let _ = std::io::Read::read_to_string(&mut stream, &mut reply);
+        reply
+    });
+    zellij.wait_for_screen("api's question", ANSWER, |s| {
+        s.contains("builder in api asks") && s.contains("Which database?")
+    });
+    wait_for_title_in(&zellij, API, pane, &marked("builder"));
+    pick_sqlite(&zellij, "builder in api asks", || reply.is_finished());
+    assert_eq!(
+        reply.join().expect("the reply"),
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some("x-9"))
+    );
+}
+
+#[test]
+fn a_question_asked_while_nobody_is_attached_anywhere_shows_once_somebody_attaches() {
+    let zellij = Zellij::start();
+    start_background_session(&zellij);
+    // The person leaves the world's session too: nobody is attached anywhere.
+    let out = zellij.tmux_run(&["kill-session", "-t", crate::harness::FIRST]);
+    assert!(out.status.success(), "{out:?}");
+    wait_for_clients(&zellij, &[(API, 0), (zellij.session(), 0)]);
+    let dir = zellij.scratch();
+    pane_in(
+        &zellij,
+        API,
+        "builder",
+        &asking_line(&dir, "builder", "x-10"),
+    );
+    // A second agent's own limit runs out meanwhile (its hook's timeout): it gets `aborted`.
+    let limited = asking_line(&dir, "hasty", "x-11").replacen(
+        "ASK_POPUP_AGENT=hasty ",
+        "ASK_POPUP_AGENT=hasty timeout --preserve-status 4 ",
+        1,
+    );
+    pane_in(&zellij, API, "hasty", &limited);
+    let (envelope, rc) = ended(&zellij, &dir, "x-11");
+    assert_eq!(
+        envelope,
+        ask_popup_protocol::envelope::host_error(
+            ask_popup_protocol::envelope::ErrorCode::Aborted,
+            Some("x-11")
+        )
+    );
+    assert_eq!(rc, "1");
+    // The first waits where it was asked, and `status --all-sessions` says so.
+    let until = zellij.until(ANSWER);
+    loop {
+        let all = status_of_every_session(&zellij);
+        let waiting = entry_of(&all, API).map(|e| e["waiting"].clone());
+        let ids: Vec<&str> = waiting
+            .as_ref()
+            .and_then(Value::as_array)
+            .map(|w| w.iter().filter_map(|q| q["requestId"].as_str()).collect())
+            .unwrap_or_default();
+        if ids == ["x-10"] {
+            let waiting = waiting.unwrap_or_default();
+            assert_eq!(waiting[0]["shownIn"], serde_json::json!([]), "{all}");
+            assert_eq!(waiting[0]["agent"], "builder", "{all}");
+            break;
+        }
+        assert!(Instant::now() < until, "never said to wait: {all}");
+        thread::sleep(Duration::from_millis(200));
+    }
+    assert!(!dir.join("x-10.rc").exists());
+
+    // The person comes back, to the world's session: the question shows there, alone.
+    zellij.reattach_first_client();
+    zellij.wait_for_screen("api's question", ANSWER, |s| {
+        s.contains("builder in api asks") && s.contains("Which database?")
+    });
+    let pending = status(&zellij)["pending"].clone();
+    assert_eq!(pending.as_array().map(Vec::len), Some(1), "{pending}");
+    pick_sqlite(&zellij, "builder in api asks", || {
+        dir.join("x-10.rc").exists()
+    });
+    let (envelope, rc) = ended(&zellij, &dir, "x-10");
+    assert_eq!(
+        envelope,
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some("x-10"))
+    );
+    assert_eq!(rc, "0");
 }
