@@ -65,12 +65,7 @@ pub struct SessionWatch {
 impl SessionWatch {
     /// The watch of the session this command runs in (none outside a named session).
     pub fn of_this_session() -> SessionWatch {
-        SessionWatch::watching(session::socket_path(
-            |name| std::env::var(name).ok(),
-            this_uid(),
-            &std::env::temp_dir(),
-            cfg!(target_os = "linux"),
-        ))
+        SessionWatch::watching(this_sessions_socket())
     }
 
     /// The watch of the session named `name`.
@@ -104,12 +99,7 @@ impl SessionWatch {
 /// machine: not for a command in a container or on another machine given
 /// `$ZELLIJ_SESSION_NAME`. Yes when there is no session name to look for.
 pub fn session_is_here() -> bool {
-    match session::socket_path(
-        |name| std::env::var(name).ok(),
-        this_uid(),
-        &std::env::temp_dir(),
-        cfg!(target_os = "linux"),
-    ) {
+    match this_sessions_socket() {
         Some(socket) => std::fs::symlink_metadata(socket).is_ok(),
         None => true,
     }
@@ -119,10 +109,19 @@ pub fn session_is_here() -> bool {
 /// session renamed since this command's pane started keeps the old name in
 /// `$ZELLIJ_SESSION_NAME`: then None, and Zellij's CLI picks the session itself).
 pub fn this_session_by_name() -> Option<String> {
-    let name = std::env::var("ZELLIJ_SESSION_NAME")
-        .ok()
-        .filter(|n| !n.is_empty() && !n.contains('/'))?;
-    sockets_dir().join(&name).exists().then_some(name)
+    let socket = this_sessions_socket().filter(|socket| socket.exists())?;
+    socket.file_name()?.to_str().map(str::to_owned)
+}
+
+/// Where the socket of the session this command runs in is (`$ZELLIJ_SESSION_NAME`'s), there
+/// or not; None outside a named session.
+fn this_sessions_socket() -> Option<PathBuf> {
+    session::socket_path(
+        |name| std::env::var(name).ok(),
+        this_uid(),
+        &std::env::temp_dir(),
+        cfg!(target_os = "linux"),
+    )
 }
 
 /// This user's id.
