@@ -39,11 +39,6 @@ pub fn note_file(dir: &Path, id: &str, pid: u32) -> PathBuf {
     dir.join(format!("{}-{pid}.json", crate::later::file_stem(id)))
 }
 
-/// A pane id as the popup's status gives it: a terminal pane's number.
-pub fn pane_number(pane: &str) -> Option<u64> {
-    pane.trim().trim_start_matches("terminal_").parse().ok()
-}
-
 /// What `status --all-sessions` says of the questions of `notes` asked in `session`, as of
 /// `now_ms`: `[{"requestId","agent","paneId","ageSeconds","shownIn"}]`, the oldest first.
 pub fn waiting_in(session: &str, notes: &[Note], now_ms: u64) -> Vec<serde_json::Value> {

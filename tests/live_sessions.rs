@@ -121,7 +121,7 @@ fn a_question_waiting_where_nobody_is_attached_is_listed_with_where_it_shows() {
             session: "api".to_owned(),
             request_id: id.to_owned(),
             agent: Some("builder".to_owned()),
-            pane_id: ask_popup::inbox::pane_number("terminal_3"),
+            pane_id: ask_popup::later::pane_number("terminal_3").map(u64::from),
             shown_in: Vec::new(),
             since_ms,
             pid,

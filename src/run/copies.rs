@@ -260,7 +260,11 @@ impl Copies {
             session: home.to_owned(),
             request_id: self.caller.id.clone(),
             agent: self.agent.clone(),
-            pane_id: self.pane.as_deref().and_then(inbox::pane_number),
+            pane_id: self
+                .pane
+                .as_deref()
+                .and_then(ask_popup::later::pane_number)
+                .map(u64::from),
             shown_in,
             since_ms: self.since_ms,
             pid: std::process::id(),
