@@ -1503,11 +1503,13 @@ impl Zellij {
     }
 
     /// `action`, stopped after `timeout` (None) instead of failing the test: for an action
-    /// whose hang the test can handle as a person would (try again).
+    /// whose hang the test can handle as a person would (try again). A call that missed the
+    /// session (`missed_session`) sent nothing and is None too: for an action that must land
+    /// within a moment, running it again later would not do.
     pub fn action_within(&self, args: &[&str], timeout: Duration) -> Option<Output> {
         let mut zellij = self.zellij();
         zellij.arg("action").args(args);
-        run_within(zellij, timeout)
+        run_within(zellij, timeout).filter(|out| !missed_session(out))
     }
 }
 

@@ -176,7 +176,8 @@ fn keys_typed_as_the_popup_appears_do_not_answer_it() {
             screen = zellij.screen();
         }
         let seen = Instant::now();
-        // A `send-keys` that Zellij leaves hanging was too slow as well.
+        // A `send-keys` that Zellij leaves hanging was too slow as well, and one whose CLI
+        // missed the session sent nothing.
         let typed = zellij.action_within(
             &["send-keys", "--pane-id", &pane, "Down", "Enter"],
             Duration::from_secs(5),
