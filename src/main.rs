@@ -1,8 +1,6 @@
-//! The `ask-popup` command: what it decides is the library (`ask_popup`), what it does
-//! (running `zellij`, signals, stdio, files) is `run/`.
-
-mod run;
+//! The `ask-popup` command: everything it does is the library (`ask_popup`), entered by its
+//! arguments (`crate::cli`).
 
 fn main() {
-    std::process::exit(run::main());
+    std::process::exit(ask_popup::cli::main());
 }

@@ -7,6 +7,17 @@
 //! written as escapes too.
 
 use std::borrow::Cow;
+use std::io::Write;
+
+/// `println!` for a person: the line cleaned for their terminal (`for_person`).
+macro_rules! say {
+    ($($arg:tt)*) => { $crate::terminal::say(&format!($($arg)*)) };
+}
+
+/// `eprintln!` for a person, cleaned the same way.
+macro_rules! say_err {
+    ($($arg:tt)*) => { $crate::terminal::say_err(&format!($($arg)*)) };
+}
 
 /// `text` for a person's terminal: line breaks kept, every other control character and bidi
 /// control taken out, a tab as four spaces.
@@ -33,4 +44,23 @@ pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Prints to stdout; a reader that went away (the agent was stopped) is not an error here.
+/// Prints `line` and a line break for a person (see `say!`).
+pub fn say(line: &str) {
+    print(&format!("{}\n", for_person(line)));
+}
+
+/// Writes `line` and a line break to stderr for a person (see `say_err!`).
+pub fn say_err(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", for_person(line));
+}
+
+/// Prints `text` as it is: an envelope, JSON (see `json_for_terminal`), or text
+/// cleaned already.
+pub fn print(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
 }

@@ -374,13 +374,15 @@ fn the_mcp_server_reaps_the_cancels_that_take_a_questions_copies_back() {
     // once; the copy in "other" waits until it is taken back; every `cancel` is written down.
     let temp = temp_dir("reaps");
     let dir = temp.path();
-    let sockets = dir.join("sockets").join(ask_popup::session::CONTRACT_DIR);
+    let sockets = dir
+        .join("sockets")
+        .join(ask_popup::zellij::session::CONTRACT_DIR);
     std::fs::create_dir_all(&sockets).unwrap();
     let _home = std::os::unix::net::UnixListener::bind(sockets.join("home")).expect("home");
     let _other = std::os::unix::net::UnixListener::bind(sockets.join("other")).expect("other");
     let info = dir
         .join("cache/zellij")
-        .join(ask_popup::session::CONTRACT_DIR)
+        .join(ask_popup::zellij::session::CONTRACT_DIR)
         .join("session_info/other");
     std::fs::create_dir_all(&info).unwrap();
     std::fs::write(info.join("session-metadata.kdl"), "connected_clients 1\n").unwrap();

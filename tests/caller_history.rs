@@ -548,7 +548,7 @@ mod later {
             let sockets = dir
                 .path()
                 .join("sockets")
-                .join(ask_popup::session::CONTRACT_DIR);
+                .join(ask_popup::zellij::session::CONTRACT_DIR);
             std::fs::create_dir_all(&sockets).unwrap();
             // The session's server, as far as a look at its socket tells.
             let session = std::os::unix::net::UnixListener::bind(sockets.join("work")).unwrap();

@@ -6,7 +6,7 @@
 mod files;
 use files::{mode, names};
 
-use ask_popup::zellij_config::PLUGIN;
+use ask_popup::setup::zellij_config::PLUGIN;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
@@ -377,7 +377,11 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
     assert!(home.run(&["setup", "codex", "--write"]).status.success());
     // An older plugin, and the server moved: each a ✗ that says so.
     let plugin = home.home().join(".config/opencode/plugin/ask-popup.js");
-    let header = ask_popup::opencode::PLUGIN[0].1.lines().next().unwrap();
+    let header = ask_popup::setup::opencode::PLUGIN[0]
+        .1
+        .lines()
+        .next()
+        .unwrap();
     std::fs::write(&plugin, format!("{header}\n// an older plugin\n")).unwrap();
     let config = home.home().join(".config/opencode/opencode.json");
     let text = std::fs::read_to_string(&config).unwrap();
@@ -985,7 +989,7 @@ fn setup_opencode_adds_the_server_and_the_plugin_and_remove_gives_the_config_bac
         std::fs::read_to_string(dir.join("opencode.jsonc.bak")).unwrap(),
         USER_OPENCODE
     );
-    for (file, text) in ask_popup::opencode::PLUGIN {
+    for (file, text) in ask_popup::setup::opencode::PLUGIN {
         assert_eq!(
             std::fs::read_to_string(plugin.join(file)).unwrap(),
             text,
@@ -1035,7 +1039,7 @@ fn setup_opencode_on_a_machine_without_a_config_writes_one_and_remove_leaves_not
     let written = std::fs::read_to_string(&config).unwrap();
     assert_eq!(
         written,
-        ask_popup::opencode::snippet(env!("CARGO_BIN_EXE_ask-popup"))
+        ask_popup::setup::opencode::snippet(env!("CARGO_BIN_EXE_ask-popup"))
     );
     // It may come to hold the providers' keys: its owner's only.
     assert_eq!(mode(&config), 0o600);

@@ -3,9 +3,9 @@
 //! callers that send junk, too much, or hang up, and the socket file's permissions. Answering in
 //! a real Zellij, over a real SSH connection, is tests/e2e/remote.rs.
 
-use ask_popup::relay::{
-    self, connected_clients, pick_session, read_frame, socket_path, Frame, LiveSession,
-};
+use ask_popup::inbox::routes::{self, pick_session};
+use ask_popup::remote::wire::{self, read_frame, socket_path, Frame};
+use ask_popup::zellij::session::{connected_clients, LiveSession};
 use ask_popup_protocol::envelope::{self, Envelope, ErrorCode};
 use ask_popup_protocol::request::{self, RequestError};
 use std::io::{Read, Write};
@@ -67,10 +67,10 @@ fn junk_a_frame_cut_short_and_unknown_fields_are_unreadable() {
 
 #[test]
 fn a_frame_over_the_limit_is_too_large() {
-    let big = vec![b'x'; relay::MAX_FRAME_BYTES + 10];
+    let big = vec![b'x'; wire::MAX_FRAME_BYTES + 10];
     assert!(matches!(
         read_frame(&big[..]),
-        Err(RequestError::PayloadTooLarge { bytes }) if bytes > relay::MAX_FRAME_BYTES
+        Err(RequestError::PayloadTooLarge { bytes }) if bytes > wire::MAX_FRAME_BYTES
     ));
     // The largest questionnaire fits, with who asks.
     let mut largest = frame();
@@ -266,7 +266,7 @@ fn the_server_answers_junk_and_too_much_with_an_error_envelope_and_goes_on() {
     );
     assert!(junk.ends_with('\n'));
 
-    let mut big = vec![b'{'; relay::MAX_FRAME_BYTES + 1];
+    let mut big = vec![b'{'; wire::MAX_FRAME_BYTES + 1];
     big.push(b'\n');
     let too_much = server.exchange(&big);
     let envelope = Envelope::read(too_much.trim_end()).expect("an envelope");
@@ -358,33 +358,33 @@ fn a_question_in_a_session_nobody_sees_goes_to_the_attached_ones() {
             clients: None,
         },
     ];
-    assert_eq!(relay::forward_to("api", None, &live), ["web", "docs"]);
+    assert_eq!(routes::forward_to("api", None, &live), ["web", "docs"]);
     // Somebody sees it at home: there alone, unless told always.
-    assert!(relay::forward_to("web", None, &live).is_empty());
-    assert_eq!(relay::forward_to("web", Some("always"), &live), ["docs"]);
-    assert!(relay::forward_to("api", Some("off"), &live).is_empty());
+    assert!(routes::forward_to("web", None, &live).is_empty());
+    assert_eq!(routes::forward_to("web", Some("always"), &live), ["docs"]);
+    assert!(routes::forward_to("api", Some("off"), &live).is_empty());
     for never in ["off", "never", " NO ", "0", "false"] {
-        assert!(relay::never_forwards(Some(never)), "{never}");
+        assert!(routes::never_forwards(Some(never)), "{never}");
         assert!(
-            relay::forward_to("api", Some(never), &live).is_empty(),
+            routes::forward_to("api", Some(never), &live).is_empty(),
             "{never}"
         );
     }
-    assert!(!relay::never_forwards(None));
-    assert!(!relay::never_forwards(Some("always")));
+    assert!(!routes::never_forwards(None));
+    assert!(!routes::never_forwards(Some("always")));
     // A session without metadata counts as nobody's: questions asked there go out.
-    assert_eq!(relay::forward_to("old", None, &live), ["web", "docs"]);
+    assert_eq!(routes::forward_to("old", None, &live), ["web", "docs"]);
 }
 
 #[test]
 fn another_sessions_question_names_the_agent_and_the_session_within_the_limit() {
-    assert_eq!(relay::copy_agent(Some("claude"), "api"), "claude in api");
-    assert_eq!(relay::copy_agent(None, "api"), "an agent in api");
-    let long = relay::copy_agent(Some(&"x".repeat(40)), "backend");
+    assert_eq!(routes::copy_agent(Some("claude"), "api"), "claude in api");
+    assert_eq!(routes::copy_agent(None, "api"), "an agent in api");
+    let long = routes::copy_agent(Some(&"x".repeat(40)), "backend");
     assert!(long.ends_with(" in backend"), "{long}");
     assert_eq!(long.chars().count(), ask_popup::ask::MAX_AGENT_CHARS);
     // What would split the pipe's arguments is taken out.
-    assert_eq!(relay::copy_agent(Some("a,b=c"), "x,y"), "abc in xy");
+    assert_eq!(routes::copy_agent(Some("a,b=c"), "x,y"), "abc in xy");
 }
 
 #[test]

@@ -5,8 +5,10 @@
 //! crate holds what the command is built from (the Pi extension it carries included), nothing
 //! of the tests.
 
+use ask_popup::setup::zellij_config::{
+    release_url, REPOSITORY, VERSION, ZELLIJ_LINE, ZELLIJ_TESTED,
+};
 use ask_popup::setup::{PI_EXTENSION, PI_PACKAGE};
-use ask_popup::zellij_config::{release_url, REPOSITORY, VERSION, ZELLIJ_LINE, ZELLIJ_TESTED};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;

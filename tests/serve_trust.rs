@@ -6,7 +6,9 @@
 //! popup's side is a stand-in `zellij` that records the pipes it is given (a real Zellij is
 //! tests/e2e/remote.rs).
 
-use ask_popup::relay::{self, check_socket, read_frame, reply_for, Frame, Owned, Trust, Untrusted};
+use ask_popup::remote::wire::{
+    self as relay, check_socket, read_frame, reply_for, Frame, Owned, Trust, Untrusted,
+};
 use ask_popup_protocol::envelope::{self, Answer, Envelope, ErrorCode, Outcome, Responses};
 use ask_popup_protocol::request::{self, RequestError};
 use serde_json::{json, Value};
@@ -865,7 +867,7 @@ impl Popup {
         let scratch = Scratch::new(name);
         let sessions = scratch
             .join("zellij")
-            .join(ask_popup::session::CONTRACT_DIR);
+            .join(ask_popup::zellij::session::CONTRACT_DIR);
         std::fs::create_dir_all(&sessions).expect("the sockets' folder");
         let session = UnixListener::bind(sessions.join("work")).expect("the session's socket");
         std::thread::spawn(move || for _ in session.incoming() {});

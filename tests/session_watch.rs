@@ -1,6 +1,6 @@
 //! Where a waiting caller looks for its session's server, and when it takes the server for gone.
 
-use ask_popup::session::{socket_path, Look, Watch, MISSES_TO_GONE};
+use ask_popup::zellij::session::{socket_path, Look, Watch, MISSES_TO_GONE};
 use std::path::{Path, PathBuf};
 
 fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
@@ -124,7 +124,7 @@ Num       RefCount Protocol Flags    Type St Inode Path
 0000000056bafcee: 00000002 00000000 00010000 0001 01 51504 @abstract
 0000000056bafcef: 00000002 00000000 00010000 0001 01 123456 /run/wide-inode
 ";
-    let mut listed: Vec<PathBuf> = ask_popup::session::listening_paths(table)
+    let mut listed: Vec<PathBuf> = ask_popup::zellij::session::listening_paths(table)
         .into_iter()
         .collect();
     listed.sort();
@@ -137,12 +137,12 @@ Num       RefCount Protocol Flags    Type St Inode Path
         ]
         .map(PathBuf::from)
     );
-    assert!(ask_popup::session::listening_paths("").is_empty());
+    assert!(ask_popup::zellij::session::listening_paths("").is_empty());
 }
 
 #[test]
 fn a_socket_is_listened_on_while_its_server_lives_and_not_after() {
-    use ask_popup::session::{is_listening, listening_paths, PROC_NET_UNIX};
+    use ask_popup::zellij::session::{is_listening, listening_paths, PROC_NET_UNIX};
     let dir = std::env::temp_dir().join(format!("ask-popup-listening-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("real")).expect("create the test's folder");

@@ -904,7 +904,7 @@ fn codex_asking_itself(zellij: &Zellij, name: &str, outside_zellij: bool) -> Cod
 /// Codex's interactive UI whose model calls `request_user_input` when it is offered.
 fn codex_calling_its_tool(zellij: &Zellij, name: &str, extra: &Extra) -> Codex {
     let model = ModelServer::start(responses::calling_function(
-        ask_popup::codex::TOOL,
+        ask_popup::hooks::codex::TOOL,
         codex_question(),
     ));
     Codex::launch_with(zellij, name, model, Run::Interactive, None, extra)
@@ -916,7 +916,7 @@ fn denied(reason: &str) -> String {
     format!(
         "Tool call blocked by PreToolUse hook: {}. Tool: {}",
         reason.strip_suffix('.').unwrap_or(reason),
-        ask_popup::codex::TOOL
+        ask_popup::hooks::codex::TOOL
     )
 }
 
@@ -950,7 +950,7 @@ fn codexs_own_question_tool_is_answered_in_the_popup() {
     let answers = json!({"answers": {"db": {"answers": ["SQLite"]}}});
     assert_eq!(
         codex.text(&zellij),
-        denied(&format!("{}{answers}", ask_popup::codex::ANSWERED))
+        denied(&format!("{}{answers}", ask_popup::hooks::codex::ANSWERED))
     );
     wait_for_title(&zellij, codex.pane, "codex-own");
 }
@@ -1020,7 +1020,7 @@ fn codexs_own_question_in_plan_mode_is_answered_in_the_popup() {
     let answers = json!({"answers": {"db": {"answers": ["Postgres"]}}});
     assert_eq!(
         codex.text(&zellij),
-        denied(&format!("{}{answers}", ask_popup::codex::ANSWERED))
+        denied(&format!("{}{answers}", ask_popup::hooks::codex::ANSWERED))
     );
 }
 

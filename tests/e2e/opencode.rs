@@ -15,7 +15,7 @@ use crate::command::{command, setup_write};
 use crate::harness::{agent_bin, Zellij};
 use crate::model::{chat, ModelServer};
 use crate::ANSWER;
-use ask_popup::opencode;
+use ask_popup::setup::opencode;
 use ask_popup_protocol::envelope::{Answer, Outcome, Responses};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -50,7 +50,7 @@ fn metadata(zellij: &Zellij, session: &str) -> std::path::PathBuf {
 fn clients(zellij: &Zellij, session: &str) -> Option<usize> {
     std::fs::read_to_string(metadata(zellij, session))
         .ok()
-        .and_then(|text| ask_popup::relay::connected_clients(&text))
+        .and_then(|text| ask_popup::zellij::session::connected_clients(&text))
 }
 
 /// Waits until Zellij's metadata says each session has as many clients as `expected` says.

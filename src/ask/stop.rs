@@ -1,0 +1,91 @@
+//! What tells a waiting question that its caller went away: signals, the parent's end, or
+//! what a hook watches (its agent's own prompt answered).
+
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::Duration;
+
+/// What tells a waiting question that its caller went away, so it is withdrawn.
+pub trait Stop {
+    /// Waits up to `limit`; true once the caller has gone.
+    fn wait(&self, limit: Duration) -> bool;
+}
+
+/// What stops a waiting command: SIGINT, SIGTERM or SIGHUP, or its parent process ending.
+pub struct Interrupts {
+    signals: Receiver<()>,
+    /// None: the parent's end does not count.
+    parent: Option<libc::pid_t>,
+}
+
+/// Something a waiting hook polls: true once what it waits for was settled elsewhere.
+pub type Watch = Box<dyn Fn() -> bool + Send>;
+
+impl Interrupts {
+    pub fn install() -> Interrupts {
+        Interrupts::install_watching(None)
+    }
+
+    /// `install`, and `watch` polled four times a second: once it says so, the command stops
+    /// as on a signal (the question is withdrawn).
+    pub fn install_watching(watch: Option<Watch>) -> Interrupts {
+        let (tx, rx) = mpsc::channel();
+        if let Some(watch) = watch {
+            let tx = tx.clone();
+            thread::spawn(move || loop {
+                thread::sleep(Duration::from_millis(250));
+                if watch() {
+                    let _ = tx.send(());
+                    break;
+                }
+            });
+        }
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+            thread::spawn(move || {
+                for _ in signals.forever() {
+                    if tx.send(()).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        // SAFETY: getppid has no preconditions.
+        let parent = unsafe { libc::getppid() };
+        // `wait` notices a new parent (the old one ended) within a poll. Not PR_SET_PDEATHSIG:
+        // Linux sends it when the *thread* that spawned this process ends, and multi-threaded
+        // agents spawn from worker threads that come and go (Codex's MCP servers got it 10 s
+        // into every call, when the thread pool let its spawning thread go).
+        Interrupts {
+            signals: rx,
+            parent: Some(parent),
+        }
+    }
+
+    /// The signals alone: for a process whose parent ends at once by design.
+    pub fn signals_only() -> Interrupts {
+        Interrupts {
+            parent: None,
+            ..Interrupts::install()
+        }
+    }
+
+    /// Whether the parent this command started with has ended.
+    fn parent_gone(&self) -> bool {
+        // SAFETY: getppid has no preconditions.
+        self.parent
+            .is_some_and(|parent| unsafe { libc::getppid() } != parent)
+    }
+}
+
+impl Stop for Interrupts {
+    fn wait(&self, limit: Duration) -> bool {
+        if self.parent_gone() {
+            return true;
+        }
+        match self.signals.recv_timeout(limit) {
+            Ok(()) => true,
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => self.parent_gone(),
+        }
+    }
+}

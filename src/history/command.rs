@@ -1,0 +1,101 @@
+//! `ask-popup history`, and the record files on this machine (read by `ask-popup answer` too).
+
+use super::read::{self, Filter};
+use crate::terminal::{self, print};
+use ask_popup_protocol::history::Entry;
+use std::path::PathBuf;
+
+/// Every entry of every record on this machine.
+pub fn recorded_entries() -> Vec<Entry> {
+    record_files()
+        .iter()
+        .filter_map(|path| std::fs::read_to_string(path).ok())
+        .flat_map(|text| ask_popup_protocol::history::read(&text))
+        .collect()
+}
+
+/// The record files: under Zellij's cache folder, one for each location the plugin was loaded
+/// from; each kept private as it is found (see `read::keep_private`).
+pub fn record_files() -> Vec<PathBuf> {
+    let files = zellij_cache_dir()
+        .map(|cache| read::record_files(&cache))
+        .unwrap_or_default();
+    for file in &files {
+        let _ = read::keep_private(file);
+    }
+    files
+}
+
+/// Zellij's cache folder, as Zellij finds it from this environment.
+pub fn zellij_cache_dir() -> Option<PathBuf> {
+    read::zellij_cache_dir(
+        std::env::var_os("XDG_CACHE_HOME").as_deref(),
+        std::env::var_os("HOME").as_deref(),
+    )
+}
+
+/// What `ask-popup history` shows.
+pub struct HistoryRequest {
+    pub filter: Filter,
+    pub limit: usize,
+    pub json: bool,
+    pub clear: bool,
+}
+
+/// `ask-popup history`.
+pub fn history_command(request: HistoryRequest) -> i32 {
+    let files = record_files();
+    if request.clear {
+        let entries = recorded_entries().len();
+        for path in &files {
+            if let Err(e) = std::fs::remove_file(path) {
+                say_err!("ask-popup history: cannot clear {}: {e}", path.display());
+                return 1;
+            }
+        }
+        say!("Cleared the record: {entries} questionnaires.");
+        return 0;
+    }
+    let entries = read::select(recorded_entries(), &request.filter, request.limit);
+    if request.json {
+        let mut out = String::new();
+        for entry in &entries {
+            out.push_str(&read::json_line(entry));
+            out.push('\n');
+        }
+        print(&terminal::json_for_terminal(&out));
+        return 0;
+    }
+    if entries.is_empty() {
+        say!(
+            "No questionnaires recorded{}.",
+            if files.is_empty() {
+                " yet"
+            } else {
+                " that match"
+            }
+        );
+        return 0;
+    }
+    let blocks: Vec<String> = entries
+        .iter()
+        .map(|e| read::block(e, read::when(e.asked_ms, local_offset_s(e.asked_ms))))
+        .collect();
+    print(&terminal::for_person(&format!("{}\n", blocks.join("\n\n"))));
+    0
+}
+
+/// The local time's offset from UTC, in seconds, at `unix_ms`.
+fn local_offset_s(unix_ms: u64) -> i64 {
+    let secs = libc::time_t::try_from(unix_ms / 1000).unwrap_or_default();
+    // SAFETY: localtime_r writes only into the tm it is given.
+    unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&secs, &mut tm).is_null() {
+            return 0;
+        }
+        // c_long: i64 here, narrower on 32-bit systems.
+        #[allow(clippy::useless_conversion)]
+        i64::from(tm.tm_gmtoff)
+    }
+}

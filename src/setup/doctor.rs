@@ -1,0 +1,407 @@
+//! `ask-popup doctor`: every check of what ask-popup needs (Zellij on PATH, its config, the
+//! plugin answering in this session, the web client, each installed agent wired to the
+//! command), run and reported. What each check means is `crate::setup::zellij_config` and
+//! `crate::setup::web`.
+
+use super::agents as setup;
+use super::install::{
+    config_dir, opencode_approvals_current, opencode_plugin_current, pi_extension_current,
+    pi_package, skill_current,
+};
+use super::opencode::{self, Entry};
+use super::zellij_config::{self, Check, PLUGIN_FILE};
+use crate::terminal;
+use crate::zellij::pipe::Zellij;
+use crate::zellij::programs::{find_on_path, ZellijCli};
+use ask_popup_protocol::envelope::ErrorCode;
+use ask_popup_protocol::VERSION;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `ask-popup doctor [--json]`.
+pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
+    let mut checks = Vec::new();
+    checks.push(zellij_config::zellij_check(zellij_version().as_deref()));
+    match config_dir(dir) {
+        None => checks.push(Check::fail(
+            "config dir",
+            "HOME and ZELLIJ_CONFIG_DIR are not set",
+            "set HOME, or pass --config-dir",
+        )),
+        Some(dir) => {
+            let plugin_file = std::fs::read(dir.join("plugins").join(PLUGIN_FILE)).ok();
+            let config = std::fs::read_to_string(dir.join("config.kdl")).ok();
+            checks.extend(zellij_config::config_checks(
+                &dir,
+                plugin_file.as_deref(),
+                config.as_deref(),
+            ));
+        }
+    }
+    checks.push(plugin_answers(plugin));
+    checks.push(record_check());
+    checks.extend(super::web_command::checks(dir));
+    checks.extend(agent_checks());
+    if json {
+        let json = serde_json::to_string_pretty(&checks).unwrap_or_default();
+        crate::terminal::print(&format!("{}\n", terminal::json_for_terminal(&json)));
+    } else {
+        crate::terminal::print(&terminal::for_person(&zellij_config::report(&checks)));
+    }
+    if zellij_config::all_hold(&checks) {
+        0
+    } else {
+        1
+    }
+}
+
+/// Whether the record of questionnaires is private (each record's folder its user's alone).
+/// The folder is what keeps it so: the plugin cannot set the mode of a file it writes (WASI has
+/// none), so a record it started is its user's by the folder alone.
+fn record_check() -> Check {
+    use std::os::unix::fs::PermissionsExt;
+    let files = crate::history::command::zellij_cache_dir()
+        .map(|cache| crate::history::record_files(&cache))
+        .unwrap_or_default();
+    let open: Vec<&PathBuf> = files
+        .iter()
+        .filter(|file| {
+            let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o077);
+            file.parent().is_some_and(|d| mode(d).is_ok_and(|m| m != 0))
+        })
+        .collect();
+    match (files.first(), open.first()) {
+        (None, _) => Check::skip("record", "no questionnaire recorded yet"),
+        (Some(first), None) => Check::pass("record", format!("{} (private)", first.display())),
+        (Some(_), Some(file)) => Check::fail(
+            "record",
+            format!("{} can be read by others", file.display()),
+            "ask-popup history --limit 1 (it makes the record private)",
+        ),
+    }
+}
+
+/// What `zellij --version` prints; None without a `zellij` on PATH, or when it fails.
+fn zellij_version() -> Option<String> {
+    let mut version = ZellijCli::find()?.command();
+    version.arg("--version");
+    crate::zellij::programs::output_of(version)
+}
+
+/// Inside Zellij: the plugin answers its `version` pipe within a few seconds, with this
+/// command's version.
+fn plugin_answers(plugin: &str) -> Check {
+    const CHECK: &str = "plugin in this session";
+    let zellij = match Zellij::find(plugin) {
+        Ok(zellij) => zellij,
+        Err(ErrorCode::NoUi) => {
+            return Check::skip(
+                CHECK,
+                "not inside Zellij: run `ask-popup doctor` in a Zellij pane to check it",
+            )
+        }
+        Err(_) => {
+            return Check::fail(
+                CHECK,
+                "cannot run zellij pipe: zellij is not on PATH",
+                format!(
+                    "cargo install --locked zellij --version {}",
+                    zellij_config::ZELLIJ_TESTED
+                ),
+            )
+        }
+    };
+    let answer = (0..3).find_map(|_| {
+        zellij
+            .call("version", "", "doctor", Duration::from_secs(5))
+            .map(|(_, out)| String::from_utf8_lossy(&out).trim().to_owned())
+            .filter(|text| !text.is_empty())
+    });
+    match answer {
+        Some(version) if version == VERSION => {
+            Check::pass(CHECK, format!("`{plugin}` answers, version {version}"))
+        }
+        Some(other) => Check::fail(
+            CHECK,
+            format!(
+                "the `{plugin}` loaded in this session is not this command's version {VERSION} (it answered {:?})",
+                other.chars().take(60).collect::<String>()
+            ),
+            "ask-popup setup zellij --write, then restart the session (Zellij keeps a loaded plugin until then)",
+        ),
+        None => Check::fail(
+            CHECK,
+            format!("`{plugin}` did not answer within 5 seconds: it is not loaded, or waits for (or was denied) its permissions"),
+            format!("look at the popup: if it asks for permissions, press y; if they were denied, delete the plugin's entry from ~/.cache/zellij/permissions.kdl and run `zellij pipe --plugin {plugin} --name show -- x`"),
+        ),
+    }
+}
+
+/// Each installed agent wired to this command.
+fn agent_checks() -> Vec<Check> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let mut checks = Vec::new();
+    if find_on_path("claude").is_some() {
+        let settings =
+            std::fs::read_to_string(home.join(".claude").join("settings.json")).unwrap_or_default();
+        checks.push(if setup::has_claude_hook(&settings) {
+            Check::pass(
+                "Claude Code",
+                "~/.claude/settings.json sends AskUserQuestion to ask-popup",
+            )
+        } else {
+            Check::fail(
+                "Claude Code",
+                "no ask-popup hook in ~/.claude/settings.json",
+                "ask-popup setup claude --write",
+            )
+        });
+        checks.push(if setup::CLAUDE_APPROVAL_HOOK.is_in(&settings) {
+            Check::pass(
+                "Claude Code's approvals",
+                "~/.claude/settings.json asks Claude Code's permission prompts in the popup",
+            )
+        } else {
+            Check::skip(
+                "Claude Code's approvals",
+                "asked in Claude Code itself (ask-popup setup claude --approvals --write asks them in the popup)",
+            )
+        });
+        checks.push(skill_check("claude", "Claude Code"));
+    } else {
+        checks.push(Check::skip("Claude Code", "not installed"));
+    }
+    if find_on_path("codex").is_some() {
+        let path = setup::codex_config(|name| std::env::var(name).ok()).unwrap_or_default();
+        let config = std::fs::read_to_string(&path).unwrap_or_default();
+        checks.push(if setup::has_codex_table(&config) {
+            Check::pass("Codex", format!("{} runs ask-popup mcp", path.display()))
+        } else {
+            Check::fail(
+                "Codex",
+                format!("no [mcp_servers.ask-popup] table in {}", path.display()),
+                "ask-popup setup codex --write",
+            )
+        });
+        let hooks_path = path.with_file_name("hooks.json");
+        let hooks = std::fs::read_to_string(&hooks_path).unwrap_or_default();
+        checks.push(if setup::CODEX_HOOK.is_in(&hooks) {
+            Check::pass(
+                "Codex's question tool",
+                format!(
+                    "{} sends request_user_input to ask-popup (Codex runs it once trusted in its /hooks)",
+                    hooks_path.display()
+                ),
+            )
+        } else {
+            Check::fail(
+                "Codex's question tool",
+                format!("no ask-popup hook in {}", hooks_path.display()),
+                "ask-popup setup codex --write",
+            )
+        });
+        checks.push(if setup::CODEX_APPROVAL_HOOK.is_in(&hooks) {
+            Check::pass(
+                "Codex's approvals",
+                format!(
+                    "{} asks Codex's permission prompts in the popup (once trusted in its /hooks)",
+                    hooks_path.display()
+                ),
+            )
+        } else {
+            Check::skip(
+                "Codex's approvals",
+                "asked in Codex itself (ask-popup setup codex --approvals --write asks them in the popup)",
+            )
+        });
+        checks.push(skill_check("codex", "Codex"));
+    } else {
+        checks.push(Check::skip("Codex", "not installed"));
+    }
+    if find_on_path("pi").is_some() {
+        let agent = setup::pi_agent_dir(|name| std::env::var(name).ok()).unwrap_or_default();
+        let dir = agent.join("extensions").join(setup::PI_EXTENSION_DIR);
+        let package = pi_package(&agent);
+        let skill = if package.is_some() {
+            Check::pass(
+                "Pi skill",
+                "the pi-ask-popup package ships the ask-user skill",
+            )
+        } else {
+            skill_check("pi", "Pi")
+        };
+        checks.push(pi_check(&dir, package));
+        checks.push(skill);
+    } else {
+        checks.push(Check::skip("Pi", "not installed"));
+    }
+    checks.extend(opencode_checks());
+    checks
+}
+
+/// Whether the file `file` in opencode's plugin dir `dir` is a version of setup's plugin.
+fn is_setups_file(dir: &Path, file: &str) -> bool {
+    std::fs::read(dir.join(file))
+        .is_ok_and(|text| opencode::is_plugin_file(file, &String::from_utf8_lossy(&text)))
+}
+
+/// opencode, when installed: the MCP server in its config, and the plugin in its plugin dir.
+fn opencode_checks() -> Vec<Check> {
+    const FIX: &str = "ask-popup setup opencode --write";
+    if find_on_path("opencode").is_none() {
+        return vec![Check::skip("opencode", "not installed")];
+    }
+    let Some(dir) = opencode::config_dir(|name| std::env::var(name).ok()) else {
+        return vec![Check::fail("opencode", "HOME is not set", "set HOME")];
+    };
+    let path = opencode::config_file(&dir, Path::exists);
+    let config = std::fs::read_to_string(&path).unwrap_or_default();
+    let shown = path.display();
+    let server = match opencode::entry_in(&config, &crate::zellij::programs::exe()) {
+        Entry::Current => Check::pass("opencode", format!("{shown} runs ask-popup mcp")),
+        Entry::Other => Check::fail(
+            "opencode",
+            format!("the ask-popup server in {shown} runs another command"),
+            FIX,
+        ),
+        Entry::NotSetups => Check::fail(
+            "opencode",
+            format!("the ask-popup server in {shown} is not one setup wrote (one of your own?)"),
+            format!("rename it or take it out of {shown}, then {FIX}"),
+        ),
+        Entry::Missing => Check::fail("opencode", format!("no ask-popup server in {shown}"), FIX),
+    };
+    let plugins = dir.join(opencode::PLUGIN_DIR);
+    let main = plugins.join(opencode::PLUGIN[0].0);
+    let plugin = if opencode_plugin_current(&plugins) {
+        Check::pass(
+            "opencode plugin",
+            format!("{} is this command's plugin", main.display()),
+        )
+    } else if main.exists() && !is_setups_file(&plugins, opencode::PLUGIN[0].0) {
+        Check::fail(
+            "opencode plugin",
+            format!(
+                "{} is not ask-popup's plugin (a file of your own?)",
+                main.display()
+            ),
+            format!("move it, then {FIX}"),
+        )
+    } else if main.exists() {
+        Check::fail(
+            "opencode plugin",
+            format!("{} is another version of the plugin", main.display()),
+            FIX,
+        )
+    } else {
+        Check::fail(
+            "opencode plugin",
+            format!("no ask-popup plugin in {}", plugins.display()),
+            FIX,
+        )
+    };
+    let approvals_file = plugins.join(opencode::APPROVALS_PLUGIN.0);
+    let approvals = if opencode_approvals_current(&plugins) {
+        Check::pass(
+            "opencode's approvals",
+            format!(
+                "{} asks opencode's permission prompts in the popup",
+                approvals_file.display()
+            ),
+        )
+    } else if approvals_file.exists() && !is_setups_file(&plugins, opencode::APPROVALS_PLUGIN.0) {
+        Check::fail(
+            "opencode's approvals",
+            format!(
+                "{} is not ask-popup's plugin (a file of your own?)",
+                approvals_file.display()
+            ),
+            "move it, then ask-popup setup opencode --approvals --write",
+        )
+    } else if approvals_file.exists() {
+        Check::fail(
+            "opencode's approvals",
+            format!(
+                "{} is another version of the plugin",
+                approvals_file.display()
+            ),
+            "ask-popup setup opencode --approvals --write",
+        )
+    } else {
+        Check::skip(
+            "opencode's approvals",
+            "asked in opencode itself (ask-popup setup opencode --approvals --write asks them in the popup)",
+        )
+    };
+    vec![
+        server,
+        plugin,
+        approvals,
+        skill_check("opencode", "opencode"),
+    ]
+}
+
+/// The `ask-user` skill in the skill folder of `agent` (named `name`).
+fn skill_check(agent: &str, name: &str) -> Check {
+    let what = format!("{name} skill");
+    let fix = format!("ask-popup setup {agent} --write");
+    let Some(dir) = setup::skill_dir(agent, |var| std::env::var(var).ok()) else {
+        return Check::fail(&what, "HOME is not set", "set HOME");
+    };
+    let file = dir.join("SKILL.md");
+    if skill_current(&dir) {
+        Check::pass(&what, format!("{} is this command's", file.display()))
+    } else if file.exists() {
+        Check::fail(
+            &what,
+            format!("{} is another version of the skill", file.display()),
+            fix,
+        )
+    } else {
+        Check::fail(
+            &what,
+            format!("no ask-user skill in {}", dir.display()),
+            fix,
+        )
+    }
+}
+
+/// Pi's extension: the files `setup pi` writes into `dir`, or the package `pi install` added
+/// (`package`, its source), and not both.
+fn pi_check(dir: &Path, package: Option<String>) -> Check {
+    let current = pi_extension_current(dir);
+    match package {
+        Some(source) if dir.exists() => Check::fail(
+            "Pi",
+            format!(
+                "Pi loads the extension twice: the package {source} and {}",
+                dir.display()
+            ),
+            "ask-popup setup pi --remove --write",
+        ),
+        Some(source) => match setup::pinned_version(&source) {
+            Some(version) if version != VERSION => Check::warn(
+                "Pi",
+                format!("Pi loads the package {source}, not this command's version {VERSION}"),
+                format!("pi install npm:{}@{VERSION}", setup::PI_PACKAGE),
+            ),
+            _ => Check::pass("Pi", format!("Pi loads the package {source}")),
+        },
+        None if current => Check::pass(
+            "Pi",
+            format!("{} holds this command's extension", dir.display()),
+        ),
+        None if dir.exists() => Check::fail(
+            "Pi",
+            format!("{} holds another version of the extension", dir.display()),
+            "ask-popup setup pi --write",
+        ),
+        None => Check::fail(
+            "Pi",
+            format!("no ask_user_question extension in {}", dir.display()),
+            "ask-popup setup pi --write",
+        ),
+    }
+}

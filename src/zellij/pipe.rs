@@ -1,0 +1,165 @@
+//! The `zellij pipe` client: the session asked and the plugin, the pipes sent to it (a question,
+//! `cancel`, `status`, `show`), and `ask-popup status` and `show`.
+
+use super::children;
+use super::process::run;
+use super::programs::ZellijCli;
+use crate::ask::{self, Caller};
+use crate::terminal::{self, print};
+use ask_popup_protocol::envelope::ErrorCode;
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::Duration;
+
+/// How long a `zellij pipe` that answers at once (`cancel`, `status`, `show`) may take.
+pub const PIPE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The Zellij session this command runs in, and the plugin it asks.
+pub struct Zellij {
+    pub cli: ZellijCli,
+    pub plugin: String,
+    /// The session asked, when not the one this command runs in (`ask-popup serve`).
+    pub session: Option<String>,
+}
+
+impl Zellij {
+    /// The session's `zellij`, or why there is none: not inside Zellij, or not installed.
+    pub fn find(plugin: &str) -> Result<Zellij, ErrorCode> {
+        let inside = ["ZELLIJ", "ZELLIJ_SESSION_NAME"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+        if !inside {
+            return Err(ErrorCode::NoUi);
+        }
+        let cli = ZellijCli::find().ok_or(ErrorCode::ZellijNotFound)?;
+        Ok(Zellij {
+            cli,
+            plugin: plugin.to_owned(),
+            session: None,
+        })
+    }
+
+    /// The session named `session`, asked from outside it (`ask-popup serve`).
+    pub fn of_session(plugin: &str, session: &str) -> Result<Zellij, ErrorCode> {
+        let cli = ZellijCli::find().ok_or(ErrorCode::ZellijNotFound)?;
+        Ok(Zellij {
+            cli,
+            plugin: plugin.to_owned(),
+            session: Some(session.to_owned()),
+        })
+    }
+
+    /// A `zellij pipe` that ends with this command (see `children`).
+    pub fn pipe(&self, name: &str, args: &str) -> Command {
+        let mut command = self.pipe_on_its_own(name, args);
+        children::tied_to_this_process(&mut command);
+        command
+    }
+
+    /// A `zellij pipe` that this command's end does not end. Its session is named even when
+    /// it is this command's own: with one session that Zellij's CLI takes for live it sends to
+    /// that one whatever `$ZELLIJ_SESSION_NAME` says, and a session whose server is starting
+    /// is not yet among them (the question went to another session, marking a pane there).
+    pub fn pipe_on_its_own(&self, name: &str, args: &str) -> Command {
+        let mut command = self.cli.command();
+        if let Some(session) = self.session.clone().or_else(children::this_session_by_name) {
+            command.args(["--session", &session]);
+        }
+        command.args(["pipe", "--plugin", &self.plugin, "--name", name]);
+        if !args.is_empty() {
+            command.args(["--args", args]);
+        }
+        command.stderr(Stdio::null());
+        command
+    }
+
+    /// Sends a `cancel` pipe with `args` that this command does not wait for, and that
+    /// outlives it (ending by itself after `PIPE_TIMEOUT`). Reaped on a thread of its own while
+    /// this command runs (a long-lived `ask-popup mcp` would otherwise keep a zombie of every
+    /// cancel), by whoever adopts it once the command has ended.
+    pub fn cancel_in_background(&self, args: &str) {
+        let mut command = self.pipe_on_its_own("cancel", args);
+        children::on_its_own_for(&mut command, PIPE_TIMEOUT);
+        command.args(["--", "withdraw"]);
+        if let Ok(mut child) = command.stdin(Stdio::null()).stdout(Stdio::null()).spawn() {
+            thread::spawn(move || child.wait());
+        }
+    }
+
+    /// Takes the question back from the popup (the `cancel` pipe) and returns the `aborted`
+    /// envelope.
+    pub fn withdraw(&self, caller: &Caller, asking: Option<Child>) -> String {
+        if let Some(mut child) = asking {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self.take_back(caller);
+        caller.failure(ErrorCode::Aborted)
+    }
+
+    /// Sends the `cancel` pipe for the caller's question until the plugin says it is withdrawn
+    /// (or a few times).
+    pub fn take_back(&self, caller: &Caller) {
+        let args = caller.pipe_args();
+        for attempt in 1..=3 {
+            thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
+            // On its own: Claude Code sends SIGKILL to the hook's whole group 1.5 s after
+            // SIGTERM, and the withdrawal must get through even so; it still ends by itself.
+            let mut command = self.pipe_on_its_own("cancel", &args);
+            children::on_its_own_for(&mut command, PIPE_TIMEOUT);
+            if let Some((_, out)) = run(command, "withdraw", PIPE_TIMEOUT) {
+                if ask::is_withdrawal(&out) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// One `zellij pipe` that answers at once: whether it exited 0, and its stdout.
+    pub fn call(
+        &self,
+        name: &str,
+        args: &str,
+        payload: &str,
+        limit: Duration,
+    ) -> Option<(bool, Vec<u8>)> {
+        run(self.pipe(name, args), payload, limit)
+    }
+}
+
+/// `ask-popup status` and `ask-popup show`: what the pipe answers, printed as it came.
+pub fn pipe_command(plugin: &str, name: &str) -> i32 {
+    let zellij = match Zellij::find(plugin) {
+        Ok(zellij) => zellij,
+        Err(code) => {
+            say_err!(
+                "ask-popup {name}: {}",
+                ask_popup_protocol::envelope::host_text(code)
+            );
+            return code.exit_status();
+        }
+    };
+    for attempt in 1..=ask::ATTEMPTS {
+        thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
+        let Some((success, stdout)) = zellij.call(name, "", "now", PIPE_TIMEOUT) else {
+            continue;
+        };
+        let answered = if name == "status" {
+            ask::is_status(&stdout)
+        } else {
+            success
+        };
+        if answered {
+            // The plugin's JSON: what agents asked (their names, headers) stays exact, and
+            // cannot drive the terminal.
+            print(&terminal::json_for_terminal(&String::from_utf8_lossy(
+                &stdout,
+            )));
+            return 0;
+        }
+    }
+    say_err!(
+        "ask-popup {name}: no answer from the plugin `{plugin}` (is it loaded in this session?)"
+    );
+    ErrorCode::NoReply.exit_status()
+}

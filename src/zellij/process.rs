@@ -1,0 +1,95 @@
+//! Child processes the command waits on: one run for at most a while, and a child's stdout read
+//! on a thread of its own (for a question, handed over as soon as it holds the reply).
+
+use crate::ask;
+use std::io::Read;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How often a waiting command looks at its child and its parent.
+pub const POLL: Duration = Duration::from_millis(50);
+
+/// Runs a `zellij pipe` command with `payload` as its argument and no stdin, for at most
+/// `limit`: whether it exited 0, and its stdout.
+pub fn run(mut command: Command, payload: &str, limit: Duration) -> Option<(bool, Vec<u8>)> {
+    command.args(["--", payload]);
+    run_for(command, limit)
+}
+
+/// Runs a command with no stdin for at most `limit` (then kills it): whether it exited 0, and
+/// its stdout.
+pub fn run_for(mut command: Command, limit: Duration) -> Option<(bool, Vec<u8>)> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let stdout = read_in_background(&mut child);
+    let until = Instant::now() + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < until => thread::sleep(POLL),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    Some((status.success(), stdout.recv().unwrap_or_default()))
+}
+
+/// Reads a `zellij pipe` child's stdout on a thread of its own, and sends what it printed as
+/// soon as that holds the reply to the question `id`, or at its end when it never does. The
+/// question is answered when the reply comes, not when the child is next seen to have exited.
+pub fn reply_in_background(child: &mut Child, id: &str) -> Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take();
+    let id = id.to_owned();
+    thread::spawn(move || {
+        let mut out = Vec::new();
+        let mut sent = false;
+        if let Some(mut stdout) = stdout {
+            let mut chunk = [0u8; 64 * 1024];
+            loop {
+                match stdout.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        let Some(read) = chunk.get(..n) else { break };
+                        if sent {
+                            // Read on to the end, so the child never blocks on a full pipe.
+                            continue;
+                        }
+                        out.extend_from_slice(read);
+                        if read.contains(&b'\n') && ask::reply_in(&out, &id).is_some() {
+                            sent = tx.send(std::mem::take(&mut out)).is_ok();
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        }
+        if !sent {
+            let _ = tx.send(out);
+        }
+    });
+    rx
+}
+
+/// Reads a child's stdout to its end on a thread of its own.
+pub fn read_in_background(child: &mut Child) -> Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take();
+    thread::spawn(move || {
+        let mut out = Vec::new();
+        if let Some(mut stdout) = stdout {
+            let _ = stdout.read_to_end(&mut out);
+        }
+        let _ = tx.send(out);
+    });
+    rx
+}
