@@ -260,6 +260,39 @@ fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
 }
 
 #[test]
+fn history_shows_when_in_the_local_time_its_time_zone_says() {
+    // 2026-11-30 07:33:20 UTC.
+    let asked = entry("claude", 1_796_024_000_000, ANSWERED);
+    let home = tempfile::tempdir().unwrap();
+    let record = ask_popup::history::plugin_cache_dir(
+        &home.path().join("cache/zellij"),
+        "file:/p/ask-popup.wasm",
+    )
+    .join(ask_popup_protocol::history::FILE_NAME);
+    std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+    std::fs::write(&record, format!("{}\n", asked.to_line())).unwrap();
+    let shown_in = |tz: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ask-popup"))
+            .arg("history")
+            .env_clear()
+            .env("HOME", home.path())
+            .env("XDG_CACHE_HOME", home.path().join("cache"))
+            .env("TZ", tz)
+            .output()
+            .expect("run ask-popup history");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let utc = shown_in("UTC0");
+    assert!(utc.contains("2026-11-30 07:33"), "{utc}");
+    // A POSIX zone nine hours east, and one five and a half hours west.
+    let east = shown_in("JST-9");
+    assert!(east.contains("2026-11-30 16:33"), "{east}");
+    let west = shown_in("XYZ5:30");
+    assert!(west.contains("2026-11-30 02:03"), "{west}");
+}
+
+#[test]
 fn json_for_a_terminal_is_the_same_json_without_raw_c1_controls() {
     use ask_popup::terminal::json_for_terminal;
     let value = serde_json::json!({"a": format!("x{INJECTED}\u{7f}y"), "b": "plain é ✓"});

@@ -1,6 +1,7 @@
 //! What tells a waiting question that its caller went away: signals, the parent's end, or
 //! what a hook watches (its agent's own prompt answered).
 
+use crate::zellij::process::parent_pid;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::Duration;
@@ -15,7 +16,7 @@ pub trait Stop {
 pub struct Interrupts {
     signals: Receiver<()>,
     /// None: the parent's end does not count.
-    parent: Option<libc::pid_t>,
+    parent: Option<i32>,
 }
 
 /// Something a waiting hook polls: true once what it waits for was settled elsewhere.
@@ -50,8 +51,7 @@ impl Interrupts {
                 }
             });
         }
-        // SAFETY: getppid has no preconditions.
-        let parent = unsafe { libc::getppid() };
+        let parent = parent_pid();
         // `wait` notices a new parent (the old one ended) within a poll. Not PR_SET_PDEATHSIG:
         // Linux sends it when the *thread* that spawned this process ends, and multi-threaded
         // agents spawn from worker threads that come and go (Codex's MCP servers got it 10 s
@@ -72,9 +72,7 @@ impl Interrupts {
 
     /// Whether the parent this command started with has ended.
     fn parent_gone(&self) -> bool {
-        // SAFETY: getppid has no preconditions.
-        self.parent
-            .is_some_and(|parent| unsafe { libc::getppid() } != parent)
+        self.parent.is_some_and(|parent| parent_pid() != parent)
     }
 }
 

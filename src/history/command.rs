@@ -85,17 +85,13 @@ pub fn history_command(request: HistoryRequest) -> i32 {
     0
 }
 
-/// The local time's offset from UTC, in seconds, at `unix_ms`.
+/// The local time's offset from UTC, in seconds, at `unix_ms` (the system's time zone: `$TZ`,
+/// else /etc/localtime; UTC when neither says).
 fn local_offset_s(unix_ms: u64) -> i64 {
-    let secs = libc::time_t::try_from(unix_ms / 1000).unwrap_or_default();
-    // SAFETY: localtime_r writes only into the tm it is given.
-    unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&secs, &mut tm).is_null() {
-            return 0;
-        }
-        // c_long: i64 here, narrower on 32-bit systems.
-        #[allow(clippy::useless_conversion)]
-        i64::from(tm.tm_gmtoff)
-    }
+    let Ok(at) = i64::try_from(unix_ms).map(jiff::Timestamp::from_millisecond) else {
+        return 0;
+    };
+    at.map_or(0, |at| {
+        i64::from(jiff::tz::TimeZone::system().to_offset(at).seconds())
+    })
 }

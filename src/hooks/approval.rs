@@ -18,10 +18,11 @@
 //! codex-approval` is Codex's: the same input without rules (so no `Allow always`) and the same
 //! output; with no output Codex asks in its own prompt.
 
+use super::preview::tool_preview;
 pub use ask_popup_protocol::approval::{
     decision, Decision, ALLOW_ALWAYS, ALLOW_ONCE, DENY, HEADER,
 };
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// The most of a tool's input the preview holds (the popup shows 64 KiB of a text).
 const MAX_PREVIEW_BYTES: usize = 64 * 1024;
@@ -71,19 +72,6 @@ pub fn questionnaire(
         }],
     })
     .to_string()
-}
-
-/// `text` fenced as a code block of `lang`, with a fence longer than any run of backticks in it.
-pub fn fenced(lang: &str, text: &str) -> String {
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0)
-        .max(2);
-    let fence = "`".repeat(longest + 1);
-    let text = text.strip_suffix('\n').unwrap_or(text);
-    format!("{fence}{lang}\n{text}\n{fence}")
 }
 
 /// The first line of `text`, at most `max` characters (an ellipsis where it was cut).
@@ -208,89 +196,6 @@ fn rules(suggestions: &[Value]) -> String {
     }
 }
 
-/// The summary and the preview of a Claude Code tool's input: the command of `Bash`, the file
-/// and its change of `Edit`, `MultiEdit` and `Write`, the URL of `WebFetch`, and any other
-/// input as JSON.
-fn tool_preview(tool: &str, input: &Map<String, Value>) -> (String, String) {
-    let text = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("");
-    match tool {
-        "Bash" => (
-            text("command").to_owned(),
-            command_preview(text("command"), text("description")),
-        ),
-        "Edit" => {
-            let diff = diff(text("old_string"), text("new_string"));
-            (
-                text("file_path").to_owned(),
-                file_preview(text("file_path"), Some(("diff", &diff))),
-            )
-        }
-        "MultiEdit" => {
-            let diffs: Vec<String> = input
-                .get("edits")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|e| {
-                    let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("");
-                    diff(s("old_string"), s("new_string"))
-                })
-                .collect();
-            (
-                text("file_path").to_owned(),
-                file_preview(text("file_path"), Some(("diff", &diffs.join("\n")))),
-            )
-        }
-        "Write" => (
-            text("file_path").to_owned(),
-            file_preview(text("file_path"), Some(("", text("content")))),
-        ),
-        "WebFetch" => (
-            text("url").to_owned(),
-            format!("{}\n\n{}", text("url"), text("prompt")),
-        ),
-        _ => {
-            let json = serde_json::to_string_pretty(input).unwrap_or_default();
-            (String::new(), fenced("json", &json))
-        }
-    }
-}
-
-/// A command as the preview shows it: fenced as shell, its description (when it has one) below.
-fn command_preview(command: &str, description: &str) -> String {
-    let fenced = fenced("sh", command);
-    if description.is_empty() {
-        fenced
-    } else {
-        format!("{fenced}\n\n{description}")
-    }
-}
-
-/// A file as the preview shows it: its path, and below it `body` fenced as `lang` (its change,
-/// or what is written), when there is one.
-fn file_preview(path: &str, body: Option<(&str, &str)>) -> String {
-    match body {
-        Some((lang, body)) => format!("`{path}`\n\n{}", fenced(lang, body)),
-        None => format!("`{path}`"),
-    }
-}
-
-/// The old text's lines as removed, the new one's as added.
-fn diff(old: &str, new: &str) -> String {
-    let mut out = String::new();
-    for line in old.lines() {
-        out.push('-');
-        out.push_str(line);
-        out.push('\n');
-    }
-    for line in new.lines() {
-        out.push('+');
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
-
 /// The hook output for `decision`, as Claude Code and Codex read it: allow (with the offered
 /// rules for Always) or deny with the message the model reads.
 pub fn hook_output(request: &HookRequest, decision: &Decision) -> String {
@@ -315,120 +220,6 @@ pub fn hook_output(request: &HookRequest, decision: &Decision) -> String {
 pub fn hook_answer(request: &HookRequest, envelope: &str) -> Option<String> {
     let decision = decision(envelope, !request.suggestions.is_empty())?;
     Some(hook_output(request, &decision))
-}
-
-/// One opencode permission prompt, from its `permission.asked` event (which the opencode
-/// plugin hands `ask-popup opencode-approval` on stdin): `{id, sessionID, permission, patterns,
-/// always, metadata, tool}`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OpencodeRequest {
-    /// The questionnaire to put to the popup.
-    pub payload: String,
-    /// opencode's id for the prompt: the popup request's id.
-    pub id: Option<String>,
-    /// Whether opencode offers to allow it always (its `always` patterns).
-    pub always: bool,
-}
-
-/// Reads a `permission.asked` event's properties: `Err` with why when they cannot be read
-/// (opencode's own prompt then decides).
-pub fn read_opencode(input: &[u8]) -> Result<Option<OpencodeRequest>, String> {
-    let value: Value = serde_json::from_slice(input).map_err(|e| e.to_string())?;
-    let Value::Object(event) = value else {
-        return Err("the permission is not a JSON object".to_owned());
-    };
-    let permission = event
-        .get("permission")
-        .and_then(Value::as_str)
-        .filter(|p| !p.is_empty())
-        .ok_or("the permission names no tool")?;
-    let strings = |key: &str| -> Vec<String> {
-        event
-            .get(key)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect()
-    };
-    let (patterns, always) = (strings("patterns"), strings("always"));
-    let metadata = event
-        .get("metadata")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    let text = |key: &str| metadata.get(key).and_then(Value::as_str).unwrap_or("");
-    let (summary, preview) = if !text("command").is_empty() {
-        (
-            text("command").to_owned(),
-            command_preview(text("command"), text("description")),
-        )
-    } else if !text("filepath").is_empty() {
-        let change = Some(("diff", text("diff"))).filter(|(_, diff)| !diff.is_empty());
-        (
-            text("filepath").to_owned(),
-            file_preview(text("filepath"), change),
-        )
-    } else {
-        let mut preview = patterns
-            .iter()
-            .map(|p| format!("- `{p}`"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        if !metadata.is_empty() {
-            let json = serde_json::to_string_pretty(&metadata).unwrap_or_default();
-            preview = format!("{preview}\n\n{}", fenced("json", &json));
-        }
-        (patterns.join(", "), preview)
-    };
-    let rule = always.join(", ");
-    Ok(Some(OpencodeRequest {
-        payload: questionnaire(
-            OPENCODE,
-            permission,
-            &summary,
-            &preview,
-            (!always.is_empty()).then_some(rule.as_str()),
-        ),
-        id: event
-            .get("id")
-            .and_then(Value::as_str)
-            .filter(|id| !id.is_empty())
-            .map(str::to_owned),
-        always: !always.is_empty(),
-    }))
-}
-
-/// The agent name the popup shows for opencode.
-const OPENCODE: &str = "opencode";
-
-/// What `ask-popup opencode-approval` prints for the popup's `envelope`: opencode's reply
-/// (`{"reply":"once"}`, `"always"`, or `"reject"` with the message the model reads), or `None`,
-/// which leaves the decision to opencode's own prompt.
-pub fn opencode_answer(request: &OpencodeRequest, envelope: &str) -> Option<String> {
-    let reply = match decision(envelope, request.always)? {
-        Decision::AllowOnce => json!({"reply": "once"}),
-        Decision::AllowAlways => json!({"reply": "always"}),
-        Decision::Deny(message) => json!({"reply": "reject", "message": message}),
-    };
-    Some(format!("{reply}\n"))
-}
-
-/// Whether a tool result was written to Claude Code's transcript after its first `from` bytes:
-/// its own prompt was answered (Claude Code waits on the prompt, so no other tool finishes
-/// meanwhile but one that needed none).
-pub fn answered_in_transcript(path: &str, from: u64) -> bool {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return false;
-    };
-    if file.seek(SeekFrom::Start(from)).is_err() {
-        return false;
-    }
-    let mut added = String::new();
-    let _ = file.take(16 * 1024 * 1024).read_to_string(&mut added);
-    added.contains("\"tool_result\"")
 }
 
 #[cfg(test)]
@@ -610,23 +401,6 @@ mod tests {
     }
 
     #[test]
-    fn an_edit_shows_its_file_and_change() {
-        let r = read_hook_input(
-            br#"{"hook_event_name":"PermissionRequest","tool_name":"Edit","tool_input":{"file_path":"/p/src/main.rs","old_string":"a\nb","new_string":"c"}}"#, "claude")
-        .unwrap()
-        .unwrap();
-        let q = request::parse(&r.payload).unwrap();
-        assert_eq!(
-            q.questions[0].question,
-            "Allow claude to use Edit: /p/src/main.rs?"
-        );
-        assert_eq!(
-            q.questions[0].options[0].preview.as_deref(),
-            Some("`/p/src/main.rs`\n\n```diff\n-a\n-b\n+c\n```")
-        );
-    }
-
-    #[test]
     fn codexs_prompt_has_no_always_and_the_same_output() {
         let input = json!({
             "session_id": "s", "turn_id": "t", "transcript_path": null, "cwd": "/p",
@@ -654,97 +428,5 @@ mod tests {
             allow["hookSpecificOutput"]["decision"],
             json!({"behavior": "allow"})
         );
-    }
-
-    #[test]
-    fn opencodes_prompt_asks_with_its_command_and_replies_as_opencode_reads() {
-        let event = json!({
-            "id": "per_1", "sessionID": "ses_1", "permission": "bash",
-            "patterns": ["touch x"], "always": ["touch *"],
-            "metadata": {"command": "touch x", "description": "Touch it"},
-            "tool": {"messageID": "msg_1", "callID": "call_1"},
-        })
-        .to_string();
-        let r = read_opencode(event.as_bytes()).unwrap().unwrap();
-        assert_eq!(r.id.as_deref(), Some("per_1"));
-        let q = request::parse(&r.payload).unwrap();
-        assert_eq!(
-            q.questions[0].question,
-            "Allow opencode to use bash: touch x?"
-        );
-        assert!(q.questions[0].options[1].description.contains("touch *"));
-        assert_eq!(
-            q.questions[0].options[0].preview.as_deref(),
-            Some("```sh\ntouch x\n```\n\nTouch it")
-        );
-        let reply = |answer, note| {
-            let env = envelope::outcome(&q, &Outcome::Submitted(responses(answer, note)), None);
-            opencode_answer(&r, &env).map(|s| serde_json::from_str::<Value>(&s).unwrap())
-        };
-        assert_eq!(
-            reply(Answer::Option(0), None),
-            Some(json!({"reply": "once"}))
-        );
-        assert_eq!(
-            reply(Answer::Option(1), None),
-            Some(json!({"reply": "always"}))
-        );
-        assert_eq!(
-            reply(Answer::Option(2), Some("not now")),
-            Some(json!({"reply": "reject", "message": "The user denied this: not now"}))
-        );
-        let declined = envelope::outcome(&q, &Outcome::Declined(Responses::empty(1)), None);
-        assert_eq!(opencode_answer(&r, &declined), None);
-        // An edit shows its file and diff; anything else its patterns.
-        let edit = br#"{"id":"per_2","permission":"edit","patterns":["a.rs"],"metadata":{"filepath":"/p/a.rs","diff":"-a\n+b\n"}}"#;
-        let q = request::parse(&read_opencode(edit).unwrap().unwrap().payload).unwrap();
-        assert_eq!(
-            q.questions[0].question,
-            "Allow opencode to use edit: /p/a.rs?"
-        );
-        assert_eq!(
-            q.questions[0].options[0].preview.as_deref(),
-            Some("`/p/a.rs`\n\n```diff\n-a\n+b\n```")
-        );
-        let labels: Vec<&str> = q.questions[0]
-            .options
-            .iter()
-            .map(|o| o.label.as_str())
-            .collect();
-        assert_eq!(labels, [ALLOW_ONCE, DENY]);
-        let other = br#"{"permission":"external_directory","patterns":["/etc/*"]}"#;
-        let q = request::parse(&read_opencode(other).unwrap().unwrap().payload).unwrap();
-        assert_eq!(
-            q.questions[0].question,
-            "Allow opencode to use external_directory: /etc/*?"
-        );
-        assert!(read_opencode(b"{}").is_err());
-        assert!(read_opencode(b"[]").is_err());
-    }
-
-    #[test]
-    fn a_fence_is_longer_than_the_backticks_inside() {
-        assert_eq!(fenced("sh", "echo ```"), "````sh\necho ```\n````");
-        assert_eq!(fenced("", "x"), "```\nx\n```");
-    }
-
-    #[test]
-    fn a_tool_result_in_the_transcript_is_an_answer_elsewhere() {
-        let dir = std::env::temp_dir().join(format!("ask-popup-approval-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.jsonl");
-        std::fs::write(
-            &path,
-            "{\"type\":\"user\",\"content\":[{\"type\":\"tool_result\"}]}\n",
-        )
-        .unwrap();
-        let from = std::fs::metadata(&path).unwrap().len();
-        let path = path.to_string_lossy().into_owned();
-        assert!(!answered_in_transcript(&path, from));
-        assert!(answered_in_transcript(&path, 0));
-        std::fs::write(&path, "{\"type\":\"user\",\"content\":[{\"type\":\"tool_result\"}]}\n{\"type\":\"tool_result\"}\n").unwrap();
-        assert!(answered_in_transcript(&path, from));
-        assert!(!answered_in_transcript("/no/such/file", 0));
-        let _ = std::fs::remove_dir_all(dir);
     }
 }

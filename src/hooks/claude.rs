@@ -172,6 +172,38 @@ fn annotations(call: &Call, details: &Details) -> Map<String, Value> {
     annotations
 }
 
+/// Whether a tool result was written to Claude Code's transcript after its first `from` bytes:
+/// its own prompt was answered (Claude Code waits on the prompt, so no other tool finishes
+/// meanwhile but one that needed none). The transcript is JSON lines: each whole line written
+/// since is read as JSON and counts when it holds a `{"type": "tool_result"}` block (a line
+/// still being written counts once it is whole; text that merely mentions one does not).
+pub fn answered_in_transcript(path: &str, from: u64) -> bool {
+    use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if file.seek(SeekFrom::Start(from)).is_err() {
+        return false;
+    }
+    BufReader::new(file.take(16 * 1024 * 1024))
+        .split(b'\n')
+        .map_while(Result::ok)
+        .filter_map(|line| serde_json::from_slice::<Value>(&line).ok())
+        .any(|entry| holds_tool_result(&entry))
+}
+
+/// Whether `value` is, or holds at any depth, an object whose `type` is `tool_result`.
+fn holds_tool_result(value: &Value) -> bool {
+    match value {
+        Value::Object(object) => {
+            object.get("type").and_then(Value::as_str) == Some("tool_result")
+                || object.values().any(holds_tool_result)
+        }
+        Value::Array(items) => items.iter().any(holds_tool_result),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,5 +411,34 @@ mod tests {
         let rejected = request::parse("{}").expect_err("no questions");
         assert_eq!(answer(&call(), &envelope::rejection(&rejected, None)), None);
         assert_eq!(answer(&call(), "not json"), None);
+    }
+    #[test]
+    fn a_tool_result_in_the_transcript_is_an_answer_elsewhere() {
+        let dir = std::env::temp_dir().join(format!("ask-popup-approval-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.jsonl");
+        std::fs::write(
+            &path,
+            "{\"type\":\"user\",\"content\":[{\"type\":\"tool_result\"}]}\n",
+        )
+        .unwrap();
+        let from = std::fs::metadata(&path).unwrap().len();
+        let path = path.to_string_lossy().into_owned();
+        assert!(!answered_in_transcript(&path, from));
+        assert!(answered_in_transcript(&path, 0));
+        std::fs::write(&path, "{\"type\":\"user\",\"content\":[{\"type\":\"tool_result\"}]}\n{\"type\":\"tool_result\"}\n").unwrap();
+        assert!(answered_in_transcript(&path, from));
+        assert!(!answered_in_transcript("/no/such/file", 0));
+        // Text that names a tool result is no tool result, nor is a line not yet whole.
+        let from = std::fs::metadata(&path).unwrap().len();
+        let said = "{\"type\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"a \\\"tool_result\\\" block\"}]}\n{\"type\":\"user\",\"content\":[{\"type\":\"tool_res";
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(said);
+        std::fs::write(&path, &text).unwrap();
+        assert!(!answered_in_transcript(&path, from));
+        text.push_str("ult\"}]}\n");
+        std::fs::write(&path, &text).unwrap();
+        assert!(answered_in_transcript(&path, from));
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -2,7 +2,7 @@
 //! `codex-approval`, `opencode-approval`): each reads its agent's hook input on stdin, asks as
 //! `ask-popup ask` does, and prints its agent's answer, or nothing so that the agent asks itself.
 
-use super::{approval, claude, codex};
+use super::{approval, claude, codex, opencode};
 use crate::ask::command::{answer, fresh_id};
 use crate::ask::stop::{Interrupts, Watch};
 use crate::ask::Caller;
@@ -63,7 +63,7 @@ pub fn claude_approval(plugin: &str) -> i32 {
         |request| {
             let path = request.transcript.clone()?;
             let from = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-            Some(Box::new(move || approval::answered_in_transcript(&path, from)) as Watch)
+            Some(Box::new(move || claude::answered_in_transcript(&path, from)) as Watch)
         },
     )
 }
@@ -94,10 +94,10 @@ pub fn opencode_approval(plugin: &str) -> i32 {
         "opencode",
         plugin,
         |input| {
-            approval::read_opencode(input).map(|r| r.map(|r| (r.payload.clone(), r.id.clone(), r)))
+            opencode::read_opencode(input).map(|r| r.map(|r| (r.payload.clone(), r.id.clone(), r)))
         },
         crate::setup::opencode::AGENT,
-        approval::opencode_answer,
+        opencode::opencode_answer,
         |_| None,
     )
 }

@@ -6,4 +6,6 @@ pub mod approval;
 pub mod claude;
 pub mod codex;
 pub mod command;
+pub mod opencode;
+pub mod preview;
 pub mod tool_call;

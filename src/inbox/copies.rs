@@ -6,13 +6,13 @@
 //! then. The first answer there is the reply; whatever ends the question, every copy is taken
 //! back.
 
+use super::notes as inbox;
 use super::routes;
 use crate::ask::stop::Stop;
 use crate::ask::{self, Caller};
-use super::notes as inbox;
 use crate::zellij::children::live_sessions;
 use crate::zellij::pipe::Zellij;
-use crate::zellij::process::{run_for, POLL};
+use crate::zellij::process::{self, run_for, POLL};
 use crate::zellij::programs::ZellijCli;
 use crate::zellij::session::LiveSession;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -88,10 +88,7 @@ fn waiting_notes() -> Vec<inbox::Note> {
         .filter_map(|entry| {
             let text = std::fs::read_to_string(entry.path()).ok()?;
             let note: inbox::Note = serde_json::from_str(&text).ok()?;
-            let pid = libc::pid_t::try_from(note.pid).ok()?;
-            // SAFETY: kill with signal 0 only checks that the process exists.
-            let runs = unsafe { libc::kill(pid, 0) } == 0
-                || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+            let runs = process::exists(note.pid);
             if !runs {
                 let _ = std::fs::remove_file(entry.path());
             }

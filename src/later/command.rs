@@ -206,17 +206,12 @@ fn waits_for(asked: &later::Asked) -> bool {
 
 /// Whether process `pid` still runs.
 fn process_runs(pid: u32) -> bool {
-    let Some(pid) = libc::pid_t::try_from(pid).ok().filter(|pid| *pid > 0) else {
-        return false;
-    };
-    // SAFETY: signal 0 only asks whether the process exists.
-    let exists = unsafe { libc::kill(pid, 0) == 0 };
-    exists && !is_zombie(pid)
+    crate::zellij::process::exists(pid) && !is_zombie(pid)
 }
 
 /// Whether process `pid` has ended and waits to be reaped (a zombie answers signal 0 as if it
 /// ran). Where there is no /proc (macOS), nothing is a zombie: the parent reaps its child.
-fn is_zombie(pid: libc::pid_t) -> bool {
+fn is_zombie(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|stat| {

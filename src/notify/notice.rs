@@ -4,8 +4,8 @@
 //! on the asking path ever waits for it. What runs, when, and the document it reads are decided
 //! in `crate::notify`.
 
-use crate::ask::Caller;
 use super::settings::{self as notify, ConfigFile, Settings, Waiting};
+use crate::ask::Caller;
 use crate::zellij::process::run_for;
 use crate::zellij::programs::ZellijCli;
 use std::io::Write;

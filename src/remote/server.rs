@@ -12,7 +12,6 @@ use crate::zellij::process::POLL;
 use ask_popup_protocol::envelope::{self, Envelope, ErrorCode};
 use std::io::{BufReader, Read, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
-use std::os::unix::io::AsRawFd;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -224,8 +223,7 @@ fn listen(path: &Path) -> std::io::Result<(UnixListener, std::fs::File)> {
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW)
         .open(&lock_path)?;
-    // SAFETY: flock on a file descriptor this function owns.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+    if lock.try_lock().is_err() {
         return Err(std::io::Error::other(
             "another ask-popup serve listens there",
         ));
@@ -243,11 +241,10 @@ fn listen(path: &Path) -> std::io::Result<(UnixListener, std::fs::File)> {
         }
         std::fs::remove_file(path)?;
     }
-    // SAFETY: umask has no preconditions; the socket is made 0600 from the start.
-    let old = unsafe { libc::umask(0o177) };
+    // The socket is made 0600 from the start.
+    let old = rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o177));
     let listener = UnixListener::bind(path);
-    // SAFETY: as above.
-    unsafe { libc::umask(old) };
+    rustix::process::umask(old);
     let listener = listener?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
     Ok((listener, lock))
@@ -411,25 +408,31 @@ impl Stop for HangUp<'_> {
         // Short, so that a stopping server is heard within a poll.
         let limit = limit.min(POLL);
         let ended = self.input_ended.load(Ordering::SeqCst);
-        let mut poll = libc::pollfd {
-            fd: self.stream.as_raw_fd(),
-            // POLLHUP and POLLERR come whatever is asked for.
-            events: if ended { 0 } else { libc::POLLIN },
-            revents: 0,
+        use rustix::event::{PollFd, PollFlags, Timespec};
+        // POLLHUP and POLLERR come whatever is asked for.
+        let asked = if ended {
+            PollFlags::empty()
+        } else {
+            PollFlags::IN
         };
-        let ms = libc::c_int::try_from(limit.as_millis()).unwrap_or(libc::c_int::MAX);
-        // SAFETY: one valid pollfd, for the duration of the call.
-        let n = unsafe { libc::poll(&mut poll, 1, ms) };
-        if n <= 0 {
-            if n < 0 {
+        let mut fds = [PollFd::new(self.stream, asked)];
+        let timeout = Timespec::try_from(limit).unwrap_or(Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        });
+        match rustix::event::poll(&mut fds, Some(&timeout)) {
+            Ok(0) => return self.serving.stopping(),
+            Err(_) => {
                 thread::sleep(limit);
+                return self.serving.stopping();
             }
-            return self.serving.stopping();
+            Ok(_) => {}
         }
-        if poll.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+        let revents = fds[0].revents();
+        if revents.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL) {
             return true;
         }
-        if poll.revents & libc::POLLIN != 0 {
+        if revents.contains(PollFlags::IN) {
             // Bytes after the frame mean nothing; the end of them is the writing half closed.
             let mut chunk = [0u8; 4096];
             let _ = self.stream.set_nonblocking(true);

@@ -3,8 +3,8 @@
 //! byte) and taken out again, the plugin that answers opencode's own `question` tool in the
 //! popup, and the data that plugin reads from this library.
 
-use super::json_document::input;
 use super::agents::SetupError;
+use super::json_document::input;
 use ask_popup_protocol::error_code::{ErrorCode, Fallback};
 use jsonc_parser::cst::CstRootNode;
 use jsonc_parser::ParseOptions;

@@ -125,8 +125,7 @@ fn this_sessions_socket() -> Option<PathBuf> {
 
 /// This user's id.
 pub fn this_uid() -> u32 {
-    // SAFETY: getuid has no preconditions.
-    unsafe { libc::getuid() }
+    rustix::process::getuid().as_raw()
 }
 
 /// The folder of every Zellij session's socket on this machine.

@@ -93,3 +93,22 @@ pub fn read_in_background(child: &mut Child) -> Receiver<Vec<u8>> {
     });
     rx
 }
+
+/// This process's parent's id (1, or a subreaper's, once the parent has ended).
+pub fn parent_pid() -> i32 {
+    rustix::process::Pid::as_raw(rustix::process::getppid())
+}
+
+/// Whether process `pid` exists (signal 0: one of another user's counts too).
+pub fn exists(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(e) => e == rustix::io::Errno::PERM,
+    }
+}
