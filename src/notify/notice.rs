@@ -4,7 +4,9 @@
 //! on the asking path ever waits for it. What runs, when, and the document it reads are decided
 //! in `crate::notify`.
 
-use super::settings::{self as notify, ConfigFile, Settings, Waiting};
+use super::document::{self, Waiting};
+use super::settings::{self as notify, ConfigFile, Settings};
+use super::terminal_notice;
 use crate::ask::Caller;
 use crate::zellij::process::run_for;
 use crate::zellij::programs::ZellijCli;
@@ -168,10 +170,10 @@ fn feed_and_reap(mut child: Child, document: &str) {
 /// The session's URL in Zellij's web client, when its web server runs.
 fn web_url(zellij: &ZellijCli, session: &str) -> Option<String> {
     let mut status = zellij.command();
-    status.args(notify::WEB_STATUS_ARGS).stderr(Stdio::null());
+    status.args(document::WEB_STATUS_ARGS).stderr(Stdio::null());
     crate::zellij::children::tied_to_this_process(&mut status);
     let (_, stdout) = run_for(status, WEB_STATUS_LIMIT)?;
-    notify::web_url(&stdout, session)
+    document::web_url(&stdout, session)
 }
 
 /// The notify settings from the environment and, for what it leaves out, the config file.
@@ -202,11 +204,11 @@ fn load() -> Result<Option<Settings>, String> {
 /// the terminal of the nearest ancestor whose output is one: the agent's. Never waits: a
 /// terminal that would block, or none (a bare `zellij pipe`, a daemon), gets nothing.
 pub fn tell_terminal(caller: &Caller, line: &str) {
-    let setting = std::env::var(notify::TERMINAL_VAR).ok();
-    if !notify::terminal_notification_on(setting.as_deref()) {
+    let setting = std::env::var(terminal_notice::TERMINAL_VAR).ok();
+    if !terminal_notice::terminal_notification_on(setting.as_deref()) {
         return;
     }
-    let sequence = notify::terminal_sequence(line, caller);
+    let sequence = terminal_notice::terminal_sequence(line, caller);
     if let Some(mut tty) = open_terminal("/dev/tty").or_else(ancestors_terminal) {
         let _ = tty.write_all(sequence.as_bytes());
     }
