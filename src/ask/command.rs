@@ -3,13 +3,12 @@
 //! `ask-popup serve`'s socket, or rejected at once.
 
 use super::caller::{self as ask, Caller, PayloadSource};
-use super::stop::{Interrupts, Stop};
+use super::stop::Interrupts;
+use super::waiting::answer;
 use crate::later::command as later;
-use crate::remote::client::ask_through_socket;
 use crate::terminal::{self, print};
 use crate::zellij::programs;
-use crate::zellij::{children, pipe::Zellij};
-use ask_popup_protocol::envelope::{Envelope, ErrorCode};
+
 use std::path::Path;
 use std::process::Command;
 
@@ -51,38 +50,6 @@ pub fn ask_command(
             print(&terminal::json_for_terminal(&envelope));
             ask::exit_status(&envelope)
         }
-    }
-}
-
-/// The envelope for a questionnaire read as `payload`: rejected at once, or asked in the popup
-/// until it is answered, fails, or `stop` says the caller went away (then withdrawn).
-pub fn answer(
-    payload: Result<Vec<u8>, ask_popup_protocol::request::RequestError>,
-    caller: &Caller,
-    plugin: &str,
-    stop: &dyn Stop,
-) -> String {
-    let line = match payload.and_then(|payload| ask::prepare(&payload, caller)) {
-        Ok(line) => line,
-        Err(error) => return caller.rejection(&error),
-    };
-    let zellij = Zellij::find(plugin);
-    // A session this command cannot reach itself (not inside Zellij, no `zellij` here, or the
-    // named session's server not on this machine: a container given `$ZELLIJ_SESSION_NAME`)
-    // is asked through `ask-popup serve`'s socket when there is one; without one, as before.
-    if zellij.is_err() || !children::session_is_here() {
-        if let Some(envelope) = ask_through_socket(caller, &line, stop) {
-            // A server with no session to ask in either adds nothing to what is lacking here.
-            let no_ui =
-                Envelope::read(&envelope).is_some_and(|e| e.error() == Some(Ok(ErrorCode::NoUi)));
-            if !no_ui {
-                return envelope;
-            }
-        }
-    }
-    match zellij {
-        Err(code) => caller.failure(code),
-        Ok(zellij) => zellij.ask(caller, &line, stop),
     }
 }
 

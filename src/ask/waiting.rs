@@ -6,16 +6,49 @@ use super::caller::{self as ask, Caller};
 use super::stop::Stop;
 use crate::inbox::copies;
 use crate::notify::notice as notify;
+use crate::remote::client::ask_through_socket;
 use crate::remote::server as serve;
 use crate::zellij::children;
 use crate::zellij::pipe::Zellij;
 use crate::zellij::process::{reply_in_background, POLL};
-use ask_popup_protocol::envelope::ErrorCode;
+use ask_popup_protocol::envelope::{Envelope, ErrorCode};
 use std::io::Write;
 use std::process::{Child, Stdio};
 use std::sync::mpsc::RecvTimeoutError;
 use std::thread;
 use std::time::{Duration, Instant};
+
+/// The envelope for a questionnaire read as `payload`: rejected at once, or asked in the popup
+/// until it is answered, fails, or `stop` says the caller went away (then withdrawn).
+pub fn answer(
+    payload: Result<Vec<u8>, ask_popup_protocol::request::RequestError>,
+    caller: &Caller,
+    plugin: &str,
+    stop: &dyn Stop,
+) -> String {
+    let line = match payload.and_then(|payload| ask::prepare(&payload, caller)) {
+        Ok(line) => line,
+        Err(error) => return caller.rejection(&error),
+    };
+    let zellij = Zellij::find(plugin);
+    // A session this command cannot reach itself (not inside Zellij, no `zellij` here, or the
+    // named session's server not on this machine: a container given `$ZELLIJ_SESSION_NAME`)
+    // is asked through `ask-popup serve`'s socket when there is one; without one, as before.
+    if zellij.is_err() || !children::session_is_here() {
+        if let Some(envelope) = ask_through_socket(caller, &line, stop) {
+            // A server with no session to ask in either adds nothing to what is lacking here.
+            let no_ui =
+                Envelope::read(&envelope).is_some_and(|e| e.error() == Some(Ok(ErrorCode::NoUi)));
+            if !no_ui {
+                return envelope;
+            }
+        }
+    }
+    match zellij {
+        Err(code) => caller.failure(code),
+        Ok(zellij) => zellij.ask(caller, &line, stop),
+    }
+}
 
 /// The longest pause between two askings of a question whose copies wait in other sessions.
 const COPIES_RETRY: Duration = Duration::from_secs(2);

@@ -3,8 +3,9 @@
 //! `ask-popup ask` does, and prints its agent's answer, or nothing so that the agent asks itself.
 
 use super::{approval, claude, codex, opencode};
-use crate::ask::command::{answer, fresh_id};
+use crate::ask::command::fresh_id;
 use crate::ask::stop::{Interrupts, Watch};
+use crate::ask::waiting::answer;
 use crate::ask::Caller;
 use crate::terminal::print;
 use ask_popup_protocol::envelope::Envelope;

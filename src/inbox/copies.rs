@@ -254,7 +254,7 @@ impl Copies {
     }
 
     /// Notes that the question waits in `home`, where nobody is attached, shown in
-    /// `shown_in` (`crate::inbox`).
+    /// `shown_in` (`notes.rs`).
     fn note(&self, home: &str, shown_in: Vec<String>) {
         let note = inbox::Note {
             session: home.to_owned(),

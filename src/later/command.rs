@@ -1,12 +1,12 @@
 //! Asking without waiting (`ask-popup ask --no-wait`), the process that waits in its place
 //! (`--keep-answer`), fetching the answer (`ask-popup answer`), and reading the record of
 //! questionnaires (`ask-popup history`). What is decided (where things are kept, where a
-//! request stands, which entries a person asks for, how they read) is `crate::later`
+//! request stands, which entries a person asks for, how they read) is `mark.rs`
 //! and `crate::history`.
 
 use super::mark::{self as later, Standing};
-use crate::ask::command::answer;
 use crate::ask::stop::Interrupts;
+use crate::ask::waiting::answer;
 use crate::ask::{self, Caller};
 use crate::history::command::recorded_entries;
 use crate::terminal;

@@ -2,11 +2,12 @@
 //! asks in the popup as `ask-popup ask` does, each call on a blocking thread of its own, and a
 //! call's question is withdrawn when the client cancels the call (`notifications/cancelled`, sent
 //! e.g. when its tool timeout runs out), closes stdin, or stops the server (a signal, or its
-//! parent ending). What the result says is decided in `crate::mcp`.
+//! parent ending). What the result says is decided in `result.rs`.
 
 use super::result as mcp;
-use crate::ask::command::{answer, fresh_id};
+use crate::ask::command::fresh_id;
 use crate::ask::stop::{Interrupts, Stop};
+use crate::ask::waiting::answer;
 use crate::ask::Caller;
 use crate::later::command as later;
 use crate::later::Standing;

@@ -2,7 +2,7 @@
 //! user's command once when the question has waited its delay unanswered. The command runs
 //! detached (a process group of its own, no stdout or stderr shared with the agent) and nothing
 //! on the asking path ever waits for it. What runs, when, and the document it reads are decided
-//! in `crate::notify`.
+//! in `settings.rs`, `document.rs` and `terminal_notice.rs`.
 
 use super::document::{self, Waiting};
 use super::settings::{self as notify, ConfigFile, Settings};
