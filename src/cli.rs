@@ -311,24 +311,15 @@ pub fn main() -> i32 {
             limit,
             json,
             clear,
-        } => {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-            let filter = history::Filter {
-                agent,
-                session,
-                search,
-                since_ms: since.map(|span| now.saturating_sub(span)),
-                request_id: None,
-            };
-            history::command::history_command(history::command::HistoryRequest {
-                filter,
-                limit,
-                json,
-                clear,
-            })
-        }
+        } => history::command::history_command(history::command::HistoryRequest {
+            agent,
+            session,
+            search,
+            since_ms: since,
+            limit,
+            json,
+            clear,
+        }),
         Action::Serve { on_demand, plugin } => serve::serve(&plugin.plugin, on_demand),
         Action::Status {
             all_sessions: true,

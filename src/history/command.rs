@@ -36,7 +36,12 @@ pub fn zellij_cache_dir() -> Option<PathBuf> {
 
 /// What `ask-popup history` shows.
 pub struct HistoryRequest {
-    pub filter: Filter,
+    /// Only those asked by this agent, in this session, with this text.
+    pub agent: Option<String>,
+    pub session: Option<String>,
+    pub search: Option<String>,
+    /// Only those asked in this last span of time, in milliseconds.
+    pub since_ms: Option<u64>,
     pub limit: usize,
     pub json: bool,
     pub clear: bool,
@@ -44,6 +49,16 @@ pub struct HistoryRequest {
 
 /// `ask-popup history`.
 pub fn history_command(request: HistoryRequest) -> i32 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let filter = Filter {
+        agent: request.agent,
+        session: request.session,
+        search: request.search,
+        since_ms: request.since_ms.map(|span| now.saturating_sub(span)),
+        request_id: None,
+    };
     let files = record_files();
     if request.clear {
         let entries = recorded_entries().len();
@@ -56,7 +71,7 @@ pub fn history_command(request: HistoryRequest) -> i32 {
         say!("Cleared the record: {entries} questionnaires.");
         return 0;
     }
-    let entries = read::select(recorded_entries(), &request.filter, request.limit);
+    let entries = read::select(recorded_entries(), &filter, request.limit);
     if request.json {
         let mut out = String::new();
         for entry in &entries {
