@@ -223,7 +223,7 @@ pub fn hook_answer(request: &HookRequest, envelope: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use ask_popup_protocol::envelope::{self, Answer, ErrorCode, Outcome, Responses};
     use ask_popup_protocol::request;
@@ -251,7 +251,8 @@ mod tests {
         envelope::outcome(&questionnaire, &outcome, Some("r1"))
     }
 
-    fn responses(answer: Answer, note: Option<&str>) -> Responses {
+    /// The responses of a one-question dialog: `answer`, with `note` (for opencode's tests too).
+    pub(in crate::hooks) fn responses(answer: Answer, note: Option<&str>) -> Responses {
         let mut r = Responses::empty(1);
         r.answers[0] = Some(answer);
         r.notes[0] = note.unwrap_or("").to_owned();

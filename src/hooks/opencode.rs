@@ -107,16 +107,10 @@ pub fn opencode_answer(request: &OpencodeRequest, envelope: &str) -> Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hooks::approval::tests::responses;
     use crate::hooks::approval::{ALLOW_ONCE, DENY};
     use ask_popup_protocol::envelope::{self, Answer, Outcome, Responses};
     use ask_popup_protocol::request;
-
-    fn responses(answer: Answer, note: Option<&str>) -> Responses {
-        let mut r = Responses::empty(1);
-        r.answers[0] = Some(answer);
-        r.notes[0] = note.unwrap_or("").to_owned();
-        r
-    }
 
     #[test]
     fn opencodes_prompt_asks_with_its_command_and_replies_as_opencode_reads() {
