@@ -82,11 +82,9 @@ fn every_tool_definition_the_model_reads_is_within_its_budget() {
     check("Pi ask_user_question", pi, Budget::PI);
     assert!(over.is_empty(), "over budget: {over:?}");
     // docs/performance.md's table says these figures.
-    let table = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/docs/performance.md"
-    ))
-    .expect("docs/performance.md");
+    let table =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/performance.md"))
+            .expect("docs/performance.md");
     for (row, now) in [
         ("| MCP `ask_user_question` | 2,528 |", ask),
         ("| MCP, every tool listed | 4,982 (3 tools) |", ask + answer),
