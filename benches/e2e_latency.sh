@@ -4,9 +4,9 @@
 # as ask-popup does; and the `ask-popup ask` command's own cost, against a bare `zellij pipe`. Needs what
 # `bash scripts/ensure-tools.sh` provides (tmux, zellij 0.45.1, the wasm32-wasip1 target),
 # python3 (standard library only) and valgrind (for the key's instructions, counted first by
-# `benches/first_frame_instructions.sh`). Every ratio of the README's table comes from one run:
+# `benches/first_frame_instructions.sh`). Every ratio of docs/performance.md's table comes from one run:
 #
-#   bash benches/e2e_latency.sh --cold 30    # the README's table
+#   bash benches/e2e_latency.sh --cold 30    # docs/performance.md's table
 #
 #   bash benches/e2e_latency.sh              # the cold start (20 fresh sessions per plugin, one
 #                                            # client then two), 30 runs per cell, then 32 agents

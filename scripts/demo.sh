@@ -12,15 +12,21 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
-bash scripts/ensure-tools.sh
+# What the demo needs, and nothing the tests alone need (scripts/test.sh installs those): the
+# plugin's target, Zellij 0.45.1, and tmux when there is no terminal to run it in.
+tools=(wasm32-wasip1 zellij)
+[ -t 0 ] && [ -t 1 ] || tools+=(tmux)
+bash scripts/ensure-tools.sh "${tools[@]}"
 bash scripts/build-plugin.sh
-# The agent side: the `ask-popup` command, built for this machine. Both where cargo builds
-# (`$CARGO_TARGET_DIR` honoured).
-cargo build --release --bin ask-popup >&2
+# Both where cargo builds (`$CARGO_TARGET_DIR` honoured).
 target_dir=${CARGO_TARGET_DIR:-target}
 case $target_dir in /*) ;; *) target_dir=$root/$target_dir ;; esac
 wasm="$target_dir/wasm32-wasip1/plugin/ask-popup.wasm"
 ask_popup_command="$target_dir/release/ask-popup"
+# The agent side: the `ask-popup` command, built for this machine, carrying the plugin just
+# built (as scripts/install.sh builds it, so the two share their build) rather than building
+# its own.
+ASK_POPUP_PLUGIN_WASM="$wasm" cargo build --release --bin ask-popup >&2
 
 demo="$root/target/demo"
 rm -rf "$demo"

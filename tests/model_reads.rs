@@ -81,9 +81,10 @@ fn every_tool_definition_the_model_reads_is_within_its_budget() {
         .count();
     check("Pi ask_user_question", pi, Budget::PI);
     assert!(over.is_empty(), "over budget: {over:?}");
-    // The README's table says these figures.
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
+    // docs/performance.md's table says these figures.
+    let table =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/performance.md"))
+            .expect("docs/performance.md");
     for (row, now) in [
         ("| MCP `ask_user_question` | 2,528 |", ask),
         ("| MCP, every tool listed | 4,982 (3 tools) |", ask + answer),
@@ -92,18 +93,18 @@ fn every_tool_definition_the_model_reads_is_within_its_budget() {
             pi,
         ),
     ] {
-        let line = readme
+        let line = table
             .lines()
             .find(|l| l.starts_with(row))
-            .unwrap_or_else(|| panic!("no README row {row}"));
+            .unwrap_or_else(|| panic!("no row {row} in docs/performance.md"));
         assert!(
             line.contains(&format!(" {} ", thousands(now))),
-            "the README's row says {line}, measured {now}"
+            "docs/performance.md's row says {line}, measured {now}"
         );
     }
 }
 
-/// `n` as the README writes it: 1,486.
+/// `n` as docs/performance.md writes it: 1,486.
 fn thousands(n: usize) -> String {
     if n < 1000 {
         n.to_string()

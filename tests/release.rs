@@ -3,14 +3,15 @@
 //! entry; the release's URLs come from the manifest's `repository` alone (and the READMEs name
 //! this release's); and the packaged
 //! crate holds what the command is built from (the Pi extension it carries included), nothing
-//! of the tests.
+//! of the tests; and a fresh clone's `cargo build --release` builds the command with its plugin.
 
 use ask_popup::setup::zellij_config::{
     release_url, REPOSITORY, VERSION, ZELLIJ_LINE, ZELLIJ_TESTED,
 };
 use ask_popup::setup::{PI_EXTENSION, PI_PACKAGE};
 use serde_json::Value;
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
@@ -247,4 +248,115 @@ fn every_option_the_plugin_reads_is_documented_in_plugin_kdl_and_the_options_tab
     // What is not an option is not read.
     let map = [("default_timeout_ms".to_owned(), "1".to_owned())].into();
     assert!(Settings::from_map(&map).1.is_empty());
+}
+
+/// Makes `clone` a copy of the files a clone of this checkout has (git's files: committed, or
+/// new and not ignored; as they are now, so that uncommitted work is what is built): a file
+/// already the same is left alone, for cargo to rebuild only what changed since the last copy,
+/// and one no longer there is removed. No target dir of this checkout, no `assets/`; the
+/// clone's own `target/` is kept, as a clone's is between two builds.
+fn sync_clone(clone: &Path) {
+    let root = Path::new(MANIFEST_DIR);
+    let listed = Command::new("git")
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
+        .current_dir(root)
+        .output()
+        .expect("run git ls-files");
+    assert!(listed.status.success(), "{listed:?}");
+    let files: HashSet<PathBuf> = listed
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|f| !f.is_empty())
+        .map(|f| PathBuf::from(String::from_utf8(f.to_vec()).expect("a UTF-8 path")))
+        .filter(|f| !f.starts_with("assets") && root.join(f).is_file())
+        .collect();
+    assert!(files.contains(Path::new("build.rs")), "{files:?}");
+    for file in &files {
+        let (from, to) = (root.join(file), clone.join(file));
+        let bytes = std::fs::read(&from).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+        if std::fs::read(&to).is_ok_and(|there| there == bytes) {
+            continue;
+        }
+        std::fs::create_dir_all(to.parent().unwrap()).expect("a folder of the clone");
+        std::fs::copy(&from, &to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    }
+    let mut folders = vec![clone.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("a folder of the clone") {
+            let path = entry.expect("an entry").path();
+            let file = path.strip_prefix(clone).unwrap();
+            if file == Path::new("target") {
+                continue;
+            }
+            if path.is_dir() {
+                folders.push(path);
+            } else if !files.contains(file) {
+                std::fs::remove_file(&path).expect("remove a file gone from the checkout");
+            }
+        }
+    }
+}
+
+#[test]
+fn cargo_build_release_in_a_fresh_clone_builds_the_command_with_its_plugin() {
+    // A Rust user's first step in a clone, before any script: `cargo build --release` builds
+    // the command and, on the way, the plugin it carries (build.rs). The clone and its
+    // target/ live in this checkout's target/ and are kept, so a run builds what changed.
+    let clone = Path::new(MANIFEST_DIR).join("target/fresh-clone/ask-popup");
+    sync_clone(&clone);
+    assert!(!clone.join("assets").exists() && !clone.join("target/wasm32-wasip1").exists());
+    let built = Command::new(env!("CARGO"))
+        .args(["build", "--release"])
+        .current_dir(&clone)
+        .env_remove("ASK_POPUP_PLUGIN_WASM")
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_BUILD_TARGET_DIR")
+        // What it builds from is on this machine already (the test command has built the
+        // plugin and the command before).
+        .env("CARGO_NET_OFFLINE", "true")
+        .status()
+        .expect("run cargo build --release");
+    assert!(
+        built.success(),
+        "cargo build --release in {}",
+        clone.display()
+    );
+
+    // The command carries the plugin: `setup zellij` writes it out.
+    let config = tempfile::tempdir().expect("a config dir");
+    let out = Command::new(clone.join("target/release/ask-popup"))
+        .args(["setup", "zellij", "--write", "--config-dir"])
+        .arg(config.path())
+        .env("HOME", config.path())
+        .output()
+        .expect("run ask-popup setup zellij");
+    assert!(out.status.success(), "{out:?}");
+    let carried = std::fs::read(config.path().join("plugins/ask-popup.wasm"))
+        .expect("the plugin setup wrote out");
+    assert!(carried.starts_with(b"\0asm"), "not a wasm module");
+    // It is the plugin build.rs built from the clone's crates/plugin, as
+    // scripts/build-plugin.sh builds it.
+    let builds: Vec<PathBuf> = std::fs::read_dir(clone.join("target/release/build"))
+        .expect("the build scripts' dirs")
+        .map(|e| e.expect("an entry").path())
+        .filter(|dir| {
+            dir.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("ask-popup-"))
+        })
+        .map(|dir| dir.join("out/plugin-target/wasm32-wasip1/plugin/ask-popup.wasm"))
+        .filter(|wasm| wasm.is_file())
+        .collect();
+    assert!(
+        builds
+            .iter()
+            .any(|wasm| std::fs::read(wasm).is_ok_and(|bytes| bytes == carried)),
+        "the command carries a plugin other than the one built for it: {builds:?}"
+    );
 }
