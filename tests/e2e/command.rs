@@ -8,7 +8,7 @@ use crate::agents::{
     blocked, heard, heard_of_one_question, marked, new_pane, pick_sqlite, shell_quote, status,
     submitted, wait_for_title, zellij_on_path, DB,
 };
-use crate::harness::{Options, Zellij};
+use crate::harness::{outside_zellij, Options, Zellij};
 use crate::ANSWER;
 use ask_popup_protocol::envelope::Answer;
 use serde_json::{json, Value};
@@ -83,14 +83,13 @@ fn the_command_asks_from_a_zellij_pane_and_prints_the_envelope() {
 fn the_command_outside_zellij_answers_no_ui_with_status_3() {
     let no_ui = "{\"content\":[{\"type\":\"text\",\"text\":\"Error: UI not available (not running inside Zellij, so nobody can see the questions). Ask the questions as plain chat text instead.\"}],\"details\":{\"answers\":[],\"cancelled\":true,\"error\":\"no_ui\"}}\n";
     for on_stdin in [false, true] {
+        let runtime = tempfile::tempdir().expect("a runtime dir");
         let mut cmd = Command::new(command());
         cmd.arg("ask");
         if !on_stdin {
             cmd.arg(DB);
         }
-        for var in ["ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"] {
-            cmd.env_remove(var);
-        }
+        outside_zellij(&mut cmd, runtime.path());
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -273,10 +272,9 @@ fn the_command_rejects_an_invalid_questionnaire_at_once_with_status_1() {
             .collect::<Vec<_>>()
             .join(",")
     );
-    let out = Command::new(command())
+    let runtime = tempfile::tempdir().expect("a runtime dir");
+    let out = outside_zellij(&mut Command::new(command()), runtime.path())
         .args(["ask", "--id", "v-1", &five])
-        .env_remove("ZELLIJ")
-        .env_remove("ZELLIJ_SESSION_NAME")
         .stdin(Stdio::null())
         .output()
         .expect("run the command");

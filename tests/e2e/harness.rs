@@ -1537,6 +1537,21 @@ pub fn dropped(out: &Output) -> bool {
     out.status.success() && out.stdout.is_empty() && out.stderr.is_empty()
 }
 
+/// `command` run as outside any Zellij session on a machine where nobody serves questions from
+/// outside: no Zellij variables, and a runtime dir of its own (`runtime`, empty), so that an
+/// `ask-popup serve` this user runs (a demo, a session of theirs) is not asked through.
+pub fn outside_zellij<'a>(command: &'a mut Command, runtime: &Path) -> &'a mut Command {
+    for var in [
+        "ZELLIJ",
+        "ZELLIJ_SESSION_NAME",
+        "ZELLIJ_PANE_ID",
+        "ASK_POPUP_SOCKET",
+    ] {
+        command.env_remove(var);
+    }
+    command.env("XDG_RUNTIME_DIR", runtime)
+}
+
 /// Whether a CLI call failed only because it did not see the session, which Zellij 0.45.1's
 /// CLI sometimes reports for a busy but live session ("There is no active session!", exit 1):
 /// its session probe (`assert_socket`) gives up on one unanswered `ConnStatus`. Such a call sent

@@ -11,7 +11,7 @@ use crate::agents::{
     wait_until_nothing_pending, zellij_on_path,
 };
 use crate::command::{command, setup_write};
-use crate::harness::{agent_bin, Options, Zellij};
+use crate::harness::{agent_bin, outside_zellij, Options, Zellij};
 use crate::model::{responses, ModelServer};
 use crate::ANSWER;
 use ask_popup::setup;
@@ -487,14 +487,11 @@ fn an_mcp_python_client_lists_the_tool_as_the_library_declares_it() {
     let dir = temp.path();
     let run = |mode: &[&str]| -> Value {
         let out = dir.join(format!("{}.json", mode[0]));
-        let ran = Command::new(agent_bin("mcp-python"))
+        let ran = outside_zellij(&mut Command::new(agent_bin("mcp-python")), dir)
             .arg(client_script())
             .arg(command())
             .arg(&out)
             .args(mode)
-            .env_remove("ZELLIJ")
-            .env_remove("ZELLIJ_SESSION_NAME")
-            .env_remove("ZELLIJ_PANE_ID")
             .output()
             .expect("run the MCP client");
         assert!(ran.status.success(), "{ran:?}");
