@@ -369,8 +369,8 @@ impl Broker {
     }
 
     /// What this instance holds in memory (`status` with `held=1`).
-    pub fn held(&self) -> crate::events::Held {
-        crate::events::Held {
+    pub fn held(&self) -> crate::outgoing::Held {
+        crate::outgoing::Held {
             payload_bytes: self.held_bytes(),
             reply_bytes: self.arrivals.replies.values().map(|k| k.output.len()).sum(),
             answered_pipes: self.arrivals.answered.len(),

@@ -1,7 +1,8 @@
 //! The broker: every caller's pending request, and what the plugin must do about each event.
 //!
 //! Host events go in (a pipe message, a key, a timer, the pane closing); effects come out
-//! (block, reply, broadcast, rename, show, hide, set a timer). `main.rs` only executes them.
+//! (block, reply, broadcast, rename, show, hide, set a timer). `instance.rs` turns them into
+//! Zellij's commands, which `main.rs` sends.
 //! Every request is answered through `resolve`, which removes it: that is how each request
 //! gets exactly one reply, its own, whatever happens.
 //!
@@ -15,13 +16,13 @@
 
 use crate::dialog::{key_of, Dialog, Input, Key, KeyPress, Mode, Response};
 pub use crate::effect::Effect;
-use crate::events::{
-    to_json, Announced, Blocked, Ended, PeerKind, PeerMessage, Prompt, Status, StatusEntry,
-    SyncedRequest, Withdrawn, BLOCKED_EVENT, HERDR_BLOCKED_EVENT, PROMPT_EVENT, WAITING_LABEL,
-};
 use crate::intake::{Assembly, Intake};
 use crate::marks::PaneMarks;
 pub use crate::marks::TITLE_MARK;
+use crate::outgoing::{
+    to_json, Announced, Blocked, Ended, PeerKind, PeerMessage, Prompt, Status, StatusEntry,
+    SyncedRequest, Withdrawn, BLOCKED_EVENT, HERDR_BLOCKED_EVENT, PROMPT_EVENT, WAITING_LABEL,
+};
 use crate::view::{lay_out_ahead, natural_height, render, Chrome, Frame, Theme, ViewCache};
 use ask_popup_protocol::envelope::{self, ErrorCode, Outcome, Responses};
 use ask_popup_protocol::request::{self, Questionnaire, RequestError};
