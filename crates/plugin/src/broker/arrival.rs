@@ -1,7 +1,13 @@
 //! Questions arriving: payloads reassembled line by line, rejected, forgotten when their
 //! caller went away, or refused as `busy` when too much is held.
 
-use super::*;
+use super::{config::*, gate::Held, pipes::*, state::Broker};
+use crate::effect::Effect;
+use crate::intake::{Assembly, Intake};
+use ask_popup_protocol::envelope::{self, ErrorCode};
+use ask_popup_protocol::request::{self, Questionnaire, RequestError};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
 
 /// A payload still arriving line by line.
 #[derive(Debug)]

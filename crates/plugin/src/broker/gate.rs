@@ -4,7 +4,13 @@
 //! questions asked and arriving do. And the grant itself, which is not always what Zellij says
 //! it is (see `Grant`).
 
-use super::*;
+use super::{config::*, pipes::*, request::*, state::Broker};
+use crate::dialog::{Dialog, Input};
+use crate::effect::Effect;
+use crate::intake::{Assembly, Intake};
+use ask_popup_protocol::envelope::ErrorCode;
+use ask_popup_protocol::request::{self, RequestError};
+use std::collections::{BTreeMap, VecDeque};
 
 /// Whether pipe messages are answered yet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -3,8 +3,11 @@
 //! closed with Esc. The plugin reads the record (`Effect::OpenHistory`) and hands the entries
 //! over (`Broker::history_loaded`).
 
-use super::*;
+use super::state::Broker;
+use crate::dialog::{Input, Key};
+use crate::effect::Effect;
 use crate::view::history_list::{history_frame, Listed};
+use crate::view::Theme;
 use ask_popup_protocol::history::Entry;
 
 /// How many of the session's latest questionnaires the list holds.

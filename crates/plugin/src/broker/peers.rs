@@ -11,7 +11,12 @@
 //! again as a newcomer. A client is taken for gone only once a tab update has listed it: in a
 //! mirrored session the tab updates list no other client, and nobody is taken for gone.
 
-use super::*;
+use super::{config::*, request::*, state::Broker};
+use crate::dialog::Dialog;
+use crate::effect::Effect;
+use crate::outgoing::{to_json, Announced, Ended, PeerKind, PeerMessage, SyncedRequest};
+use ask_popup_protocol::request::{self};
+use std::collections::{BTreeSet, VecDeque};
 
 /// The other instances of this plugin, and which one leads.
 #[derive(Debug, Default)]

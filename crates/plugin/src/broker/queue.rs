@@ -1,7 +1,17 @@
 //! The queue of pending requests: accepting, superseding, withdrawing and ending them, each
 //! with exactly one reply, and what everyone else is told about it.
 
-use super::*;
+use super::{pipes::*, request::*, state::Broker};
+use crate::dialog::Dialog;
+use crate::effect::Effect;
+use crate::outgoing::{
+    to_json, Blocked, Ended, PeerKind, Prompt, Status, StatusEntry, BLOCKED_EVENT,
+    HERDR_BLOCKED_EVENT, PROMPT_EVENT, WAITING_LABEL,
+};
+use ask_popup_protocol::envelope::{self, ErrorCode, Outcome, Responses};
+use ask_popup_protocol::request::Questionnaire;
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// Whether a request that ends is an entry of the record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

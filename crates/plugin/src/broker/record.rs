@@ -1,8 +1,11 @@
 //! The record of every questionnaire (`ask_popup_protocol::history`): the instance that replies to a request
 //! writes its entry, once, whoever asked and however it ended (`Effect::Record`).
 
-use super::*;
+use super::{pipes::*, request::*, state::Broker};
+use crate::effect::Effect;
 use ask_popup_protocol::history::{Entry, RecordedQuestion};
+use ask_popup_protocol::request::Questionnaire;
+use std::collections::BTreeMap;
 
 impl Broker {
     /// The host's wall clock when the broker's clock read 0, in milliseconds since the Unix
