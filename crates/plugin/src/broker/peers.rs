@@ -61,6 +61,14 @@ pub const RESHOW_WINDOW_MS: u64 = 10_000;
 const MAX_RESHOWS: u8 = 5;
 
 impl Peers {
+    /// A message for the other instances.
+    pub(super) fn message(&self, kind: PeerKind) -> Effect {
+        Effect::Peer(to_json(&PeerMessage {
+            from: self.me.unwrap_or_default(),
+            kind,
+        }))
+    }
+
     /// Keeps the outcome event of a request of pipe `pipe` that ended here unsaid.
     pub(super) fn keep_unsaid_end(&mut self, pipe: &str, event: Ended) {
         if self.unsaid_ends.len() == MAX_UNSAID_ENDS {
@@ -123,7 +131,7 @@ impl Broker {
     pub fn join(&mut self, client: u16) -> Vec<Effect> {
         self.peers.me = Some(client);
         self.peers.known.insert(client);
-        vec![self.peer_message(PeerKind::Hello)]
+        vec![self.peers.message(PeerKind::Hello)]
     }
 
     /// A tab update (only attached clients' instances get them): `others`, the other clients
@@ -162,7 +170,7 @@ impl Broker {
             self.peers.seen.remove(&client);
             self.peers.known.remove(&client);
             if self.leads() {
-                effects.push(self.peer_message(PeerKind::Gone { client }));
+                effects.push(self.peers.message(PeerKind::Gone { client }));
             }
         }
         // A web client attaching makes Zellij hide the floating panes of its tab for every
@@ -220,7 +228,7 @@ impl Broker {
         for r in &mut self.pending {
             r.owed_ends = 0;
         }
-        effects.push(self.peer_message(PeerKind::Bye { announced }));
+        effects.push(self.peers.message(PeerKind::Bye { announced }));
     }
 
     /// This instance's client is back (a client attached with its id): it joins again as a
@@ -230,7 +238,7 @@ impl Broker {
         self.peers.away = false;
         self.peers.known = BTreeSet::from([me]);
         self.peers.back_ms = Some(self.now_ms);
-        effects.push(self.peer_message(PeerKind::Hello));
+        effects.push(self.peers.message(PeerKind::Hello));
         if self.gate.is_open() {
             self.gate.listen_for_hellos(self.now_ms);
             effects.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
@@ -296,7 +304,7 @@ impl Broker {
                 if self.peers.known.insert(message.from) && self.peers.me.is_some() {
                     // A newcomer: tell it we are here too, and, from the leader, what it missed
                     // (once this instance knows whether it leads, if it still listens itself).
-                    effects.push(self.peer_message(PeerKind::Hello));
+                    effects.push(self.peers.message(PeerKind::Hello));
                     if !self.gate.is_open() {
                         self.peers.unsynced.insert(message.from);
                     } else if led {
@@ -316,15 +324,16 @@ impl Broker {
             PeerKind::Settled { pipe, event, reply } => {
                 let Some(i) = self.pending.iter().position(|r| r.pipe == pipe) else {
                     // Not heard here yet (this instance is still loading): not to be asked.
-                    self.remember(&pipe);
+                    self.arrivals.remember(&pipe, self.now_ms);
                     return;
                 };
                 let request = self.take(i);
                 let digest = request.dialog.questionnaire().digest();
                 let id = request.request_id.as_deref();
-                self.remember_reply(&request.caller, id, digest, &reply);
+                self.arrivals
+                    .remember_reply(&request.caller, id, digest, &reply, self.now_ms);
                 self.after_removal(effects);
-                self.remember(&pipe);
+                self.arrivals.remember(&pipe, self.now_ms);
                 self.after_request(&request, Some(event), effects);
             }
             PeerKind::Touched { pipe } => {
@@ -365,7 +374,7 @@ impl Broker {
             })
             .collect();
         let answered = self.arrivals.answered_pipes();
-        self.peer_message(PeerKind::Sync {
+        self.peers.message(PeerKind::Sync {
             to,
             requests,
             answered,
@@ -383,7 +392,7 @@ impl Broker {
         for pipe in answered {
             if !self.asked().any(|r| r.pipe == pipe) {
                 // Answered while this instance loaded: not to be asked, nor shown.
-                self.remember(&pipe);
+                self.arrivals.remember(&pipe, self.now_ms);
                 if self.take_provisional(&pipe).is_some() {
                     self.after_removal(effects);
                 }
@@ -397,7 +406,7 @@ impl Broker {
             let before = self.pending.len();
             while let Some(i) = self.pending.iter().position(ended) {
                 let request = self.take(i);
-                self.remember(&request.pipe);
+                self.arrivals.remember(&request.pipe, self.now_ms);
             }
             if self.pending.len() < before {
                 self.after_removal(effects);
@@ -437,13 +446,5 @@ impl Broker {
             }
             self.show(effects);
         }
-    }
-
-    /// A message for the other instances.
-    pub(super) fn peer_message(&self, kind: PeerKind) -> Effect {
-        Effect::Peer(to_json(&PeerMessage {
-            from: self.peers.me.unwrap_or_default(),
-            kind,
-        }))
     }
 }

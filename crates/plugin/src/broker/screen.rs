@@ -276,7 +276,7 @@ impl Broker {
             }
         }
         if let Some(touched) = touched {
-            effects.push(self.peer_message(touched));
+            effects.push(self.peers.message(touched));
         }
         // The focus that came to rest on an approval's `Allow` settles first.
         self.wake_when_settled(&mut effects);

@@ -8,6 +8,7 @@ use super::{
     history_view::HistoryView,
     peers::Peers,
     pipes::*,
+    record::RecordStamp,
     request::*,
 };
 use crate::dialog::Dialog;
@@ -35,10 +36,8 @@ pub struct Broker {
     pub(super) peers: Peers,
     pub(super) gate: GateState,
     pub(super) last_frame: Option<Frame>,
-    /// The wall clock when `now_ms` read 0 (`set_epoch`), and the session's name: for the
-    /// record.
-    pub(super) epoch_ms: u64,
-    pub(super) session: Option<String>,
+    /// When and where, for the record: the wall clock and the session's name.
+    pub(super) stamp: RecordStamp,
     /// The list of the questionnaires asked before, while it shows.
     pub(super) history: Option<HistoryView>,
     /// The rows and columns of the last frame drawn: what is laid out ahead is for them.
@@ -218,7 +217,7 @@ impl Broker {
 
     /// Answers `pipe` with what every instance decided alike: the leader replies.
     pub(super) fn reply_shared(&mut self, pipe: &str, output: String, effects: &mut Vec<Effect>) {
-        self.remember(pipe);
+        self.arrivals.remember(pipe, self.now_ms);
         if self.leads() {
             effects.push(Effect::Reply {
                 pipe: pipe.to_owned(),
