@@ -61,6 +61,15 @@ pub const RESHOW_WINDOW_MS: u64 = 10_000;
 const MAX_RESHOWS: u8 = 5;
 
 impl Peers {
+    /// This instance's client `me` is back at `now_ms`: it knows only itself until the others
+    /// answer the hello it says (returned).
+    pub(super) fn come_back(&mut self, me: u16, now_ms: u64) -> Effect {
+        self.away = false;
+        self.known = BTreeSet::from([me]);
+        self.back_ms = Some(now_ms);
+        self.message(PeerKind::Hello)
+    }
+
     /// A message for the other instances.
     pub(super) fn message(&self, kind: PeerKind) -> Effect {
         Effect::Peer(to_json(&PeerMessage {
@@ -235,10 +244,7 @@ impl Broker {
     /// newcomer would, holding messages until the others have said hello and the leader has
     /// told it what is pending.
     fn come_back(&mut self, me: u16, effects: &mut Vec<Effect>) {
-        self.peers.away = false;
-        self.peers.known = BTreeSet::from([me]);
-        self.peers.back_ms = Some(self.now_ms);
-        effects.push(self.peers.message(PeerKind::Hello));
+        effects.push(self.peers.come_back(me, self.now_ms));
         if self.gate.is_open() {
             self.gate.listen_for_hellos(self.now_ms);
             effects.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
