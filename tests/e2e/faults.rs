@@ -8,7 +8,7 @@ use crate::command::command;
 use crate::dialog;
 use crate::harness::{Options, Zellij, FORGER};
 use crate::{assert_reply, declined, rejected, ANSWER, AT_ONCE};
-use ask_popup_plugin::events::{Ended, PeerKind, PeerMessage, SyncedRequest};
+use ask_popup_plugin::outgoing::{Ended, PeerKind, PeerMessage, SyncedRequest};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::Write;

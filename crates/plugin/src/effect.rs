@@ -1,4 +1,4 @@
-//! What the plugin must do, as data: the broker decides effects, `main.rs` executes them, and
+//! What the plugin must do, as data: the broker decides effects, `instance.rs` executes them, and
 //! the title marks (`marks.rs`) make them too. Below both, so imports run one way.
 
 /// What the plugin must do.

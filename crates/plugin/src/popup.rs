@@ -1,5 +1,5 @@
 //! The popup's place on the screen: the configured size, no taller than the dialog needs,
-//! centred. `main.rs` only applies the rectangle.
+//! centred. `instance.rs` places the pane there.
 
 /// A configured popup dimension: a share of the screen (`80%`) or a number of cells (`30`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -266,7 +266,7 @@ pub struct PluginIds {
 
 /// Zellij's answer to `GetPluginIds` (an `api.plugin_ids.PluginIds`); None when it cannot be
 /// read. Each id keeps the bits zellij-utils keeps.
-// Inline, as `zellij_event::read_event` is and for the same reason: prost's decoding is then
+// Inline, as `incoming::read_event` is and for the same reason: prost's decoding is then
 // built once, in the plugin's crate (with both readers inline the plugin is 2 KB smaller).
 #[inline]
 pub fn read_plugin_ids(bytes: &[u8]) -> Option<PluginIds> {

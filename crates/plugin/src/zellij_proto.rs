@@ -1,7 +1,7 @@
 //! Zellij's protobuf messages as the plugin reads and writes them (zellij-utils 0.45.1
 //! `plugin_api/event.proto`, `key.proto`, `style.proto`, `action.proto`, `pipe_message.proto`,
 //! `plugin_ids.proto` and `plugin_command.proto`), decoded and encoded by prost, and the one error of the two
-//! readers built on them (`zellij_event` for events, `wire` for pipe messages);
+//! readers built on them (`incoming` for events, `wire` for pipe messages);
 //! `zellij_command` writes the commands.
 //!
 //! Each message declares only the fields the plugin reads or writes, with the numbers and types

@@ -9,7 +9,7 @@ mod broker_io;
 
 use ask_popup_plugin::broker::{Broker, Effect, Source, PEER_PIPE};
 use ask_popup_plugin::dialog::{Input, Key};
-use ask_popup_plugin::events::{to_json, Announced, Ended, PeerKind, PeerMessage, SyncedRequest};
+use ask_popup_plugin::outgoing::{to_json, Announced, Ended, PeerKind, PeerMessage, SyncedRequest};
 use broker_io::*;
 use serde_json::json;
 use std::collections::BTreeMap;

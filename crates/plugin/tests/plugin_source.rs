@@ -1,9 +1,18 @@
 //! The plugin must not panic on the way out: a panicking plugin strands every agent waiting on
 //! it. zellij-tile's helpers for host calls unwrap their encoding and write it with
 //! `println!`, which panics when the write fails (`get_plugin_ids` unwraps its answer too), so
-//! src/main.rs builds its commands itself and sends them through its own `send`, and writes its
-//! frames with `write_all`. This test reads src/main.rs as text and fails on what would bring
-//! a panic back, outside comments and string literals.
+//! src/main.rs sends the commands the library makes (`zellij_command`) through its own `send`,
+//! and writes its frames with `write_all`. This test reads src/main.rs, and the library's files
+//! that turn Zellij's input into those commands and write the plugin's files (`GLUE`), as text
+//! and fails on what would bring a panic back, outside comments and string literals.
+
+/// The plugin's glue: its wasm entry point, and what it hands Zellij's input to.
+const GLUE: &[&str] = &[
+    "src/main.rs",
+    "src/instance.rs",
+    "src/shared_folder.rs",
+    "src/trace.rs",
+];
 
 /// zellij-tile 0.45.1's helpers (src/shim.rs) that go through its `object_to_stdout`.
 const SHIM_HELPERS: &[&str] = &[
@@ -364,14 +373,12 @@ fn findings(src: &str) -> Vec<String> {
 
 #[test]
 fn the_plugin_calls_no_helper_that_panics_on_output_and_unwraps_nothing() {
-    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/main.rs"))
-        .expect("src/main.rs");
-    let found = findings(&src);
-    assert!(
-        found.is_empty(),
-        "src/main.rs, line: what\n{}",
-        found.join("\n")
-    );
+    for file in GLUE {
+        let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+        let src = std::fs::read_to_string(&path).expect(file);
+        let found = findings(&src);
+        assert!(found.is_empty(), "{file}, line: what\n{}", found.join("\n"));
+    }
 }
 
 #[test]

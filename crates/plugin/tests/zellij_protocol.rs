@@ -2,17 +2,17 @@
 //! messages built as zellij-utils 0.45.1 types, encoded exactly as Zellij encodes them (its
 //! `TryFrom` conversions into the protobuf types, then prost), and read the way the plugin
 //! reads them from the lines Zellij writes to its stdin: `wire::read_bytes` then
-//! `zellij_event::read_event` for an event, `wire::read_message` for a pipe message. What the
+//! `incoming::read_event` for an event, `wire::read_message` for a pipe message. What the
 //! plugin reads is checked against what zellij-utils itself reads from the same bytes, and what
 //! zellij-utils refuses the plugin refuses too.
 
+use ask_popup_plugin::incoming::{
+    read_event, ClosedPane, KeyName, KeyPress, Malformed, Mode, MouseEvent, PaneState,
+    StyleDeclaration, TabState, ThemeColors, ZellijEvent,
+};
 use ask_popup_plugin::view::Color;
 use ask_popup_plugin::wire::{
     read_bytes, read_message, Malformed as WireMalformed, WireMessage, WirePayload, WireSource,
-};
-use ask_popup_plugin::zellij_event::{
-    read_event, ClosedPane, KeyName, KeyPress, Malformed, Mode, MouseEvent, PaneState,
-    StyleDeclaration, TabState, ThemeColors, ZellijEvent,
 };
 use ask_popup_protocol::request::MAX_PAYLOAD_BYTES;
 use prost::Message;

@@ -1,7 +1,13 @@
 //! Questions arriving: payloads reassembled line by line, rejected, forgotten when their
 //! caller went away, or refused as `busy` when too much is held.
 
-use super::*;
+use super::{config::*, gate::Held, pipes::*, state::Broker};
+use crate::effect::Effect;
+use crate::intake::{Assembly, Intake};
+use ask_popup_protocol::envelope::{self, ErrorCode};
+use ask_popup_protocol::request::{self, Questionnaire, RequestError};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
 
 /// A payload still arriving line by line.
 #[derive(Debug)]
@@ -23,7 +29,7 @@ pub(super) struct Arrivals {
     /// when: such a question is answered `aborted` at once.
     withdrawn: HashMap<(Asker, String), u64>,
     /// The replies requests ended with lately, by caller and id: a caller asking the same
-    /// questionnaire again with that id gets the same reply (see `Broker::remember_reply`).
+    /// questionnaire again with that id gets the same reply (see `Arrivals::remember_reply`).
     replies: HashMap<(Asker, String), KeptReply>,
     /// The rejections lately of requests with an id, by caller and id: when and a hash of the
     /// reply. The same rejection again (its caller asking again after Zellij dropped the
@@ -369,8 +375,8 @@ impl Broker {
     }
 
     /// What this instance holds in memory (`status` with `held=1`).
-    pub fn held(&self) -> crate::events::Held {
-        crate::events::Held {
+    pub fn held(&self) -> crate::outgoing::Held {
+        crate::outgoing::Held {
             payload_bytes: self.held_bytes(),
             reply_bytes: self.arrivals.replies.values().map(|k| k.output.len()).sum(),
             answered_pipes: self.arrivals.answered.len(),
@@ -381,65 +387,13 @@ impl Broker {
     pub fn remembered(&self) -> (usize, usize) {
         (self.arrivals.answered.len(), self.arrivals.partials.len())
     }
-
-    /// Remembers, for a while, the reply the request of `caller` with `id` that asked the
-    /// questionnaire of `digest` ended with: asked again (Zellij dropped its caller's CLI
-    /// before the reply reached it, and the caller asked again), it gets the same reply
-    /// instead of the question a second time.
-    pub(super) fn remember_reply(
-        &mut self,
-        caller: &Asker,
-        id: Option<&str>,
-        digest: u64,
-        output: &str,
-    ) {
-        let Some(id) = id else { return };
-        if output.len() > MAX_REMEMBERED_REPLY_BYTES {
-            return;
-        }
-        let replies = &mut self.arrivals.replies;
-        let mut held: usize = replies.values().map(|k| k.output.len()).sum();
-        while held + output.len() > MAX_REMEMBERED_REPLY_BYTES || replies.len() >= MAX_REMEMBERED {
-            let Some((_, dropped)) = forget_oldest(replies, |kept| kept.at_ms) else {
-                break;
-            };
-            held = held.saturating_sub(dropped.output.len());
-        }
-        let kept = KeptReply {
-            at_ms: self.now_ms,
-            digest,
-            output: output.to_owned(),
-        };
-        replies.insert((caller.clone(), id.to_owned()), kept);
-    }
-
-    pub(super) fn remember(&mut self, pipe: &str) {
-        if self.arrivals.answered.len() >= MAX_REMEMBERED {
-            forget_oldest(&mut self.arrivals.answered, |at| *at);
-        }
-        self.arrivals.answered.insert(pipe.to_owned(), self.now_ms);
-    }
 }
 
-/// Takes the entry of `map` that `at` says is the oldest out, to make room: the entry, or
-/// `None` when `map` is empty.
-fn forget_oldest<K: Clone + Eq + std::hash::Hash, V>(
-    map: &mut HashMap<K, V>,
-    at: impl Fn(&V) -> u64,
-) -> Option<(K, V)> {
-    let oldest = map
-        .iter()
-        .min_by_key(|(_, value)| at(value))
-        .map(|(key, _)| key.clone())?;
-    map.remove_entry(&oldest)
-}
-
-impl Broker {
+impl Arrivals {
     /// The replies remembered for callers that ask again (`Arrivals::replies`), as text that
     /// `recall` reads back in the next instance; `None` when there are none.
     pub(super) fn kept_replies(&self) -> Option<String> {
         let kept: Vec<Value> = self
-            .arrivals
             .replies
             .iter()
             .map(|((caller, id), kept)| {
@@ -460,6 +414,61 @@ impl Broker {
         (!kept.is_empty()).then(|| Value::Array(kept).to_string())
     }
 
+    /// Remembers, for a while, the reply the request of `caller` with `id` that asked the
+    /// questionnaire of `digest` ended with: asked again (Zellij dropped its caller's CLI
+    /// before the reply reached it, and the caller asked again), it gets the same reply
+    /// instead of the question a second time.
+    pub(super) fn remember_reply(
+        &mut self,
+        caller: &Asker,
+        id: Option<&str>,
+        digest: u64,
+        output: &str,
+        now_ms: u64,
+    ) {
+        let Some(id) = id else { return };
+        if output.len() > MAX_REMEMBERED_REPLY_BYTES {
+            return;
+        }
+        let replies = &mut self.replies;
+        let mut held: usize = replies.values().map(|k| k.output.len()).sum();
+        while held + output.len() > MAX_REMEMBERED_REPLY_BYTES || replies.len() >= MAX_REMEMBERED {
+            let Some((_, dropped)) = forget_oldest(replies, |kept| kept.at_ms) else {
+                break;
+            };
+            held = held.saturating_sub(dropped.output.len());
+        }
+        let kept = KeptReply {
+            at_ms: now_ms,
+            digest,
+            output: output.to_owned(),
+        };
+        replies.insert((caller.clone(), id.to_owned()), kept);
+    }
+
+    /// Remembers that `pipe` was answered, at `now_ms`.
+    pub(super) fn remember(&mut self, pipe: &str, now_ms: u64) {
+        if self.answered.len() >= MAX_REMEMBERED {
+            forget_oldest(&mut self.answered, |at| *at);
+        }
+        self.answered.insert(pipe.to_owned(), now_ms);
+    }
+}
+
+/// Takes the entry of `map` that `at` says is the oldest out, to make room: the entry, or
+/// `None` when `map` is empty.
+fn forget_oldest<K: Clone + Eq + std::hash::Hash, V>(
+    map: &mut HashMap<K, V>,
+    at: impl Fn(&V) -> u64,
+) -> Option<(K, V)> {
+    let oldest = map
+        .iter()
+        .min_by_key(|(_, value)| at(value))
+        .map(|(key, _)| key.clone())?;
+    map.remove_entry(&oldest)
+}
+
+impl Broker {
     /// Takes back the replies an earlier instance of this session kept when the popup closed
     /// (`Effect::KeepAcrossReload`): their callers asking again get them at once. Text that is
     /// not what `kept_replies` writes is ignored.
@@ -484,7 +493,8 @@ impl Broker {
             ) else {
                 continue;
             };
-            self.remember_reply(&caller, Some(id), digest, reply);
+            self.arrivals
+                .remember_reply(&caller, Some(id), digest, reply, self.now_ms);
             self.arrivals.recalled = true;
         }
     }

@@ -4,7 +4,13 @@
 //! questions asked and arriving do. And the grant itself, which is not always what Zellij says
 //! it is (see `Grant`).
 
-use super::*;
+use super::{config::*, pipes::*, request::*, state::Broker};
+use crate::dialog::{Dialog, Input};
+use crate::effect::Effect;
+use crate::intake::{Assembly, Intake};
+use ask_popup_protocol::envelope::ErrorCode;
+use ask_popup_protocol::request::{self, RequestError};
+use std::collections::{BTreeMap, VecDeque};
 
 /// Whether pipe messages are answered yet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -134,6 +140,24 @@ struct Grant {
 }
 
 impl Grant {
+    /// An event that needs the grant came at `now_ms` for client `client`: whether it is the
+    /// first (from which the silence is counted).
+    fn first_state_heard(&mut self, now_ms: u64, client: u16) -> bool {
+        if self.unanswered.is_some() {
+            return false;
+        }
+        self.unanswered = Some((now_ms, client));
+        true
+    }
+
+    /// The client of the first event that needed the grant, once `GRANT_SILENCE_MS` (less
+    /// `early_ms`) passed since it without an answer at `now_ms`.
+    fn silent_client(&self, now_ms: u64, early_ms: u64) -> Option<u16> {
+        let (since, client) = self.unanswered?;
+        (now_ms.saturating_add(early_ms) >= since.saturating_add(GRANT_SILENCE_MS))
+            .then_some(client)
+    }
+
     /// Granted, but neither an event that needs it nor a second grant came since.
     fn in_doubt(&self) -> bool {
         self.granted_ms.is_some() && !self.state_heard && !self.regranted
@@ -190,8 +214,7 @@ impl Broker {
         if !self.awaits_permission() {
             return Vec::new();
         }
-        if self.gate.grant.unanswered.is_none() {
-            self.gate.grant.unanswered = Some((self.now_ms, client));
+        if self.gate.grant.first_state_heard(self.now_ms, client) {
             return vec![Effect::SetTimer(GRANT_SILENCE_MS as f64 / 1000.0)];
         }
         self.grant_unanswered(0)
@@ -201,14 +224,8 @@ impl Broker {
     /// early) after `application_state_heard` first heard an event that needs the grant: the
     /// grant holds.
     pub(super) fn grant_unanswered(&mut self, early_ms: u64) -> Vec<Effect> {
-        match self.gate.grant.unanswered {
-            Some((since, client))
-                if self.awaits_permission()
-                    && self.now_ms.saturating_add(early_ms)
-                        >= since.saturating_add(GRANT_SILENCE_MS) =>
-            {
-                self.permission(true, client)
-            }
+        match self.gate.grant.silent_client(self.now_ms, early_ms) {
+            Some(client) if self.awaits_permission() => self.permission(true, client),
             _ => Vec::new(),
         }
     }

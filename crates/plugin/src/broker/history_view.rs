@@ -3,8 +3,11 @@
 //! closed with Esc. The plugin reads the record (`Effect::OpenHistory`) and hands the entries
 //! over (`Broker::history_loaded`).
 
-use super::*;
+use super::state::Broker;
+use crate::dialog::{Input, Key};
+use crate::effect::Effect;
 use crate::view::history_list::{history_frame, Listed};
+use crate::view::Theme;
 use ask_popup_protocol::history::Entry;
 
 /// How many of the session's latest questionnaires the list holds.
@@ -20,6 +23,78 @@ pub(super) struct HistoryView {
     max_scroll: usize,
 }
 
+/// What an input does to the list.
+pub(super) enum ListInput {
+    /// It scrolled: draw it again.
+    Redraw,
+    Nothing,
+    /// Back to the question waiting, if any.
+    Close,
+    /// The hide key: closed, and the popup hidden.
+    Hide,
+}
+
+impl HistoryView {
+    /// The newest `HISTORY_LISTED` of `entries` that `shown` lets through, newest first.
+    pub(super) fn listing(entries: Vec<Entry>, shown: impl Fn(&Entry) -> bool) -> HistoryView {
+        let mut entries: Vec<Entry> = entries.into_iter().filter(|e| shown(e)).collect();
+        entries.sort_by_key(|e| std::cmp::Reverse(e.asked_ms));
+        entries.truncate(HISTORY_LISTED);
+        HistoryView {
+            entries,
+            ..HistoryView::default()
+        }
+    }
+
+    /// Scrolls for `input`, or says what else it asks for.
+    pub(super) fn input(&mut self, input: &Input) -> ListInput {
+        let page = 8;
+        let scroll = match input {
+            Input::Key(Key::Up) => self.scroll.saturating_sub(1),
+            Input::Key(Key::Down) => self.scroll.saturating_add(1),
+            Input::Key(Key::PageUp) => self.scroll.saturating_sub(page),
+            Input::Key(Key::PageDown) => self.scroll.saturating_add(page),
+            Input::Key(Key::Home) => 0,
+            Input::Key(Key::End) => self.max_scroll,
+            Input::Wheel { lines } => self.scroll.saturating_add_signed(*lines as isize),
+            Input::Key(Key::Esc | Key::Char('h')) => return ListInput::Close,
+            Input::Key(Key::Hide) => return ListInput::Hide,
+            _ => return ListInput::Nothing,
+        };
+        let scroll = scroll.min(self.max_scroll);
+        if scroll == self.scroll {
+            return ListInput::Nothing;
+        }
+        self.scroll = scroll;
+        ListInput::Redraw
+    }
+
+    /// The list drawn `rows` by `cols` at wall clock `now_ms` (each entry says how long ago
+    /// it was asked), with the way `back` to a question waiting and the `hide` key named.
+    pub(super) fn text(
+        &mut self,
+        now_ms: u64,
+        rows: usize,
+        cols: usize,
+        back: bool,
+        hide: Option<&str>,
+        theme: &Theme,
+    ) -> String {
+        let listed: Vec<Listed> = self
+            .entries
+            .iter()
+            .map(|entry| Listed {
+                when: ago(now_ms.saturating_sub(entry.asked_ms)),
+                entry,
+            })
+            .collect();
+        let (frame, max_scroll) = history_frame(&listed, self.scroll, cols, rows, back, hide);
+        self.max_scroll = max_scroll;
+        self.scroll = self.scroll.min(max_scroll);
+        frame.to_ansi(theme)
+    }
+}
+
 impl Broker {
     /// Whether the popup shows the list of questionnaires.
     pub fn showing_history(&self) -> bool {
@@ -29,16 +104,7 @@ impl Broker {
     /// The record's entries, read for the list (`Effect::OpenHistory`): this session's latest
     /// show.
     pub fn history_loaded(&mut self, entries: Vec<Entry>) -> Vec<Effect> {
-        let mut entries: Vec<Entry> = entries
-            .into_iter()
-            .filter(|e| self.session.is_none() || e.session == self.session)
-            .collect();
-        entries.sort_by_key(|e| std::cmp::Reverse(e.asked_ms));
-        entries.truncate(HISTORY_LISTED);
-        self.history = Some(HistoryView {
-            entries,
-            ..HistoryView::default()
-        });
+        self.history = Some(HistoryView::listing(entries, |e| self.stamp.lists(e)));
         let mut effects = vec![
             Effect::SetOwnTitle("ask-popup · asked before".to_owned()),
             Effect::Show,
@@ -54,31 +120,15 @@ impl Broker {
         let Some(view) = self.history.as_mut() else {
             return;
         };
-        let page = 8;
-        let scroll = match input {
-            Input::Key(Key::Up) => view.scroll.saturating_sub(1),
-            Input::Key(Key::Down) => view.scroll.saturating_add(1),
-            Input::Key(Key::PageUp) => view.scroll.saturating_sub(page),
-            Input::Key(Key::PageDown) => view.scroll.saturating_add(page),
-            Input::Key(Key::Home) => 0,
-            Input::Key(Key::End) => view.max_scroll,
-            Input::Wheel { lines } => view.scroll.saturating_add_signed(*lines as isize),
-            Input::Key(Key::Esc | Key::Char('h')) => {
-                self.close_history(effects);
-                return;
-            }
-            Input::Key(Key::Hide) => {
+        match view.input(input) {
+            ListInput::Redraw => effects.push(Effect::Render),
+            ListInput::Nothing => {}
+            ListInput::Close => self.close_history(effects),
+            ListInput::Hide => {
                 self.close_history(effects);
                 self.visible = false;
                 effects.push(Effect::Hide);
-                return;
             }
-            _ => return,
-        };
-        let scroll = scroll.min(view.max_scroll);
-        if scroll != view.scroll {
-            view.scroll = scroll;
-            effects.push(Effect::Render);
         }
     }
 
@@ -101,25 +151,13 @@ impl Broker {
 
     /// The list in `rows` × `cols` cells, with `theme`'s colours.
     pub(super) fn history_text(&mut self, rows: usize, cols: usize, theme: &Theme) -> String {
-        let now = self.epoch_ms.saturating_add(self.now_ms);
+        let now = self.stamp.wall_ms(self.now_ms);
         let back = !self.pending.is_empty();
         let hide = self.config.hide_key_label.clone();
         let Some(view) = self.history.as_mut() else {
             return String::new();
         };
-        let listed: Vec<Listed> = view
-            .entries
-            .iter()
-            .map(|entry| Listed {
-                when: ago(now.saturating_sub(entry.asked_ms)),
-                entry,
-            })
-            .collect();
-        let (frame, max_scroll) =
-            history_frame(&listed, view.scroll, cols, rows, back, hide.as_deref());
-        view.max_scroll = max_scroll;
-        view.scroll = view.scroll.min(max_scroll);
-        frame.to_ansi(theme)
+        view.text(now, rows, cols, back, hide.as_deref(), theme)
     }
 }
 

@@ -11,7 +11,12 @@
 //! again as a newcomer. A client is taken for gone only once a tab update has listed it: in a
 //! mirrored session the tab updates list no other client, and nobody is taken for gone.
 
-use super::*;
+use super::{config::*, request::*, state::Broker};
+use crate::dialog::Dialog;
+use crate::effect::Effect;
+use crate::outgoing::{to_json, Announced, Ended, PeerKind, PeerMessage, SyncedRequest};
+use ask_popup_protocol::request::{self};
+use std::collections::{BTreeSet, VecDeque};
 
 /// The other instances of this plugin, and which one leads.
 #[derive(Debug, Default)]
@@ -56,6 +61,23 @@ pub const RESHOW_WINDOW_MS: u64 = 10_000;
 const MAX_RESHOWS: u8 = 5;
 
 impl Peers {
+    /// This instance's client `me` is back at `now_ms`: it knows only itself until the others
+    /// answer the hello it says (returned).
+    pub(super) fn come_back(&mut self, me: u16, now_ms: u64) -> Effect {
+        self.away = false;
+        self.known = BTreeSet::from([me]);
+        self.back_ms = Some(now_ms);
+        self.message(PeerKind::Hello)
+    }
+
+    /// A message for the other instances.
+    pub(super) fn message(&self, kind: PeerKind) -> Effect {
+        Effect::Peer(to_json(&PeerMessage {
+            from: self.me.unwrap_or_default(),
+            kind,
+        }))
+    }
+
     /// Keeps the outcome event of a request of pipe `pipe` that ended here unsaid.
     pub(super) fn keep_unsaid_end(&mut self, pipe: &str, event: Ended) {
         if self.unsaid_ends.len() == MAX_UNSAID_ENDS {
@@ -118,7 +140,7 @@ impl Broker {
     pub fn join(&mut self, client: u16) -> Vec<Effect> {
         self.peers.me = Some(client);
         self.peers.known.insert(client);
-        vec![self.peer_message(PeerKind::Hello)]
+        vec![self.peers.message(PeerKind::Hello)]
     }
 
     /// A tab update (only attached clients' instances get them): `others`, the other clients
@@ -157,7 +179,7 @@ impl Broker {
             self.peers.seen.remove(&client);
             self.peers.known.remove(&client);
             if self.leads() {
-                effects.push(self.peer_message(PeerKind::Gone { client }));
+                effects.push(self.peers.message(PeerKind::Gone { client }));
             }
         }
         // A web client attaching makes Zellij hide the floating panes of its tab for every
@@ -215,17 +237,14 @@ impl Broker {
         for r in &mut self.pending {
             r.owed_ends = 0;
         }
-        effects.push(self.peer_message(PeerKind::Bye { announced }));
+        effects.push(self.peers.message(PeerKind::Bye { announced }));
     }
 
     /// This instance's client is back (a client attached with its id): it joins again as a
     /// newcomer would, holding messages until the others have said hello and the leader has
     /// told it what is pending.
     fn come_back(&mut self, me: u16, effects: &mut Vec<Effect>) {
-        self.peers.away = false;
-        self.peers.known = BTreeSet::from([me]);
-        self.peers.back_ms = Some(self.now_ms);
-        effects.push(self.peer_message(PeerKind::Hello));
+        effects.push(self.peers.come_back(me, self.now_ms));
         if self.gate.is_open() {
             self.gate.listen_for_hellos(self.now_ms);
             effects.push(Effect::SetTimer(HELLO_WINDOW_MS as f64 / 1000.0));
@@ -291,7 +310,7 @@ impl Broker {
                 if self.peers.known.insert(message.from) && self.peers.me.is_some() {
                     // A newcomer: tell it we are here too, and, from the leader, what it missed
                     // (once this instance knows whether it leads, if it still listens itself).
-                    effects.push(self.peer_message(PeerKind::Hello));
+                    effects.push(self.peers.message(PeerKind::Hello));
                     if !self.gate.is_open() {
                         self.peers.unsynced.insert(message.from);
                     } else if led {
@@ -311,15 +330,16 @@ impl Broker {
             PeerKind::Settled { pipe, event, reply } => {
                 let Some(i) = self.pending.iter().position(|r| r.pipe == pipe) else {
                     // Not heard here yet (this instance is still loading): not to be asked.
-                    self.remember(&pipe);
+                    self.arrivals.remember(&pipe, self.now_ms);
                     return;
                 };
                 let request = self.take(i);
                 let digest = request.dialog.questionnaire().digest();
                 let id = request.request_id.as_deref();
-                self.remember_reply(&request.caller, id, digest, &reply);
+                self.arrivals
+                    .remember_reply(&request.caller, id, digest, &reply, self.now_ms);
                 self.after_removal(effects);
-                self.remember(&pipe);
+                self.arrivals.remember(&pipe, self.now_ms);
                 self.after_request(&request, Some(event), effects);
             }
             PeerKind::Touched { pipe } => {
@@ -360,7 +380,7 @@ impl Broker {
             })
             .collect();
         let answered = self.arrivals.answered_pipes();
-        self.peer_message(PeerKind::Sync {
+        self.peers.message(PeerKind::Sync {
             to,
             requests,
             answered,
@@ -378,7 +398,7 @@ impl Broker {
         for pipe in answered {
             if !self.asked().any(|r| r.pipe == pipe) {
                 // Answered while this instance loaded: not to be asked, nor shown.
-                self.remember(&pipe);
+                self.arrivals.remember(&pipe, self.now_ms);
                 if self.take_provisional(&pipe).is_some() {
                     self.after_removal(effects);
                 }
@@ -392,7 +412,7 @@ impl Broker {
             let before = self.pending.len();
             while let Some(i) = self.pending.iter().position(ended) {
                 let request = self.take(i);
-                self.remember(&request.pipe);
+                self.arrivals.remember(&request.pipe, self.now_ms);
             }
             if self.pending.len() < before {
                 self.after_removal(effects);
@@ -432,13 +452,5 @@ impl Broker {
             }
             self.show(effects);
         }
-    }
-
-    /// A message for the other instances.
-    pub(super) fn peer_message(&self, kind: PeerKind) -> Effect {
-        Effect::Peer(to_json(&PeerMessage {
-            from: self.peers.me.unwrap_or_default(),
-            kind,
-        }))
     }
 }

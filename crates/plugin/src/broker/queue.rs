@@ -1,7 +1,17 @@
 //! The queue of pending requests: accepting, superseding, withdrawing and ending them, each
 //! with exactly one reply, and what everyone else is told about it.
 
-use super::*;
+use super::{pipes::*, request::*, state::Broker};
+use crate::dialog::Dialog;
+use crate::effect::Effect;
+use crate::outgoing::{
+    to_json, Blocked, Ended, PeerKind, Prompt, Status, StatusEntry, BLOCKED_EVENT,
+    HERDR_BLOCKED_EVENT, PROMPT_EVENT, WAITING_LABEL,
+};
+use ask_popup_protocol::envelope::{self, ErrorCode, Outcome, Responses};
+use ask_popup_protocol::request::Questionnaire;
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// Whether a request that ends is an entry of the record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,7 +283,7 @@ impl Broker {
         let questionnaire = request.dialog.questionnaire();
         let output = envelope::outcome(questionnaire, &outcome, request.request_id.as_deref());
         let event = self.ended(&request, &outcome);
-        self.remember(&request.pipe);
+        self.arrivals.remember(&request.pipe, self.now_ms);
         let superseded = matches!(
             outcome,
             Outcome::Host {
@@ -285,7 +295,8 @@ impl Broker {
             // (A superseded request's id belongs to the request that replaced it.)
             let digest = questionnaire.digest();
             let id = request.request_id.as_deref();
-            self.remember_reply(&request.caller, id, digest, &output);
+            self.arrivals
+                .remember_reply(&request.caller, id, digest, &output, self.now_ms);
         }
         let tell_peers = decided == Decided::Here && self.peers.has_others();
         if decided == Decided::Here || self.leads() {
@@ -310,7 +321,7 @@ impl Broker {
                 event: event.clone(),
                 reply: output,
             };
-            effects.push(self.peer_message(settled));
+            effects.push(self.peers.message(settled));
         }
         self.after_request(&request, Some(event), effects);
     }
@@ -412,7 +423,7 @@ impl Broker {
         // caller then asks again with the same id, which loads a fresh instance. That one must
         // repeat the reply, not show the question the user just closed. Kept before any reply
         // goes out: a caller that asks again at once finds it.
-        if let Some(kept) = self.kept_replies() {
+        if let Some(kept) = self.arrivals.kept_replies() {
             effects.insert(0, Effect::KeepAcrossReload(kept));
         }
         self.done(effects)

@@ -1,20 +1,46 @@
 //! The record of every questionnaire (`ask_popup_protocol::history`): the instance that replies to a request
 //! writes its entry, once, whoever asked and however it ended (`Effect::Record`).
 
-use super::*;
+use super::{pipes::*, request::*, state::Broker};
+use crate::effect::Effect;
 use ask_popup_protocol::history::{Entry, RecordedQuestion};
+use ask_popup_protocol::request::Questionnaire;
+use std::collections::BTreeMap;
+
+/// What the record stamps each entry with: when (the wall clock) and where (the session).
+#[derive(Debug, Default)]
+pub(super) struct RecordStamp {
+    /// The host's wall clock when the broker's clock read 0, in milliseconds since the Unix
+    /// epoch.
+    epoch_ms: u64,
+    /// The session's name, once Zellij has said.
+    pub(super) session: Option<String>,
+}
+
+impl RecordStamp {
+    /// The wall clock when the broker's clock read `now_ms`.
+    pub(super) fn wall_ms(&self, now_ms: u64) -> u64 {
+        self.epoch_ms.saturating_add(now_ms)
+    }
+
+    /// Whether the list of questionnaires asked before shows `entry`: one of this session
+    /// (any, before Zellij has said which session this is).
+    pub(super) fn lists(&self, entry: &Entry) -> bool {
+        self.session.is_none() || entry.session == self.session
+    }
+}
 
 impl Broker {
     /// The host's wall clock when the broker's clock read 0, in milliseconds since the Unix
     /// epoch: the record says when things happened.
     pub fn set_epoch(&mut self, unix_ms: u64) {
-        self.epoch_ms = unix_ms;
+        self.stamp.epoch_ms = unix_ms;
     }
 
     /// The session's name, for the record.
     pub fn set_session(&mut self, name: &str) {
         if !name.is_empty() {
-            self.session = Some(name.to_owned());
+            self.stamp.session = Some(name.to_owned());
         }
     }
 
@@ -27,12 +53,12 @@ impl Broker {
         effects: &mut Vec<Effect>,
     ) {
         let entry = Entry {
-            asked_ms: self.epoch_ms.saturating_add(request.arrived_ms),
-            ended_ms: self.epoch_ms.saturating_add(self.now_ms),
+            asked_ms: self.stamp.wall_ms(request.arrived_ms),
+            ended_ms: self.stamp.wall_ms(self.now_ms),
             session: request
                 .from_session
                 .clone()
-                .or_else(|| self.session.clone()),
+                .or_else(|| self.stamp.session.clone()),
             agent: self.agent_name(request),
             pane_id: request.pane.or(request.from_pane),
             request_id: request.request_id.clone(),
@@ -46,7 +72,7 @@ impl Broker {
             answered_in: request
                 .from_session
                 .as_ref()
-                .and_then(|_| self.session.clone()),
+                .and_then(|_| self.stamp.session.clone()),
         };
         self.record(&entry, effects);
     }
@@ -70,12 +96,14 @@ impl Broker {
             Asker::Pane(pane) => self.caller_name(None, Some(*pane)),
             Asker::Agent(agent) => self.caller_name(agent.as_deref(), None),
         };
-        let now = self.epoch_ms.saturating_add(self.now_ms);
+        let now = self.stamp.wall_ms(self.now_ms);
         let entry = Entry {
             asked_ms: now,
             ended_ms: now,
-            answered_in: from_session.as_ref().and_then(|_| self.session.clone()),
-            session: from_session.or_else(|| self.session.clone()),
+            answered_in: from_session
+                .as_ref()
+                .and_then(|_| self.stamp.session.clone()),
+            session: from_session.or_else(|| self.stamp.session.clone()),
             agent,
             request_id: Some(id.to_owned()),
             ending: ask_popup_protocol::history::ANSWERED_ELSEWHERE.to_owned(),
@@ -97,11 +125,11 @@ impl Broker {
     ) {
         let pane = args.get("pane_id").and_then(|p| parse_pane_id(p));
         let agent = agent_arg(args);
-        let now = self.epoch_ms.saturating_add(self.now_ms);
+        let now = self.stamp.wall_ms(self.now_ms);
         let entry = Entry {
             asked_ms: now,
             ended_ms: now,
-            session: self.session.clone(),
+            session: self.stamp.session.clone(),
             agent: self.caller_name(agent.as_deref(), pane),
             pane_id: pane,
             request_id: args.get("id").cloned().filter(|id| !id.is_empty()),

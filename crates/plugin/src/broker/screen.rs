@@ -1,7 +1,12 @@
 //! The popup on screen: which request shows, its countdown and key guard, input, and the
 //! frames drawn for it.
 
-use super::*;
+use super::{config::*, pipes::*, request::*, state::Broker};
+use crate::dialog::{key_of, Input, Key, KeyPress, Mode, Response};
+use crate::effect::Effect;
+use crate::outgoing::PeerKind;
+use crate::view::{lay_out_ahead, natural_height, render, Chrome, Frame, Theme};
+use ask_popup_protocol::envelope::{ErrorCode, Outcome};
 
 impl Broker {
     /// The bring-back binding (the `show` pipe): the questions that wait, or with none the list
@@ -271,7 +276,7 @@ impl Broker {
             }
         }
         if let Some(touched) = touched {
-            effects.push(self.peer_message(touched));
+            effects.push(self.peers.message(touched));
         }
         // The focus that came to rest on an approval's `Allow` settles first.
         self.wake_when_settled(&mut effects);

@@ -1,8 +1,11 @@
 //! What each input does to the dialog: the commands keys are bound to (`keymap.rs`), pasted
 //! text, clicks and the wheel.
 
+use super::editor::*;
 use super::keymap::Command;
-use super::*;
+use super::state::*;
+use super::user_input::*;
+use ask_popup_protocol::envelope::Outcome;
 
 impl Dialog {
     /// Handles one input.

@@ -64,7 +64,7 @@ impl KeyPress {
     /// symbol (see `dialog::ctrl_symbol`).
     pub fn with_control_named(self) -> KeyPress {
         match self.key {
-            KeyName::Char(c) => match super::ctrl_symbol(c) {
+            KeyName::Char(c) => match super::user_input::ctrl_symbol(c) {
                 Some(symbol) => KeyPress {
                     key: KeyName::Char(symbol),
                     ctrl: true,

@@ -4,7 +4,9 @@
 //! never name a key the dialog would ignore, nor a key go unnamed because its hint was typed
 //! elsewhere.
 
-use super::{Dialog, Key, KeyName, KeyPress, Mode};
+use super::key_press::{KeyName, KeyPress};
+use super::state::{Dialog, Mode};
+use super::user_input::Key;
 
 /// A key (or keys) and what it does now: `Enter` `select`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

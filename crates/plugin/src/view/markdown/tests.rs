@@ -1,6 +1,8 @@
 //! Markdown layout cases, one behaviour each.
 
+use super::renderer::{marker_style, quote_style};
 use super::*;
+use crate::view::style::{Role, Style};
 
 fn plain(lines: &[Line]) -> Vec<String> {
     lines.iter().map(Line::plain).collect()

@@ -159,6 +159,13 @@ pub fn floating_shown(tabs: &[TabState]) -> Vec<usize> {
         .collect()
 }
 
+/// The clients attached besides this instance's, as a tab update lists them (on any tab).
+pub fn other_clients(tabs: &[TabState]) -> Vec<u16> {
+    tabs.iter()
+        .flat_map(|t| t.other_focused_clients.iter().copied())
+        .collect()
+}
+
 /// The pane a `PaneClosed` event names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClosedPane {
