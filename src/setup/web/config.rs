@@ -5,6 +5,7 @@
 
 use crate::setup::zellij::config::{append_top, named, node, parse, KdlError};
 use kdl::{KdlDocument, KdlNode};
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 /// The settings setup turns on: each top-level node's name and the value it gets.
 const SETTINGS: [(&str, &str); 2] = [("web_sharing", "\"on\""), ("web_server", "true")];
@@ -65,18 +66,17 @@ pub fn session_url(base: &str, session: &str) -> String {
     format!("{}/{}", base.trim_end_matches('/'), path_segment(session))
 }
 
+/// What a path segment percent-encodes: every byte but RFC 3986's unreserved ones (letters,
+/// digits, `-`, `.`, `_`, `~`).
+const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
 /// `text` as one URL path segment: every byte but the unreserved ones percent-encoded.
-/// Hand-written: one function of RFC 3986 does not need an encoding crate.
-fn path_segment(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+pub(super) fn path_segment(text: &str) -> String {
+    utf8_percent_encode(text, NOT_UNRESERVED).to_string()
 }
 
 /// The server's base URL in what `zellij web --status` printed when it answers (`Web server

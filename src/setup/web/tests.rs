@@ -58,6 +58,22 @@ fn a_config_that_is_not_kdl_is_left_alone() {
 }
 
 #[test]
+fn a_session_name_is_one_path_segment_with_only_the_unreserved_bytes_left_as_they_are() {
+    assert_eq!(path_segment("Az09-._~"), "Az09-._~");
+    assert_eq!(path_segment("my session/1"), "my%20session%2F1");
+    assert_eq!(
+        path_segment("a%2Fb?#[]@!$&'()*+,;="),
+        "a%252Fb%3F%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D"
+    );
+    assert_eq!(path_segment("ünï ✓"), "%C3%BCn%C3%AF%20%E2%9C%93");
+    assert_eq!(path_segment(""), "");
+    assert_eq!(
+        session_url("http://127.0.0.1:8082/", "my session/1"),
+        "http://127.0.0.1:8082/my%20session%2F1"
+    );
+}
+
+#[test]
 fn the_url_is_the_one_zellij_serves() {
     let mut config = inspect("web_server_port 9000\n", PATH).unwrap();
     assert_eq!(config.base_url(), "http://127.0.0.1:9000");
