@@ -154,7 +154,12 @@ pub fn runs_subcommand(command: &str, subcommand: &str) -> bool {
     shell_word(&path) == program && is_program(&path)
 }
 
-/// A path as one word of a shell command line (Claude Code runs hooks through a shell).
+/// A path as one word of a shell command line (Claude Code and Codex run hooks through a
+/// shell): as it is when every character is safe bare, else in single quotes (a `'` as `'\''`).
+/// Hand-written rather than `shlex::try_quote`, whose words are as right for a shell: this word
+/// is how setup knows the hook entries it wrote (`runs_subcommand`), earlier versions' too, and
+/// shlex quotes some paths otherwise (a `'` in double quotes, a `%` quoted, a `]` bare), which
+/// would leave such an entry unknown: setup would add a second hook beside it.
 pub fn shell_word(path: &str) -> String {
     if !path.is_empty()
         && path
