@@ -9,7 +9,7 @@ use crate::hooks::command::{
 };
 use crate::inbox::copies;
 use crate::remote::server as serve;
-use crate::setup::{doctor, install, web_command as web};
+use crate::setup::{all, claude, codex, doctor, opencode, pi, web, zellij as zellij_setup};
 use crate::zellij::pipe::pipe_command;
 use crate::{history, later, mcp};
 use clap::{Parser, Subcommand};
@@ -339,14 +339,14 @@ pub fn main() -> i32 {
             plugin,
         } => doctor::doctor(json, config_dir.as_deref(), &plugin.plugin),
         Action::Setup { agent, how } => match agent {
-            None => install::setup_all(how.write, how.remove),
+            None => all::setup_all(how.write, how.remove),
             Some(SetupAgent::Zellij {
                 how,
                 config_dir,
                 url,
             }) => match url {
-                None => install::setup_zellij(how.write, how.remove, config_dir.as_deref()),
-                Some(url) => install::setup_zellij_url(how.write, &url, config_dir.as_deref()),
+                None => zellij_setup::setup_zellij(how.write, how.remove, config_dir.as_deref()),
+                Some(url) => zellij_setup::setup_zellij_url(how.write, &url, config_dir.as_deref()),
             },
             Some(SetupAgent::Web {
                 how,
@@ -354,16 +354,16 @@ pub fn main() -> i32 {
                 config_dir,
             }) => web::setup_web(how.write, how.remove, new_token, config_dir.as_deref()),
             Some(SetupAgent::Claude { how, approvals }) => {
-                install::setup_claude(how.write, how.remove, approvals)
+                claude::setup_claude(how.write, how.remove, approvals)
             }
             Some(SetupAgent::Codex { how, approvals }) => {
-                install::setup_codex(how.write, how.remove, approvals)
+                codex::setup_codex(how.write, how.remove, approvals)
             }
-            Some(SetupAgent::Pi { how }) => install::setup_pi(how.write, how.remove),
+            Some(SetupAgent::Pi { how }) => pi::setup_pi(how.write, how.remove),
             Some(SetupAgent::Opencode { how, approvals }) => {
-                install::setup_opencode(how.write, how.remove, approvals)
+                opencode::setup_opencode(how.write, how.remove, approvals)
             }
-            Some(SetupAgent::ClaudeMcp { how }) => install::setup_claude_mcp(how.write, how.remove),
+            Some(SetupAgent::ClaudeMcp { how }) => claude::setup_claude_mcp(how.write, how.remove),
         },
     }
 }

@@ -6,7 +6,7 @@
 mod files;
 use files::{mode, names};
 
-use ask_popup::setup::zellij_config::PLUGIN;
+use ask_popup::setup::zellij::plugin::PLUGIN;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;

@@ -5,7 +5,7 @@
 //! crate holds what the command is built from (the Pi extension it carries included), nothing
 //! of the tests; and a fresh clone's `cargo build --release` builds the command with its plugin.
 
-use ask_popup::setup::zellij_config::{
+use ask_popup::setup::zellij::plugin::{
     release_url, REPOSITORY, VERSION, ZELLIJ_LINE, ZELLIJ_TESTED,
 };
 use ask_popup::setup::{PI_EXTENSION, PI_PACKAGE};

@@ -1,15 +1,20 @@
 //! `ask-popup doctor`: every check of what ask-popup needs (Zellij on PATH, its config, the
 //! plugin answering in this session, the web client, each installed agent wired to the
-//! command), run and reported. What each check means is `crate::setup::zellij_config` and
-//! `crate::setup::web`.
+//! command), run and reported. What each check means is `crate::setup::zellij::checks` and
+//! `crate::setup::web::checks`.
 
-use super::agents as setup;
-use super::install::{
-    config_dir, opencode_approvals_current, opencode_plugin_current, pi_extension_current,
-    pi_package, skill_current,
-};
-use super::opencode::{self, Entry};
-use super::zellij_config::{self, Check, PLUGIN_FILE};
+use super::check::{self, Check};
+use super::claude::{self, CLAUDE_APPROVAL_HOOK};
+use super::codex::{self, CODEX_APPROVAL_HOOK, CODEX_HOOK};
+use super::opencode::config::{self as opencode, Entry};
+use super::opencode::install::{opencode_approvals_current, opencode_plugin_current};
+use super::pi::{self, pi_extension_current, pi_package};
+use super::places;
+use super::skill::{self, skill_current};
+use super::web;
+use super::zellij::checks as zellij_checks;
+use super::zellij::install::config_dir;
+use super::zellij::plugin::{PLUGIN_FILE, ZELLIJ_TESTED};
 use crate::terminal;
 use crate::zellij::pipe::Zellij;
 use crate::zellij::programs::{find_on_path, ZellijCli};
@@ -21,7 +26,7 @@ use std::time::Duration;
 /// `ask-popup doctor [--json]`.
 pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
     let mut checks = Vec::new();
-    checks.push(zellij_config::zellij_check(zellij_version().as_deref()));
+    checks.push(zellij_checks::zellij_check(zellij_version().as_deref()));
     match config_dir(dir) {
         None => checks.push(Check::fail(
             "config dir",
@@ -31,7 +36,7 @@ pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
         Some(dir) => {
             let plugin_file = std::fs::read(dir.join("plugins").join(PLUGIN_FILE)).ok();
             let config = std::fs::read_to_string(dir.join("config.kdl")).ok();
-            checks.extend(zellij_config::config_checks(
+            checks.extend(zellij_checks::config_checks(
                 &dir,
                 plugin_file.as_deref(),
                 config.as_deref(),
@@ -40,15 +45,15 @@ pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
     }
     checks.push(plugin_answers(plugin));
     checks.push(record_check());
-    checks.extend(super::web_command::checks(dir));
+    checks.extend(web::command::checks(dir));
     checks.extend(agent_checks());
     if json {
         let json = serde_json::to_string_pretty(&checks).unwrap_or_default();
         crate::terminal::print(&format!("{}\n", terminal::json_for_terminal(&json)));
     } else {
-        crate::terminal::print(&terminal::for_person(&zellij_config::report(&checks)));
+        crate::terminal::print(&terminal::for_person(&check::report(&checks)));
     }
-    if zellij_config::all_hold(&checks) {
+    if check::all_hold(&checks) {
         0
     } else {
         1
@@ -104,10 +109,7 @@ fn plugin_answers(plugin: &str) -> Check {
             return Check::fail(
                 CHECK,
                 "cannot run zellij pipe: zellij is not on PATH",
-                format!(
-                    "cargo install --locked zellij --version {}",
-                    zellij_config::ZELLIJ_TESTED
-                ),
+                format!("cargo install --locked zellij --version {}", ZELLIJ_TESTED),
             )
         }
     };
@@ -146,7 +148,7 @@ fn agent_checks() -> Vec<Check> {
     if find_on_path("claude").is_some() {
         let settings =
             std::fs::read_to_string(home.join(".claude").join("settings.json")).unwrap_or_default();
-        checks.push(if setup::has_claude_hook(&settings) {
+        checks.push(if claude::has_claude_hook(&settings) {
             Check::pass(
                 "Claude Code",
                 "~/.claude/settings.json sends AskUserQuestion to ask-popup",
@@ -158,7 +160,7 @@ fn agent_checks() -> Vec<Check> {
                 "ask-popup setup claude --write",
             )
         });
-        checks.push(if setup::CLAUDE_APPROVAL_HOOK.is_in(&settings) {
+        checks.push(if CLAUDE_APPROVAL_HOOK.is_in(&settings) {
             Check::pass(
                 "Claude Code's approvals",
                 "~/.claude/settings.json asks Claude Code's permission prompts in the popup",
@@ -174,9 +176,9 @@ fn agent_checks() -> Vec<Check> {
         checks.push(Check::skip("Claude Code", "not installed"));
     }
     if find_on_path("codex").is_some() {
-        let path = setup::codex_config(|name| std::env::var(name).ok()).unwrap_or_default();
+        let path = places::codex_config(|name| std::env::var(name).ok()).unwrap_or_default();
         let config = std::fs::read_to_string(&path).unwrap_or_default();
-        checks.push(if setup::has_codex_table(&config) {
+        checks.push(if codex::has_codex_table(&config) {
             Check::pass("Codex", format!("{} runs ask-popup mcp", path.display()))
         } else {
             Check::fail(
@@ -187,7 +189,7 @@ fn agent_checks() -> Vec<Check> {
         });
         let hooks_path = path.with_file_name("hooks.json");
         let hooks = std::fs::read_to_string(&hooks_path).unwrap_or_default();
-        checks.push(if setup::CODEX_HOOK.is_in(&hooks) {
+        checks.push(if CODEX_HOOK.is_in(&hooks) {
             Check::pass(
                 "Codex's question tool",
                 format!(
@@ -202,7 +204,7 @@ fn agent_checks() -> Vec<Check> {
                 "ask-popup setup codex --write",
             )
         });
-        checks.push(if setup::CODEX_APPROVAL_HOOK.is_in(&hooks) {
+        checks.push(if CODEX_APPROVAL_HOOK.is_in(&hooks) {
             Check::pass(
                 "Codex's approvals",
                 format!(
@@ -221,8 +223,8 @@ fn agent_checks() -> Vec<Check> {
         checks.push(Check::skip("Codex", "not installed"));
     }
     if find_on_path("pi").is_some() {
-        let agent = setup::pi_agent_dir(|name| std::env::var(name).ok()).unwrap_or_default();
-        let dir = agent.join("extensions").join(setup::PI_EXTENSION_DIR);
+        let agent = places::pi_agent_dir(|name| std::env::var(name).ok()).unwrap_or_default();
+        let dir = agent.join("extensions").join(pi::PI_EXTENSION_DIR);
         let package = pi_package(&agent);
         let skill = if package.is_some() {
             Check::pass(
@@ -347,7 +349,7 @@ fn opencode_checks() -> Vec<Check> {
 fn skill_check(agent: &str, name: &str) -> Check {
     let what = format!("{name} skill");
     let fix = format!("ask-popup setup {agent} --write");
-    let Some(dir) = setup::skill_dir(agent, |var| std::env::var(var).ok()) else {
+    let Some(dir) = skill::skill_dir(agent, |var| std::env::var(var).ok()) else {
         return Check::fail(&what, "HOME is not set", "set HOME");
     };
     let file = dir.join("SKILL.md");
@@ -381,11 +383,11 @@ fn pi_check(dir: &Path, package: Option<String>) -> Check {
             ),
             "ask-popup setup pi --remove --write",
         ),
-        Some(source) => match setup::pinned_version(&source) {
+        Some(source) => match pi::pinned_version(&source) {
             Some(version) if version != VERSION => Check::warn(
                 "Pi",
                 format!("Pi loads the package {source}, not this command's version {VERSION}"),
-                format!("pi install npm:{}@{VERSION}", setup::PI_PACKAGE),
+                format!("pi install npm:{}@{VERSION}", pi::PI_PACKAGE),
             ),
             _ => Check::pass("Pi", format!("Pi loads the package {source}")),
         },

@@ -4,7 +4,7 @@
 //! numbers anew (`1e2` as `100.0`, a long integer as a float) and their layout as serde_json
 //! lays it out; the document (jsonc-parser's CST, as for opencode's config) keeps both.
 
-use super::agents::SetupError;
+use super::error::SetupError;
 use jsonc_parser::cst::{CstInputValue, CstObject, CstObjectProp, CstRootNode};
 use jsonc_parser::ParseOptions;
 use serde_json::{json, Value};

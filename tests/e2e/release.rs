@@ -13,7 +13,7 @@ use crate::install::{
     asked_permitted_and_answered, dismiss_release_notes, doctor_with, only_yes,
     THE_PLUGIN_FILES_CHECKS,
 };
-use ask_popup::setup::zellij_config::VERSION;
+use ask_popup::setup::zellij::plugin::VERSION;
 use std::path::{Path, PathBuf};
 
 /// A file `scripts/release.sh` built into `target/release-assets/`.

@@ -1,10 +1,13 @@
 //! `ask-popup setup web` and the doctor's web checks: the config file they edit and read, the
 //! state file where setup remembers what it made, and the `zellij web` commands they run. What
-//! to change and what each check means is `crate::setup::web`.
+//! to change and what each check means is `super::config`, `super::tokens` and `super::checks`.
 
-use super::install::{config_dir, default_config, edit, read_text};
-use super::web::{self, Made, ServerStatus, Step, Token, WebConfig, WebError};
-use super::zellij_config::Check;
+use super::checks;
+use super::config::{self, WebConfig};
+use super::tokens::{self, Made, ServerStatus, Step, Token, WebError};
+use crate::setup::check::Check;
+use crate::setup::files::{edit, read_text};
+use crate::setup::zellij::install::{config_dir, default_config};
 use crate::zellij::programs::ZellijCli;
 use ask_popup_protocol::atomic_file::{self, OWNER_ONLY, READABLE};
 use std::io::IsTerminal;
@@ -33,7 +36,7 @@ fn zellij_web(config: &Path, args: &[&str]) -> Option<(bool, String)> {
 /// What the config file at `config` says of the web client (None: no file, or not readable).
 fn settings_in(config: &Path) -> Option<WebConfig> {
     let text = read_text(config).ok().flatten()?;
-    web::inspect(&text, &config.display().to_string()).ok()
+    config::inspect(&text, &config.display().to_string()).ok()
 }
 
 fn server_status(config: &Path) -> ServerStatus {
@@ -43,9 +46,9 @@ fn server_status(config: &Path) -> ServerStatus {
         })
 }
 
-/// Where `setup web` remembers what it made (`crate::setup::web::STATE_FILE`).
+/// Where `setup web` remembers what it made (`super::tokens::STATE_FILE`).
 fn state_path() -> Result<PathBuf, WebError> {
-    web::state_path(
+    tokens::state_path(
         std::env::var_os("XDG_STATE_HOME").as_deref(),
         std::env::var_os("HOME").as_deref(),
     )
@@ -86,7 +89,7 @@ fn save_made(path: &Path, made: &Made) -> Result<(), WebError> {
 
 /// The login tokens Zellij lists.
 fn list_tokens(config: &Path) -> Result<Vec<Token>, WebError> {
-    zellij_step(config, &["--list-tokens"], WebError::ListFailed).map(|p| web::tokens_in(&p))
+    zellij_step(config, &["--list-tokens"], WebError::ListFailed).map(|p| tokens::tokens_in(&p))
 }
 
 /// Runs `zellij web ARGS` for a step that must succeed: `failed` makes its error from what
@@ -115,7 +118,7 @@ pub fn setup_web(write: bool, remove: bool, new_token: bool, dir_arg: Option<&Pa
     let shown = config.display().to_string();
     if remove {
         let status = edit(&config, "web", write, READABLE, |text| {
-            web::remove(text, &shown).map_err(|e| e.to_string())
+            config::remove(text, &shown).map_err(|e| e.to_string())
         });
         return status.max(remove_made(&config, write));
     }
@@ -132,7 +135,7 @@ pub fn setup_web(write: bool, remove: bool, new_token: bool, dir_arg: Option<&Pa
             (false, Some(default)) => default,
             _ => text.to_owned(),
         };
-        match web::merge(&base, &shown) {
+        match config::merge(&base, &shown) {
             Ok(None) if !existed => Ok(Some(base)),
             other => other.map_err(|e| e.to_string()),
         }
@@ -157,7 +160,7 @@ pub fn setup_web(write: bool, remove: bool, new_token: bool, dir_arg: Option<&Pa
         .filter(|s| !s.is_empty());
     match session {
         Some(session) => {
-            say!("Open: {}", web::session_url(&base, &session));
+            say!("Open: {}", config::session_url(&base, &session));
             say!("This session started before sharing was on: share it with Ctrl o, then s (or start a new one).");
         }
         None => say!("Open: {} and pick a session", base),
@@ -190,17 +193,17 @@ fn serve_and_log_in(
         }
     }
     let listed = list_tokens(config)?;
-    let plan = web::token_plan(&listed, new_token, std::io::stdout().is_terminal());
-    if let Some(said) = plan.said(&web::new_token_command(dir_arg)) {
+    let plan = tokens::token_plan(&listed, new_token, std::io::stdout().is_terminal());
+    if let Some(said) = plan.said(&tokens::new_token_command(dir_arg)) {
         say!("{said}");
         return Ok(());
     }
     let printed = zellij_step(config, &["--create-token"], WebError::CreateFailed)?;
-    let Some(new) = web::token_in(&printed) else {
+    let Some(new) = tokens::token_in(&printed) else {
         return Err(WebError::CreateFailed(printed.trim().to_owned()));
     };
     made.add(&new, &list_tokens(config).unwrap_or_default());
-    say!("{}", web::token_shown(&new));
+    say!("{}", tokens::token_shown(&new));
     save_made(&state, &made)
 }
 
@@ -230,7 +233,7 @@ fn remove_made(config: &Path, write: bool) -> i32 {
             None
         }
     };
-    let removal = web::removal(&made, listed.as_deref(), server_status(config));
+    let removal = tokens::removal(&made, listed.as_deref(), server_status(config));
     if !write {
         for step in &removal.steps {
             say!("{}", step.would());
@@ -267,14 +270,14 @@ fn remove_made(config: &Path, write: bool) -> i32 {
 /// The doctor's checks of the web client, from the config in `dir`.
 pub fn checks(dir: Option<&Path>) -> Vec<Check> {
     let Some(dir) = config_dir(dir) else {
-        return web::checks(None, ServerStatus::Offline, None);
+        return checks::checks(None, ServerStatus::Offline, None);
     };
     let config = dir.join("config.kdl");
     let settings = settings_in(&config);
     if !settings.as_ref().is_some_and(WebConfig::is_on) {
-        return web::checks(settings.as_ref(), ServerStatus::Offline, None);
+        return checks::checks(settings.as_ref(), ServerStatus::Offline, None);
     }
     let status = server_status(&config);
     let tokens = list_tokens(&config).ok();
-    web::checks(settings.as_ref(), status, tokens.as_deref())
+    checks::checks(settings.as_ref(), status, tokens.as_deref())
 }
