@@ -15,9 +15,18 @@ fn ask_popup(args: &[&str], home: Option<&Path>, stdin: &str) -> Output {
 fn ask_popup_with(args: &[&str], home: Option<&Path>, stdin: &str, env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_ask-popup"));
     command.args(args);
-    for var in ["ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"] {
+    // Outside Zellij, and on a machine where nobody serves questions from outside: an `ask-popup
+    // serve` this user runs (a session of theirs started one) is not asked through.
+    for var in [
+        "ZELLIJ",
+        "ZELLIJ_SESSION_NAME",
+        "ZELLIJ_PANE_ID",
+        "ASK_POPUP_SOCKET",
+    ] {
         command.env_remove(var);
     }
+    let runtime = tempfile::tempdir().expect("a runtime dir");
+    command.env("XDG_RUNTIME_DIR", runtime.path());
     if let Some(home) = home {
         command.env("HOME", home);
     }

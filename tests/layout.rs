@@ -17,7 +17,10 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(at) = stack.pop() {
-        for entry in std::fs::read_dir(&at).expect("read a source folder").flatten() {
+        for entry in std::fs::read_dir(&at)
+            .expect("read a source folder")
+            .flatten()
+        {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
@@ -151,14 +154,21 @@ fn imports() -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
         files.iter().map(|f| (module_of(f), f.clone())).collect();
     let text: BTreeMap<PathBuf, String> = files
         .iter()
-        .map(|f| (f.clone(), std::fs::read_to_string(src.join(f)).expect("read")))
+        .map(|f| {
+            (
+                f.clone(),
+                std::fs::read_to_string(src.join(f)).expect("read"),
+            )
+        })
         .collect();
     // An item a `mod.rs` re-exports with `pub use file::*` or `pub use file::{…}` is the file's.
     let defines = |file: &Path, item: &str| {
         let code = code_of(&text[file]);
-        ["fn", "struct", "enum", "const", "type", "trait", "static", "mod"]
-            .iter()
-            .any(|kind| code.contains(&format!("{kind} {item}")))
+        [
+            "fn", "struct", "enum", "const", "type", "trait", "static", "mod",
+        ]
+        .iter()
+        .any(|kind| code.contains(&format!("{kind} {item}")))
     };
     let resolve = |path: &[String]| -> Option<PathBuf> {
         let n = (1..=path.len())
@@ -217,12 +227,19 @@ fn each_folder_of_the_command_only_declares_its_files() {
         for statement in code.split(';').map(str::trim).filter(|s| !s.is_empty()) {
             let mut line = statement;
             while let Some(rest) = line.strip_prefix("#[") {
-                line = rest.split_once(']').map_or("", |(_, after)| after).trim_start();
+                line = rest
+                    .split_once(']')
+                    .map_or("", |(_, after)| after)
+                    .trim_start();
             }
             let declares = line.starts_with("pub mod ")
                 || line.starts_with("mod ")
                 || line.starts_with("pub use ");
-            assert!(declares, "{} holds more than its files: {statement}", file.display());
+            assert!(
+                declares,
+                "{} holds more than its files: {statement}",
+                file.display()
+            );
         }
     }
 }
