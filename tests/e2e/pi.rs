@@ -5,11 +5,11 @@
 
 use crate::agents::{
     marked, new_pane, note_reports_can_wait, press_esc_in, question, shell_quote, status, text_of,
-    tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending, zellij_on_path,
+    tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending,
 };
 use crate::claude::pick_the_second_option;
 use crate::command::{command, setup_write};
-use crate::harness::{agent_bin, Zellij};
+use crate::harness::{agent_bin, agent_path, zellij_bin, Zellij};
 use crate::http::LoopbackServer;
 use crate::model::{chat, ModelServer};
 use crate::ANSWER;
@@ -138,7 +138,7 @@ impl Pi {
              PI_TELEMETRY=0 ASK_POPUP_COMMAND={command} PI_EVENTS_LOG={events} {pi} \
              --provider scripted --model scripted-model --no-session -e {listener} 'Ask me.'",
             work = q(&work),
-            path = zellij_on_path(),
+            path = pi_path(),
             home = q(&home),
             agent = q(&agent),
             npm_prefix = q(&npm_prefix),
@@ -191,6 +191,7 @@ fn pi_install(pi: &Path, tgz: &Path, home: &Path, agent: &Path, prefix: &Path, d
         .args(["install", &source])
         .env("HOME", home)
         .env("PI_CODING_AGENT_DIR", agent)
+        .env("PATH", agent_path("pi"))
         .env("NPM_CONFIG_PREFIX", prefix)
         .env("npm_config_registry", format!("{}/", registry.base()))
         .env("npm_config_cache", dir.join("npm-cache"))
@@ -262,6 +263,18 @@ fn npm_registry(tgz: &Path) -> LoopbackServer {
     };
     *base.lock().unwrap() = server.base();
     server
+}
+
+/// `PATH=… ` for Pi's pane: the Node Pi runs with (`scripts/agents.txt`) first, then the
+/// Zellij under test, then this process's PATH.
+fn pi_path() -> String {
+    let runtime = agent_path("pi");
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&runtime).collect();
+    if let Some(zellij) = zellij_bin().parent().filter(|d| !d.as_os_str().is_empty()) {
+        dirs.insert(1.min(dirs.len()), zellij.to_path_buf());
+    }
+    let path = std::env::join_paths(dirs).expect("Pi's PATH");
+    format!("PATH={} ", q(Path::new(&path)))
 }
 
 fn q(path: &Path) -> String {
