@@ -1,7 +1,7 @@
 // pi-ask-popup: the `ask_user_question` tool for the Pi coding agent. The questions go to the
 // ask-popup Zellij plugin through the `ask-popup ask` command; when the popup cannot be used
 // (not inside Zellij, the command not installed, the popup closed) Pi's own dialogs ask them.
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { AbortedError, askThroughCommand } from "./command.ts";
 import { commandOf, loadConfig } from "./config.ts";
 import { outcome, rejection, type Envelope } from "./envelope.ts";
