@@ -45,7 +45,7 @@ enum Install<'a> {
     Setup,
     /// `pi install npm:pi-ask-popup`, as from npm's registry once published: the registry here
     /// is one on 127.0.0.1 that serves the packed package (a release's `.tgz`) as npm's serves
-    /// a package, and Pi installs it into a global npm folder of its own.
+    /// a package, and Pi installs it into the npm folder of its agent dir (`<agent>/npm`).
     Package(&'a Path),
 }
 
@@ -105,7 +105,8 @@ impl Pi {
             Where::InZellij => "",
             Where::OutsideZellij => "-u ZELLIJ -u ZELLIJ_SESSION_NAME -u ZELLIJ_PANE_ID ",
         };
-        // Pi's global npm folder, where `pi install npm:…` puts packages and Pi looks for them.
+        // npm's global folder, a scratch one: Pi 1.6 installs a user's packages into its agent
+        // dir's `npm` folder, and nothing may land in the machine's.
         let npm_prefix = dir.join("npm-global");
         match install {
             // As `ask-popup setup pi --write` installs it: in Pi's own extensions dir, where Pi
@@ -181,9 +182,10 @@ impl Pi {
 }
 
 /// `pi install npm:pi-ask-popup` as a user runs it once the package is published, into Pi's
-/// agent dir `agent` and the global npm folder `prefix` (npm's cache in `dir`), from a registry
-/// on 127.0.0.1 that has one package, the packed `tgz`: Pi runs `npm install -g pi-ask-popup`,
-/// which asks the registry for the package's document and its tarball, and nothing else.
+/// agent dir `agent` (npm's global folder `prefix`, its cache in `dir`), from a registry on
+/// 127.0.0.1 that has one package, the packed `tgz`: Pi (1.6) runs `npm install pi-ask-popup
+/// --prefix <agent>/npm`, which asks the registry for the package's document and its tarball,
+/// and nothing else.
 fn pi_install(pi: &Path, tgz: &Path, home: &Path, agent: &Path, prefix: &Path, dir: &Path) {
     let registry = npm_registry(tgz);
     let source = format!("npm:{}", setup::PI_PACKAGE);
@@ -215,8 +217,8 @@ fn pi_install(pi: &Path, tgz: &Path, home: &Path, agent: &Path, prefix: &Path, d
         Some(source.as_str()),
         "{settings}"
     );
-    assert!(prefix
-        .join("lib/node_modules/pi-ask-popup/src/index.ts")
+    assert!(agent
+        .join("npm/node_modules/pi-ask-popup/src/index.ts")
         .is_file());
 }
 
