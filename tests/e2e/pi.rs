@@ -79,6 +79,19 @@ impl Pi {
         place: Where,
         install: Install,
     ) -> Pi {
+        Pi::start_with(zellij, name, arguments, place, install, &[])
+    }
+
+    /// Pi as `start_installed` starts it, with the extensions of these folders of
+    /// `tests/e2e` loaded too (`-e`).
+    fn start_with(
+        zellij: &Zellij,
+        name: &str,
+        arguments: Value,
+        place: Where,
+        install: Install,
+        others: &[&str],
+    ) -> Pi {
         let model = ModelServer::start(chat::calling(tool::NAME, arguments));
         let dir = zellij.scratch().join(name);
         let (home, agent, tmp, work) = (
@@ -137,7 +150,7 @@ impl Pi {
              npm_config_update_notifier=false \
              PI_CODING_AGENT_DIR={agent} TMPDIR={tmp} PI_OFFLINE=1 PI_SKIP_VERSION_CHECK=1 \
              PI_TELEMETRY=0 ASK_POPUP_COMMAND={command} PI_EVENTS_LOG={events} {pi} \
-             --provider scripted --model scripted-model --no-session -e {listener} 'Ask me.'",
+             --provider scripted --model scripted-model --no-session -e {listener}{others} 'Ask me.'",
             work = q(&work),
             path = pi_path(),
             home = q(&home),
@@ -148,6 +161,16 @@ impl Pi {
             pi = q(&agent_bin("pi")),
             events = q(&dir.join("events.jsonl")),
             listener = q(&listener),
+            others = others
+                .iter()
+                .map(|o| format!(
+                    " -e {}",
+                    q(&Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("tests/e2e")
+                        .join(o)
+                        .join("index.ts"))
+                ))
+                .collect::<String>(),
         );
         let pane = new_pane(zellij, name, &line);
         Pi {
@@ -522,4 +545,74 @@ fn pi_outside_zellij_asks_in_its_own_select_dialog() {
         pi.tool_message(&zellij),
         text_of(&database(), &Outcome::Submitted(responses))
     );
+}
+
+#[test]
+fn another_extensions_confirm_marks_pis_wait_as_our_questions_do() {
+    // A permission gate (tests/e2e/pi_gate) asks in Pi's own confirm before the tool runs: Pi
+    // waits on the user there too (its ui_prompt_start / ui_prompt_end), and the extension
+    // opens and closes the blocked pair around it, then around its own question.
+    let zellij = Zellij::start();
+    let pi = Pi::start_with(
+        &zellij,
+        "pi-gated",
+        database(),
+        Where::InZellij,
+        Install::Setup,
+        &["pi_gate"],
+    );
+    zellij.wait_for_screen("the gate's confirm in Pi", ANSWER, |s| {
+        s.contains("Gate: allow ask_user_question?") && s.contains("Yes")
+    });
+    let blocked = |active: bool| json!({ "active": active });
+    let opened = [
+        ("pi-ask-popup:blocked".to_owned(), blocked(true)),
+        ("herdr:blocked".to_owned(), blocked(true)),
+    ];
+    let closed = [
+        ("pi-ask-popup:blocked".to_owned(), blocked(false)),
+        ("herdr:blocked".to_owned(), blocked(false)),
+    ];
+    wait_for_heard(&pi, &zellij, 2);
+    assert_eq!(pi.heard(), opened);
+    assert!(!zellij.screen().contains("pi asks"));
+    // Yes (focused first) in Pi's pane: the gate lets the tool run, which asks in the popup.
+    zellij.send_keys_to(&format!("terminal_{}", pi.pane), &["Enter"]);
+    asked(&zellij, DATABASE);
+    pi.gets_sqlite_picked_in_the_popup(&zellij);
+    let heard = pi.heard();
+    let names: Vec<&str> = heard.iter().map(|(c, _)| c.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "pi-ask-popup:blocked",
+            "herdr:blocked",
+            "pi-ask-popup:blocked",
+            "herdr:blocked",
+            "pi-ask-popup:prompt",
+            "pi-ask-popup:blocked",
+            "herdr:blocked",
+            "pi-ask-popup:blocked",
+            "herdr:blocked",
+        ],
+        "{heard:#?}"
+    );
+    assert_eq!(heard[..2], opened);
+    assert_eq!(heard[2..4], closed);
+    assert_eq!(heard[5..7], opened);
+    assert_eq!(heard[7..], closed);
+}
+
+/// Waits until another extension heard `n` events on Pi's bus.
+fn wait_for_heard(pi: &Pi, zellij: &Zellij, n: usize) {
+    let until = zellij.until(ANSWER);
+    while pi.heard().len() < n {
+        assert!(
+            Instant::now() < until,
+            "heard only {:#?}; screen:\n{}",
+            pi.heard(),
+            zellij.screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
