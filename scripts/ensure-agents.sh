@@ -4,6 +4,8 @@
 #   $ASK_POPUP_CACHE (default ~/.cache/ask-popup)/npm/<name>-<version>/node_modules/.bin/<bin>
 # and, for a package written `pypi:<package>`, from PyPI into a virtual environment
 #   $ASK_POPUP_CACHE/python/<name>-<version>/bin/<bin>
+# An agent whose line names a runtime (Pi: `node`, Node 22 from the registry's `node` package,
+# which ships the binary) is installed and run with that runtime's folder first on PATH.
 # Needs Node.js 20+ with npm, and Python 3.10+ with venv. Idempotent: a second run only prints
 # what it found.
 set -euo pipefail
@@ -28,9 +30,24 @@ install_python() {
     touch "$dir/.installed"
 }
 
-# scripts/agents.txt: name, package, version, the executable it installs.
-while read -r name package version bin; do
+# The folder of the executable of the npm line `$1` (installed by an earlier line).
+bin_dir_of() {
+    local line
+    line=$(awk -v n="$1" '$1 == n && $2 !~ /^pypi:/ { print $1 "-" $3; exit }' "$(dirname "$0")/agents.txt")
+    if [ -z "$line" ]; then
+        echo "scripts/agents.txt names no npm package $1" >&2
+        exit 1
+    fi
+    echo "$cache/npm/$line/node_modules/.bin"
+}
+
+# scripts/agents.txt: name, package, version, the executable it installs, the runtime it needs.
+while read -r name package version bin runtime; do
     case $name in '' | '#'*) continue ;; esac
+    path=$PATH
+    if [ -n "${runtime:-}" ]; then
+        path="$(bin_dir_of "$runtime"):$PATH"
+    fi
     case $package in
     pypi:*)
         dir="$cache/python/$name-$version"
@@ -45,18 +62,18 @@ while read -r name package version bin; do
         ;;
     esac
     dir="$cache/npm/$name-$version"
-    if "$dir/node_modules/.bin/$bin" --version </dev/null >/dev/null 2>&1; then
+    if PATH=$path "$dir/node_modules/.bin/$bin" --version </dev/null >/dev/null 2>&1; then
         echo "$name: $version"
         continue
     fi
     echo "$name $version not found: installing $package@$version from npm" >&2
     rm -rf "$dir.tmp"
     mkdir -p "$dir.tmp"
-    npm install --prefix "$dir.tmp" --no-audit --no-fund --save-exact "$package@$version" </dev/null >&2
+    PATH=$path npm install --prefix "$dir.tmp" --no-audit --no-fund --save-exact "$package@$version" </dev/null >&2
     rm -rf "$dir"
     mv "$dir.tmp" "$dir"
     # An install whose scripts did not run leaves a stub that only prints an error.
-    if ! "$dir/node_modules/.bin/$bin" --version </dev/null >/dev/null 2>&1; then
+    if ! PATH=$path "$dir/node_modules/.bin/$bin" --version </dev/null >/dev/null 2>&1; then
         echo "$package@$version installed but \`$bin --version\` fails; see $dir" >&2
         exit 1
     fi

@@ -1666,29 +1666,21 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 /// The executable of a real agent (or MCP client) the tests run, as `scripts/ensure-agents.sh`
-/// installs it from `scripts/agents.txt` (`name package version bin`) into `$ASK_POPUP_CACHE`
-/// (default `~/.cache/ask-popup`): an npm package's, or a `pypi:` package's virtual
-/// environment's.
+/// installs it from `scripts/agents.txt` (`name package version bin [runtime]`) into
+/// `$ASK_POPUP_CACHE` (default `~/.cache/ask-popup`): an npm package's, or a `pypi:` package's
+/// virtual environment's. An agent that names a runtime (Pi: Node 22) runs only with
+/// `agent_path(name)` as its PATH.
 pub fn agent_bin(name: &str) -> PathBuf {
-    const AGENTS: &str = include_str!("../../scripts/agents.txt");
-    let fields: Vec<&str> = AGENTS
-        .lines()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>())
-        .find(|f| f.first() == Some(&name))
-        .unwrap_or_else(|| panic!("{name} is not in scripts/agents.txt"));
-    let (package, version, bin) = match fields.as_slice() {
-        [_, package, version, bin] => (*package, *version, *bin),
-        _ => panic!("scripts/agents.txt: bad line for {name}"),
-    };
-    let cache = std::env::var_os("ASK_POPUP_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/ask-popup")))
-        .expect("HOME or ASK_POPUP_CACHE");
+    let (package, version, bin, _) = agent_line(name);
     let installed = format!("{name}-{version}");
     let path = if package.starts_with("pypi:") {
-        cache.join("python").join(installed).join("bin").join(bin)
+        agents_cache()
+            .join("python")
+            .join(installed)
+            .join("bin")
+            .join(bin)
     } else {
-        cache
+        agents_cache()
             .join("npm")
             .join(installed)
             .join("node_modules/.bin")
@@ -1700,4 +1692,42 @@ pub fn agent_bin(name: &str) -> PathBuf {
         path.display()
     );
     path
+}
+
+/// The PATH agent `name` runs with: this process's, with the folder of the runtime its line in
+/// `scripts/agents.txt` names (Pi's Node 22) in front; this process's when it names none.
+pub fn agent_path(name: &str) -> std::ffi::OsString {
+    match agent_line(name).3 {
+        Some(runtime) => path_with(agent_bin(runtime).parent().expect("the runtime's folder")),
+        None => std::env::var_os("PATH").unwrap_or_default(),
+    }
+}
+
+/// `name`'s line of `scripts/agents.txt`: package, version, executable, runtime.
+fn agent_line(
+    name: &str,
+) -> (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+) {
+    const AGENTS: &str = include_str!("../../scripts/agents.txt");
+    let fields: Vec<&str> = AGENTS
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.first() == Some(&name))
+        .unwrap_or_else(|| panic!("{name} is not in scripts/agents.txt"));
+    match fields.as_slice() {
+        [_, package, version, bin] => (*package, *version, *bin, None),
+        [_, package, version, bin, runtime] => (*package, *version, *bin, Some(*runtime)),
+        _ => panic!("scripts/agents.txt: bad line for {name}"),
+    }
+}
+
+fn agents_cache() -> PathBuf {
+    std::env::var_os("ASK_POPUP_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/ask-popup")))
+        .expect("HOME or ASK_POPUP_CACHE")
 }

@@ -5,11 +5,11 @@
 
 use crate::agents::{
     marked, new_pane, note_reports_can_wait, press_esc_in, question, shell_quote, status, text_of,
-    tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending, zellij_on_path,
+    tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending,
 };
 use crate::claude::pick_the_second_option;
 use crate::command::{command, setup_write};
-use crate::harness::{agent_bin, Zellij};
+use crate::harness::{agent_bin, agent_path, zellij_bin, Zellij};
 use crate::http::LoopbackServer;
 use crate::model::{chat, ModelServer};
 use crate::ANSWER;
@@ -45,7 +45,7 @@ enum Install<'a> {
     Setup,
     /// `pi install npm:pi-ask-popup`, as from npm's registry once published: the registry here
     /// is one on 127.0.0.1 that serves the packed package (a release's `.tgz`) as npm's serves
-    /// a package, and Pi installs it into a global npm folder of its own.
+    /// a package, and Pi installs it into the npm folder of its agent dir (`<agent>/npm`).
     Package(&'a Path),
 }
 
@@ -79,6 +79,19 @@ impl Pi {
         place: Where,
         install: Install,
     ) -> Pi {
+        Pi::start_with(zellij, name, arguments, place, install, &[])
+    }
+
+    /// Pi as `start_installed` starts it, with the extensions of these folders of
+    /// `tests/e2e` loaded too (`-e`).
+    fn start_with(
+        zellij: &Zellij,
+        name: &str,
+        arguments: Value,
+        place: Where,
+        install: Install,
+        others: &[&str],
+    ) -> Pi {
         let model = ModelServer::start(chat::calling(tool::NAME, arguments));
         let dir = zellij.scratch().join(name);
         let (home, agent, tmp, work) = (
@@ -105,7 +118,8 @@ impl Pi {
             Where::InZellij => "",
             Where::OutsideZellij => "-u ZELLIJ -u ZELLIJ_SESSION_NAME -u ZELLIJ_PANE_ID ",
         };
-        // Pi's global npm folder, where `pi install npm:…` puts packages and Pi looks for them.
+        // npm's global folder, a scratch one: Pi 1.6 installs a user's packages into its agent
+        // dir's `npm` folder, and nothing may land in the machine's.
         let npm_prefix = dir.join("npm-global");
         match install {
             // As `ask-popup setup pi --write` installs it: in Pi's own extensions dir, where Pi
@@ -136,9 +150,9 @@ impl Pi {
              npm_config_update_notifier=false \
              PI_CODING_AGENT_DIR={agent} TMPDIR={tmp} PI_OFFLINE=1 PI_SKIP_VERSION_CHECK=1 \
              PI_TELEMETRY=0 ASK_POPUP_COMMAND={command} PI_EVENTS_LOG={events} {pi} \
-             --provider scripted --model scripted-model --no-session -e {listener} 'Ask me.'",
+             --provider scripted --model scripted-model --no-session -e {listener}{others} 'Ask me.'",
             work = q(&work),
-            path = zellij_on_path(),
+            path = pi_path(),
             home = q(&home),
             agent = q(&agent),
             npm_prefix = q(&npm_prefix),
@@ -147,6 +161,16 @@ impl Pi {
             pi = q(&agent_bin("pi")),
             events = q(&dir.join("events.jsonl")),
             listener = q(&listener),
+            others = others
+                .iter()
+                .map(|o| format!(
+                    " -e {}",
+                    q(&Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("tests/e2e")
+                        .join(o)
+                        .join("index.ts"))
+                ))
+                .collect::<String>(),
         );
         let pane = new_pane(zellij, name, &line);
         Pi {
@@ -181,9 +205,10 @@ impl Pi {
 }
 
 /// `pi install npm:pi-ask-popup` as a user runs it once the package is published, into Pi's
-/// agent dir `agent` and the global npm folder `prefix` (npm's cache in `dir`), from a registry
-/// on 127.0.0.1 that has one package, the packed `tgz`: Pi runs `npm install -g pi-ask-popup`,
-/// which asks the registry for the package's document and its tarball, and nothing else.
+/// agent dir `agent` (npm's global folder `prefix`, its cache in `dir`), from a registry on
+/// 127.0.0.1 that has one package, the packed `tgz`: Pi (1.6) runs `npm install pi-ask-popup
+/// --prefix <agent>/npm`, which asks the registry for the package's document and its tarball,
+/// and nothing else.
 fn pi_install(pi: &Path, tgz: &Path, home: &Path, agent: &Path, prefix: &Path, dir: &Path) {
     let registry = npm_registry(tgz);
     let source = format!("npm:{}", setup::PI_PACKAGE);
@@ -191,6 +216,7 @@ fn pi_install(pi: &Path, tgz: &Path, home: &Path, agent: &Path, prefix: &Path, d
         .args(["install", &source])
         .env("HOME", home)
         .env("PI_CODING_AGENT_DIR", agent)
+        .env("PATH", agent_path("pi"))
         .env("NPM_CONFIG_PREFIX", prefix)
         .env("npm_config_registry", format!("{}/", registry.base()))
         .env("npm_config_cache", dir.join("npm-cache"))
@@ -214,8 +240,8 @@ fn pi_install(pi: &Path, tgz: &Path, home: &Path, agent: &Path, prefix: &Path, d
         Some(source.as_str()),
         "{settings}"
     );
-    assert!(prefix
-        .join("lib/node_modules/pi-ask-popup/src/index.ts")
+    assert!(agent
+        .join("npm/node_modules/pi-ask-popup/src/index.ts")
         .is_file());
 }
 
@@ -262,6 +288,18 @@ fn npm_registry(tgz: &Path) -> LoopbackServer {
     };
     *base.lock().unwrap() = server.base();
     server
+}
+
+/// `PATH=… ` for Pi's pane: the Node Pi runs with (`scripts/agents.txt`) first, then the
+/// Zellij under test, then this process's PATH.
+fn pi_path() -> String {
+    let runtime = agent_path("pi");
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&runtime).collect();
+    if let Some(zellij) = zellij_bin().parent().filter(|d| !d.as_os_str().is_empty()) {
+        dirs.insert(1.min(dirs.len()), zellij.to_path_buf());
+    }
+    let path = std::env::join_paths(dirs).expect("Pi's PATH");
+    format!("PATH={} ", q(Path::new(&path)))
 }
 
 fn q(path: &Path) -> String {
@@ -507,4 +545,74 @@ fn pi_outside_zellij_asks_in_its_own_select_dialog() {
         pi.tool_message(&zellij),
         text_of(&database(), &Outcome::Submitted(responses))
     );
+}
+
+#[test]
+fn another_extensions_confirm_marks_pis_wait_as_our_questions_do() {
+    // A permission gate (tests/e2e/pi_gate) asks in Pi's own confirm before the tool runs: Pi
+    // waits on the user there too (its ui_prompt_start / ui_prompt_end), and the extension
+    // opens and closes the blocked pair around it, then around its own question.
+    let zellij = Zellij::start();
+    let pi = Pi::start_with(
+        &zellij,
+        "pi-gated",
+        database(),
+        Where::InZellij,
+        Install::Setup,
+        &["pi_gate"],
+    );
+    zellij.wait_for_screen("the gate's confirm in Pi", ANSWER, |s| {
+        s.contains("Gate: allow ask_user_question?") && s.contains("Yes")
+    });
+    let blocked = |active: bool| json!({ "active": active });
+    let opened = [
+        ("pi-ask-popup:blocked".to_owned(), blocked(true)),
+        ("herdr:blocked".to_owned(), blocked(true)),
+    ];
+    let closed = [
+        ("pi-ask-popup:blocked".to_owned(), blocked(false)),
+        ("herdr:blocked".to_owned(), blocked(false)),
+    ];
+    wait_for_heard(&pi, &zellij, 2);
+    assert_eq!(pi.heard(), opened);
+    assert!(!zellij.screen().contains("pi asks"));
+    // Yes (focused first) in Pi's pane: the gate lets the tool run, which asks in the popup.
+    zellij.send_keys_to(&format!("terminal_{}", pi.pane), &["Enter"]);
+    asked(&zellij, DATABASE);
+    pi.gets_sqlite_picked_in_the_popup(&zellij);
+    let heard = pi.heard();
+    let names: Vec<&str> = heard.iter().map(|(c, _)| c.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "pi-ask-popup:blocked",
+            "herdr:blocked",
+            "pi-ask-popup:blocked",
+            "herdr:blocked",
+            "pi-ask-popup:prompt",
+            "pi-ask-popup:blocked",
+            "herdr:blocked",
+            "pi-ask-popup:blocked",
+            "herdr:blocked",
+        ],
+        "{heard:#?}"
+    );
+    assert_eq!(heard[..2], opened);
+    assert_eq!(heard[2..4], closed);
+    assert_eq!(heard[5..7], opened);
+    assert_eq!(heard[7..], closed);
+}
+
+/// Waits until another extension heard `n` events on Pi's bus.
+fn wait_for_heard(pi: &Pi, zellij: &Zellij, n: usize) {
+    let until = zellij.until(ANSWER);
+    while pi.heard().len() < n {
+        assert!(
+            Instant::now() < until,
+            "heard only {:#?}; screen:\n{}",
+            pi.heard(),
+            zellij.screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }

@@ -8,7 +8,9 @@
 
 /** Fires once, after validation, before the questions are shown. */
 export const ASK_POPUP_PROMPT_EVENT = "pi-ask-popup:prompt" as const;
-/** `{ active: true }` when the questionnaire starts waiting, `{ active: false }` when it resolves. */
+/** `{ active: true }` when Pi starts waiting on the user (one of our questionnaires, or any
+ * `ctx.ui` dialog of any extension: Pi's `ui_prompt_start`), `{ active: false }` when nothing is
+ * left waiting. Overlapping waits make one pair. */
 export const ASK_POPUP_BLOCKED_EVENT = "pi-ask-popup:blocked" as const;
 /** The same payload at the same points, for Herdr's Pi integration (waiting-for-input mark). */
 export const HERDR_BLOCKED_EVENT = "herdr:blocked" as const;

@@ -1,7 +1,7 @@
 // pi-ask-popup: the `ask_user_question` tool for the Pi coding agent. The questions go to the
 // ask-popup Zellij plugin through the `ask-popup ask` command; when the popup cannot be used
 // (not inside Zellij, the command not installed, the popup closed) Pi's own dialogs ask them.
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { AbortedError, askThroughCommand } from "./command.ts";
 import { commandOf, loadConfig } from "./config.ts";
 import { outcome, rejection, type Envelope } from "./envelope.ts";
@@ -68,6 +68,22 @@ export default function piAskPopup(pi: ExtensionAPI) {
     emit(ASK_POPUP_BLOCKED_EVENT, payload);
     emit(HERDR_BLOCKED_EVENT, { ...payload });
   };
+  // Pi waits on the user while one of our questions waits, and while any `ctx.ui` prompt of any
+  // extension is up (Pi's `ui_prompt_start` / `ui_prompt_end`, one span however many nest; our
+  // own questions asked in Pi's dialogs are such prompts too). The blocked pair covers the whole
+  // time Pi waits: `true` when it starts, exactly one `false` when nothing is left waiting.
+  let asking = 0;
+  let prompting = false;
+  const waiting = () => asking > 0 || prompting;
+  const wait = (change: () => void) => {
+    const before = waiting();
+    change();
+    if (waiting() !== before) blocked(waiting());
+  };
+  if (typeof pi.on === "function") {
+    pi.on("ui_prompt_start", () => wait(() => (prompting = true)));
+    pi.on("ui_prompt_end", () => wait(() => (prompting = false)));
+  }
 
   pi.registerTool({
     name: shared.name,
@@ -82,7 +98,7 @@ export default function piAskPopup(pi: ExtensionAPI) {
       if (invalid) return rejection(invalid);
 
       emit(ASK_POPUP_PROMPT_EVENT, promptPayload(q));
-      blocked(true);
+      wait(() => asking++);
       try {
         const asked = await askThroughCommand(commandOf(config), toolCallId, JSON.stringify(params), signal);
         if (asked.kind === "envelope") {
@@ -93,7 +109,7 @@ export default function piAskPopup(pi: ExtensionAPI) {
         }
         return await askInPi(ctx as unknown as DialogContext, q, toolCallId, signal);
       } finally {
-        blocked(false);
+        wait(() => asking--);
       }
     },
   });

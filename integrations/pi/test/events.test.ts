@@ -24,6 +24,13 @@ const started: number[] = [];
 
 let tool: Tool;
 let heard: [string, unknown][] = [];
+/** The handlers the extension gave `pi.on`, by event. */
+const handlers = new Map<string, ((event: unknown, ctx: unknown) => unknown)[]>();
+/** Pi firing `event` to the extension's handlers, as it does around every `ctx.ui` prompt. */
+function fire(event: "ui_prompt_start" | "ui_prompt_end", kind = "confirm") {
+  const payload = event === "ui_prompt_start" ? { type: event, reason: "ui_prompt", kind, title: "Delete?" } : { type: event, reason: "ui_prompt", kind };
+  for (const handler of handlers.get(event) ?? []) handler(payload, {});
+}
 
 before(() => {
   // No config file of this machine's user: the extension reads its defaults.
@@ -33,6 +40,9 @@ before(() => {
       tool = registered;
     },
     events: { emit: (channel: string, payload: unknown) => heard.push([channel, payload]) },
+    on: (event: string, handler: (event: unknown, ctx: unknown) => unknown) => {
+      handlers.set(event, [...(handlers.get(event) ?? []), handler]);
+    },
   };
   piAskPopup(pi as never);
   assert.equal(tool?.name, shared.name);
@@ -146,8 +156,14 @@ describe("events around execute", () => {
     process.env.ASK_POPUP_COMMAND = join(dir.path, "no-such-command");
     // SQLite on the first question; on the multi-select one, tick Auth, then Done.
     const picks = [(rows: string[]) => rows[1], (rows: string[]) => rows[0], () => "Done"];
+    // Pi's dialogs, each in its own ui_prompt span as Pi shows them.
     const ui = {
-      select: async (_title: string, rows: string[]) => picks.shift()?.(rows),
+      select: async (_title: string, rows: string[]) => {
+        fire("ui_prompt_start", "select");
+        await new Promise((resolve) => setImmediate(resolve));
+        fire("ui_prompt_end", "select");
+        return picks.shift()?.(rows);
+      },
       input: async () => undefined,
     };
     const result = (await tool.execute("call_g", params, undefined, undefined, { hasUI: true, ui })) as {
@@ -217,5 +233,47 @@ describe("events around execute", () => {
     assert.deepEqual(result, rejection(shared.errors.duplicateQuestion));
     assert.equal(ran(command), undefined);
     assert.deepEqual(heard, []);
+  });
+});
+
+const blockedPair: [string, unknown][] = [
+  [ASK_POPUP_BLOCKED_EVENT, { active: true }],
+  [HERDR_BLOCKED_EVENT, { active: true }],
+  [ASK_POPUP_BLOCKED_EVENT, { active: false }],
+  [HERDR_BLOCKED_EVENT, { active: false }],
+];
+
+describe("events around any other Pi dialog (ui_prompt_start / ui_prompt_end)", () => {
+  test("another extension's confirm: the blocked pair around it, no prompt", () => {
+    fire("ui_prompt_start");
+    assert.deepEqual(heard, blockedPair.slice(0, 2));
+    fire("ui_prompt_end");
+    assert.deepEqual(heard, blockedPair);
+  });
+
+  test("a dialog that opens while our question waits and outlasts it: one pair for both", async () => {
+    const cmd = fakeCommand(dir.path, "dialog-meanwhile", { prints: commandLine("aborted"), exit: 1 });
+    process.env.ASK_POPUP_COMMAND = cmd;
+    const asked = tool.execute("call_m", params, undefined, undefined, noUi);
+    fire("ui_prompt_start");
+    await asked;
+    assert.deepEqual(heard, waiting, "the wait ended while the dialog was still up");
+    fire("ui_prompt_end");
+    assert.deepEqual(heard, paired);
+  });
+
+  test("our question asked while another dialog is up: one pair, closed with the dialog", async () => {
+    const cmd = fakeCommand(dir.path, "asked-meanwhile", { prints: commandLine("aborted"), exit: 1 });
+    process.env.ASK_POPUP_COMMAND = cmd;
+    fire("ui_prompt_start");
+    await tool.execute("call_n", params, undefined, undefined, noUi);
+    fire("ui_prompt_end");
+    assert.deepEqual(heard, [
+      [ASK_POPUP_BLOCKED_EVENT, { active: true }],
+      [HERDR_BLOCKED_EVENT, { active: true }],
+      [ASK_POPUP_PROMPT_EVENT, prompt],
+      [ASK_POPUP_BLOCKED_EVENT, { active: false }],
+      [HERDR_BLOCKED_EVENT, { active: false }],
+    ]);
   });
 });

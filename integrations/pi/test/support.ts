@@ -44,7 +44,7 @@ export function outcomeOf(o: FixtureOutcome): Outcome {
 /** The node_modules of Pi's pinned install, which scripts/test-pi-extension.sh puts on NODE_PATH. */
 export function piModules(): string {
   const dirs = (process.env.NODE_PATH ?? "").split(delimiter).filter((dir) => dir !== "");
-  const dir = dirs.find((d) => existsSync(join(d, "@mariozechner/pi-ai/package.json")));
+  const dir = dirs.find((d) => existsSync(join(d, "@earendil-works/pi-ai/package.json")));
   if (dir === undefined) {
     throw new Error("Pi's node_modules is not on NODE_PATH: run these tests with `bash scripts/test-pi-extension.sh`");
   }
@@ -53,20 +53,35 @@ export function piModules(): string {
 
 type PiCheck = (parameters: unknown, args: unknown) => unknown;
 
+/** Package `name` of Pi's install, imported as Pi imports it (its `exports["."].import`). */
+async function piPackage(name: string): Promise<any> {
+  const dir = join(piModules(), name);
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  return import(pathToFileURL(join(dir, pkg.exports["."].import)).href);
+}
+
 /**
- * Pi's own check of a tool call's arguments (`validateToolArguments` of @mariozechner/pi-ai:
- * TypeBox's Convert, then Check), which runs before the tool's `execute`. Returns the arguments
- * `execute` gets; throws Pi's "Validation failed" error for arguments that never reach it.
+ * Pi's own check of a tool call's arguments (`validateToolArguments` of @earendil-works/pi-ai:
+ * pi-schema's coercion, then its check), which runs before the tool's `execute`. Returns the
+ * arguments `execute` gets; throws Pi's "Validation failed" error for arguments that never reach it.
  */
 export async function piCheck(): Promise<PiCheck> {
-  const dir = join(piModules(), "@mariozechner/pi-ai");
-  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-  const ai = await import(pathToFileURL(join(dir, pkg.exports["."].import)).href);
+  const ai = await piPackage("@earendil-works/pi-ai");
   return (parameters, args) =>
     ai.validateToolArguments(
       { name: "ask_user_question", parameters },
       { type: "toolCall", id: "call", name: "ask_user_question", arguments: args },
     );
+}
+
+/** Pi's validator, `@earendil-works/pi-schema` (draft 2020-12, no eval): its `compile`. */
+export async function piSchema(): Promise<{
+  compile: (schema: unknown, options?: { coerce?: boolean }) => {
+    check: (value: unknown) => boolean;
+    errors: (value: unknown) => { path: string; keyword: string; message: string }[];
+  };
+}> {
+  return piPackage("@earendil-works/pi-schema");
 }
 
 /** A temporary folder, removed by `remove`. */

@@ -7,7 +7,7 @@ import { rejection, toLine } from "../src/envelope.ts";
 import { normalise, payloadError, validate } from "../src/questionnaire.ts";
 import { parameters } from "../src/schema.ts";
 import { shared } from "../src/shared.ts";
-import { fixture, piCheck } from "./support.ts";
+import { fixture, piCheck, piSchema } from "./support.ts";
 
 /** The codes the extension's `payloadError` and `validate` can answer with: it has the texts of
  * these only. */
@@ -65,4 +65,41 @@ describe("what the model reads", () => {
   test("the schema Pi sends is the library's, field for field", () => {
     assert.deepEqual(JSON.parse(JSON.stringify(parameters)), shared.parameters);
   });
+});
+
+describe("Pi's validator, @earendil-works/pi-schema", () => {
+  // Since Pi 1.5 a tool's arguments are checked by pi-schema, which reads the parameters as JSON
+  // Schema (draft 2020-12): TypeBox-only features would be ignored. The schema compiles, strictly,
+  // and decides every payload of the fixture as the plugin does wherever a limit is the schema's.
+  let validator: Awaited<ReturnType<typeof piSchema>> extends { compile: (...a: any[]) => infer V } ? V : never;
+  before(async () => {
+    const { compile } = await piSchema();
+    validator = compile(parameters);
+  });
+
+  test("compiles the parameters as they are and as the JSON the model reads", async () => {
+    const { compile } = await piSchema();
+    const fromJson = compile(JSON.parse(JSON.stringify(parameters)));
+    for (const c of fixture.validation) {
+      assert.equal(fromJson.check(c.payload), validator.check(c.payload), c.name);
+    }
+  });
+
+  for (const c of fixture.validation) {
+    test(c.name, () => {
+      if (c.accepted !== undefined) {
+        assert.deepEqual(validator.errors(c.payload), [], "pi-schema refuses a payload the plugin accepts");
+        assert.equal(validator.check(c.payload), true);
+        return;
+      }
+      const rejected = c.rejected;
+      assert.ok(rejected, "a case is accepted or rejected");
+      if (!checkedByExtension.has(rejected.code)) {
+        // A limit only the schema enforces: pi-schema must refuse it, or the plugin would be the
+        // first to see it.
+        assert.equal(validator.check(c.payload), false, `pi-schema lets through what the plugin refuses with ${rejected.code}`);
+        assert.notDeepEqual(validator.errors(c.payload), []);
+      }
+    });
+  }
 });
