@@ -9,6 +9,7 @@ use super::codex::{self, CODEX_APPROVAL_HOOK, CODEX_HOOK};
 use super::opencode::config::{self as opencode, Entry};
 use super::opencode::install::{opencode_approvals_current, opencode_plugin_current};
 use super::pi::{self, pi_extension_current, pi_package};
+use super::pi_node;
 use super::places;
 use super::skill::{self, skill_current};
 use super::web;
@@ -222,7 +223,7 @@ fn agent_checks() -> Vec<Check> {
     } else {
         checks.push(Check::skip("Codex", "not installed"));
     }
-    if find_on_path("pi").is_some() {
+    if let Some(pi_path) = find_on_path("pi") {
         let agent = places::pi_agent_dir(|name| std::env::var(name).ok()).unwrap_or_default();
         let dir = agent.join("extensions").join(pi::PI_EXTENSION_DIR);
         let package = pi_package(&agent);
@@ -235,6 +236,7 @@ fn agent_checks() -> Vec<Check> {
             skill_check("pi", "Pi")
         };
         checks.push(pi_check(&dir, package));
+        checks.extend(pi_node::check_for(&pi_path));
         checks.push(skill);
     } else {
         checks.push(Check::skip("Pi", "not installed"));

@@ -17,6 +17,7 @@ pub mod hook;
 pub mod json_document;
 pub mod opencode;
 pub mod pi;
+pub mod pi_node;
 pub mod places;
 pub mod report;
 pub mod skill;

@@ -311,7 +311,8 @@ fn installed_and_set_up_for_everything_found_the_real_claude_code_asks_and_docto
     // A fresh machine's path: the install command's `ask-popup`, then `ask-popup setup --write`
     // with Claude Code, Codex, Pi and opencode installed, then the real Claude Code asks.
     let installed = installed_command();
-    let agents: Vec<PathBuf> = ["claude-code", "codex", "pi", "opencode"]
+    // Pi 1.6 runs on Node 22.19 or later (the doctor checks it): its Node comes with them.
+    let agents: Vec<PathBuf> = ["claude-code", "codex", "pi", "opencode", "node"]
         .iter()
         .map(|a| {
             agent_bin(a)
@@ -374,6 +375,11 @@ fn installed_and_set_up_for_everything_found_the_real_claude_code_asks_and_docto
     assert_eq!(code, 0, "{report}");
     let checks: Vec<&str> = report.lines().filter(|l| !l.starts_with("exit ")).collect();
     assert!(checks.len() >= 8, "{report}");
+    // Pi's Node is the one it needs (with Debian's Node 20 first on PATH it would not start).
+    assert!(
+        checks.iter().any(|l| l.starts_with("✓ Pi's Node.js")),
+        "{report}"
+    );
     // Everything but the web client, which `setup` leaves to `setup web`, and the agents'
     // approvals, which are opt-in (`setup <agent> --approvals`).
     assert!(
