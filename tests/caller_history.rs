@@ -191,6 +191,34 @@ fn drives_a_terminal(text: &str) -> bool {
         .any(|c| (c.is_control() && c != '\n') || ask_popup_protocol::text::is_bidi_control(c))
 }
 
+/// A home whose Zellij cache holds a record of `entry` alone, as the plugin writes it.
+fn home_recording(entry: &Entry) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let record = ask_popup::history::plugin_cache_dir(
+        &home.path().join("cache/zellij"),
+        "file:/p/ask-popup.wasm",
+    )
+    .join(ask_popup_protocol::history::FILE_NAME);
+    std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+    std::fs::write(&record, format!("{}\n", entry.to_line())).unwrap();
+    home
+}
+
+/// What `ask-popup history ARGS` prints in `home` (with `env` on top of nothing else).
+fn history_in(home: &tempfile::TempDir, args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ask-popup"))
+        .arg("history")
+        .args(args)
+        .env_clear()
+        .env("HOME", home.path())
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .envs(env.iter().copied())
+        .output()
+        .expect("run ask-popup history");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
 #[test]
 fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
     let mut tainted = entry(&format!("agent{INJECTED}"), 1_796_000_000_000, ANSWERED);
@@ -211,26 +239,8 @@ fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
     }
 
     // `ask-popup history`, as a person runs it, on a record holding it.
-    let home = tempfile::tempdir().unwrap();
-    let record = ask_popup::history::plugin_cache_dir(
-        &home.path().join("cache/zellij"),
-        "file:/p/ask-popup.wasm",
-    )
-    .join(ask_popup_protocol::history::FILE_NAME);
-    std::fs::create_dir_all(record.parent().unwrap()).unwrap();
-    std::fs::write(&record, format!("{}\n", tainted.to_line())).unwrap();
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ask-popup"))
-            .arg("history")
-            .args(args)
-            .env_clear()
-            .env("HOME", home.path())
-            .env("XDG_CACHE_HOME", home.path().join("cache"))
-            .output()
-            .expect("run ask-popup history");
-        assert!(out.status.success(), "{out:?}");
-        String::from_utf8(out.stdout).expect("UTF-8")
-    };
+    let home = home_recording(&tainted);
+    let run = |args: &[&str]| history_in(&home, args, &[]);
     let shown = run(&[]);
     assert!(
         shown.contains("PWNED") && shown.contains("Which"),
@@ -263,26 +273,8 @@ fn history_prints_what_agents_wrote_cleaned_and_its_json_exact() {
 fn history_shows_when_in_the_local_time_its_time_zone_says() {
     // 2026-11-30 07:33:20 UTC.
     let asked = entry("claude", 1_796_024_000_000, ANSWERED);
-    let home = tempfile::tempdir().unwrap();
-    let record = ask_popup::history::plugin_cache_dir(
-        &home.path().join("cache/zellij"),
-        "file:/p/ask-popup.wasm",
-    )
-    .join(ask_popup_protocol::history::FILE_NAME);
-    std::fs::create_dir_all(record.parent().unwrap()).unwrap();
-    std::fs::write(&record, format!("{}\n", asked.to_line())).unwrap();
-    let shown_in = |tz: &str| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ask-popup"))
-            .arg("history")
-            .env_clear()
-            .env("HOME", home.path())
-            .env("XDG_CACHE_HOME", home.path().join("cache"))
-            .env("TZ", tz)
-            .output()
-            .expect("run ask-popup history");
-        assert!(out.status.success(), "{out:?}");
-        String::from_utf8(out.stdout).expect("UTF-8")
-    };
+    let home = home_recording(&asked);
+    let shown_in = |tz: &str| history_in(&home, &[], &[("TZ", tz)]);
     let utc = shown_in("UTC0");
     assert!(utc.contains("2026-11-30 07:33"), "{utc}");
     // A POSIX zone nine hours east, and one five and a half hours west.
