@@ -206,7 +206,7 @@ fn waits_for(asked: &later::Asked) -> bool {
 
 /// Whether process `pid` still runs.
 fn process_runs(pid: u32) -> bool {
-    crate::zellij::process::exists(pid) && !is_zombie(pid)
+    crate::zellij::process::runs_as_ours(pid) && !is_zombie(pid)
 }
 
 /// Whether process `pid` has ended and waits to be reaped (a zombie answers signal 0 as if it

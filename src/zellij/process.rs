@@ -101,14 +101,22 @@ pub fn parent_pid() -> i32 {
 
 /// Whether process `pid` exists (signal 0: one of another user's counts too).
 pub fn exists(pid: u32) -> bool {
-    let Some(pid) = i32::try_from(pid)
+    matches!(
+        signal_zero(pid),
+        Some(Ok(())) | Some(Err(rustix::io::Errno::PERM))
+    )
+}
+
+/// Whether process `pid` runs and is this user's to signal (another user's, which took the pid
+/// of one that ended, is not).
+pub fn runs_as_ours(pid: u32) -> bool {
+    matches!(signal_zero(pid), Some(Ok(())))
+}
+
+/// Signal 0 sent to `pid`: whether it exists and may be signalled (None: no such pid can be).
+fn signal_zero(pid: u32) -> Option<rustix::io::Result<()>> {
+    let pid = i32::try_from(pid)
         .ok()
-        .and_then(rustix::process::Pid::from_raw)
-    else {
-        return false;
-    };
-    match rustix::process::test_kill_process(pid) {
-        Ok(()) => true,
-        Err(e) => e == rustix::io::Errno::PERM,
-    }
+        .and_then(rustix::process::Pid::from_raw)?;
+    Some(rustix::process::test_kill_process(pid))
 }
