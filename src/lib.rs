@@ -8,6 +8,7 @@ pub mod terminal;
 
 pub mod ask;
 pub mod cli;
+pub mod clock;
 pub mod history;
 pub mod hooks;
 pub mod inbox;

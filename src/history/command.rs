@@ -49,9 +49,7 @@ pub struct HistoryRequest {
 
 /// `ask-popup history`.
 pub fn history_command(request: HistoryRequest) -> i32 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let now = crate::clock::now_ms();
     let filter = Filter {
         agent: request.agent,
         session: request.session,

@@ -10,6 +10,7 @@ use super::notes as inbox;
 use super::routes;
 use crate::ask::stop::Stop;
 use crate::ask::{self, Caller};
+use crate::clock::now_ms;
 use crate::zellij::children::live_sessions;
 use crate::zellij::pipe::Zellij;
 use crate::zellij::process::{self, run_for, POLL};
@@ -95,14 +96,6 @@ fn waiting_notes() -> Vec<inbox::Note> {
             runs.then_some(note)
         })
         .collect()
-}
-
-/// Now, in ms since the Unix epoch.
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or_default()
 }
 
 /// How often the sessions are looked at while a question waits.

@@ -121,11 +121,12 @@ pub fn web_url(status: &[u8], session: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
-    const DB: &str = r#"{"questions":[{"question":"Which database?","header":"DB","options":[{"label":"Postgres","description":"Relational"},{"label":"SQLite","description":"Embedded"}]}]}"#;
+    /// A one-question questionnaire (for the terminal notification's tests too).
+    pub(in crate::notify) const DB: &str = r#"{"questions":[{"question":"Which database?","header":"DB","options":[{"label":"Postgres","description":"Relational"},{"label":"SQLite","description":"Embedded"}]}]}"#;
 
     #[test]
     fn the_document_names_the_agent_the_questions_and_where_they_wait() {

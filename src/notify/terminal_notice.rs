@@ -70,8 +70,7 @@ fn clean_for_sequence(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const DB: &str = r#"{"questions":[{"question":"Which database?","header":"DB","options":[{"label":"Postgres","description":"Relational"},{"label":"SQLite","description":"Embedded"}]}]}"#;
+    use crate::notify::document::tests::DB;
 
     #[test]
     fn the_terminal_is_told_who_asks_and_the_first_question() {
