@@ -263,6 +263,7 @@ fn another_plugin_cannot_speak_for_the_instances() {
                 remaining_ms: None,
             }],
             answered: vec![pipe.clone()],
+            waits: vec![],
         },
         // The real question withdrawn, with a reply planted.
         PeerKind::Settled {

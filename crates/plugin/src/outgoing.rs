@@ -24,7 +24,8 @@ pub struct Blocked<'a> {
     pub label: &'static str,
     pub pane_id: Option<u32>,
     pub agent: &'a str,
-    /// Requests waiting once this one has started or ended.
+    /// What waits on the person once this one has started or ended: questions asked and
+    /// other dialogs (`ask-popup blocked`).
     pub pending: usize,
     /// The request's id, when its caller gave one: a listener can pair each `active:true`
     /// with its `active:false`.
@@ -196,6 +197,8 @@ pub enum PeerKind {
         to: u16,
         requests: Vec<SyncedRequest>,
         answered: Vec<String>,
+        /// The waits in dialogs not ours (`ask-popup blocked`); missing from an older leader.
+        waits: Vec<Announced>,
     },
     /// This instance's client left the session: it no longer answers for the others, and the
     /// leader takes over the waits it announced (it says their end, or says it now if they
@@ -257,6 +260,10 @@ impl PeerMessage {
                 to: number(m, "to")?,
                 requests: list(m, "requests", SyncedRequest::from_value)?,
                 answered: list(m, "answered", |v| v.as_str().map(str::to_owned))?,
+                waits: match m.get("waits") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(_) => list(m, "waits", Announced::from_value)?,
+                },
             },
             "bye" => PeerKind::Bye {
                 announced: list(m, "announced", Announced::from_value)?,
@@ -404,6 +411,7 @@ mod tests {
                 to: 4,
                 requests: vec![synced],
                 answered: vec!["p0".into()],
+                waits: vec![announced.clone()],
             },
             PeerKind::Bye {
                 announced: vec![announced.clone(), announced],

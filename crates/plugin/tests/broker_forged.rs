@@ -76,6 +76,7 @@ fn cases() -> Vec<Case> {
                     to: 2,
                     requests: vec![nobody_asked],
                     answered: Vec::new(),
+                    waits: Vec::new(),
                 },
             ),
             counted: |_, two| two.pending_count() == 2,

@@ -24,6 +24,7 @@ mod record;
 mod request;
 mod screen;
 mod state;
+mod waits;
 
 pub use crate::effect::Effect;
 pub use crate::marks::TITLE_MARK;
@@ -33,8 +34,9 @@ pub use config::{
 pub use gate::GRANT_SILENCE_MS;
 pub use peers::RESHOW_WINDOW_MS;
 pub use pipes::{
-    PipeIn, Source, ANSWERED_ELSEWHERE_ARG, APPROVAL_BY_ARG, CANCEL_PIPE, FROM_PANE_ARG,
-    FROM_SESSION_ARG, GO_KEY, GO_KEY_LABEL, PEER_PIPE, SHOW_PIPE, STATUS_PIPE, VERSION,
-    VERSION_PIPE,
+    PipeIn, Source, ANSWERED_ELSEWHERE_ARG, APPROVAL_BY_ARG, BLOCKED_PIPE, CANCEL_PIPE,
+    FROM_PANE_ARG, FROM_SESSION_ARG, GO_KEY, GO_KEY_LABEL, PEER_PIPE, SHOW_PIPE, STATUS_PIPE,
+    VERSION, VERSION_PIPE,
 };
 pub use state::Broker;
+pub use waits::MAX_WAITS;

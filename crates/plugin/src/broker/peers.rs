@@ -237,6 +237,7 @@ impl Broker {
         for r in &mut self.pending {
             r.owed_ends = 0;
         }
+        announced.extend(self.hand_over_waits());
         effects.push(self.peers.message(PeerKind::Bye { announced }));
     }
 
@@ -259,24 +260,26 @@ impl Broker {
             return;
         }
         for handed in announced {
-            match self.pending.iter_mut().find(|r| r.pipe == handed.pipe) {
-                Some(r) => r.owed_ends = r.owed_ends.saturating_add(1),
-                None => {
-                    self.push_blocked_of(
-                        handed.pane_id,
-                        &handed.agent,
-                        handed.request_id.as_deref(),
-                        false,
-                        effects,
-                    );
-                    // Ended here before the hand-over came: nobody said how, yet.
-                    if let Some(event) = self.peers.take_unsaid_end(&handed.pipe) {
-                        effects.push(Effect::Broadcast {
-                            name: event.name().to_owned(),
-                            payload: to_json(&event),
-                        });
-                    }
-                }
+            if let Some(r) = self.pending.iter_mut().find(|r| r.pipe == handed.pipe) {
+                r.owed_ends = r.owed_ends.saturating_add(1);
+                continue;
+            }
+            if self.take_over_wait(&handed) {
+                continue;
+            }
+            self.push_blocked_of(
+                handed.pane_id,
+                &handed.agent,
+                handed.request_id.as_deref(),
+                false,
+                effects,
+            );
+            // Ended here before the hand-over came: nobody said how, yet.
+            if let Some(event) = self.peers.take_unsaid_end(&handed.pipe) {
+                effects.push(Effect::Broadcast {
+                    name: event.name().to_owned(),
+                    payload: to_json(&event),
+                });
             }
         }
         self.status_line(effects);
@@ -322,9 +325,11 @@ impl Broker {
                 to,
                 requests,
                 answered,
+                waits,
             } => {
                 if Some(to) == self.peers.me {
                     self.synced(requests, answered, effects);
+                    self.synced_waits(&waits, effects);
                 }
             }
             PeerKind::Settled { pipe, event, reply } => {
@@ -384,6 +389,7 @@ impl Broker {
             to,
             requests,
             answered,
+            waits: self.waits_for_newcomer(),
         })
     }
 

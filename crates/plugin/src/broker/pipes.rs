@@ -12,6 +12,9 @@ pub const VERSION_PIPE: &str = "version";
 /// The version the plugin answers, the crate's.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const CANCEL_PIPE: &str = "cancel";
+/// An agent waits on the person in a dialog that is not ours (`active=true`), or no longer
+/// (`active=false`): its pane is marked and the blocked pair said as for a question.
+pub const BLOCKED_PIPE: &str = "blocked";
 /// The `ask` pipe's argument naming the session a question was asked in, when it is shown in
 /// another one too (the command asks it there: see its README's design notes); and the asking
 /// pane's id there.

@@ -348,12 +348,8 @@ impl Broker {
             // Announced elsewhere: said by whoever owes it, or here if it is handed over.
             self.peers.keep_unsaid_end(&request.pipe, event);
         }
-        if self.config.indicator {
-            if let Some(pane) = request.pane {
-                if !self.pending.iter().any(|r| r.pane == Some(pane)) {
-                    self.marks.unmark(pane, effects);
-                }
-            }
+        if let Some(pane) = request.pane {
+            self.unmark_if_idle(pane, effects);
         }
         self.status_line(effects);
     }
@@ -391,7 +387,13 @@ impl Broker {
                 r.agent.clone_from(&title);
             }
         }
+        for w in self.waits.iter_mut().filter(|w| w.pane == Some(pane)) {
+            if w.agent.is_none() {
+                w.agent.clone_from(&title);
+            }
+        }
         self.marks.forget(pane);
+        self.end_waits(|w| w.pane == Some(pane), &mut effects);
         // What only shows is asked when the gate opens, and ends then.
         while let Some(i) = self
             .pending
@@ -415,6 +417,7 @@ impl Broker {
         while !self.pending.is_empty() {
             self.end_by_host(0, ErrorCode::Dismissed, &mut effects);
         }
+        self.end_waits(|_| true, &mut effects);
         for (pipe, args) in self.arrivals.take_partials() {
             let code = ErrorCode::Dismissed;
             self.reply_unasked(&pipe, &args, code, &mut effects);
@@ -509,7 +512,7 @@ impl Broker {
             label: WAITING_LABEL,
             pane_id: pane,
             agent,
-            pending: self.asked().count(),
+            pending: self.waiting(),
             request_id,
         });
         effects.push(Effect::Broadcast {
@@ -527,7 +530,7 @@ impl Broker {
         if !self.config.zjstatus || !self.leads() {
             return;
         }
-        let text = match self.asked().count() {
+        let text = match self.waiting() {
             0 => String::new(),
             n => format!("⏳ {n} waiting"),
         };
@@ -544,7 +547,8 @@ impl Broker {
             self.marks.update(pane, &title, &mut effects);
         }
         if self.config.indicator {
-            let waiting: Vec<u32> = self.asked().filter_map(|r| r.pane).collect();
+            let mut waiting: Vec<u32> = self.asked().filter_map(|r| r.pane).collect();
+            waiting.extend(self.waits_panes());
             for pane in waiting {
                 self.marks.mark(pane, &mut effects);
             }

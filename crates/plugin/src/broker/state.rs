@@ -10,6 +10,7 @@ use super::{
     pipes::*,
     record::RecordStamp,
     request::*,
+    waits::Wait,
 };
 use crate::dialog::Dialog;
 use crate::effect::Effect;
@@ -24,6 +25,8 @@ use ask_popup_protocol::request::RequestError;
 pub struct Broker {
     pub(super) config: Config,
     pub(super) pending: Vec<Request>,
+    /// Agents waiting on the person in dialogs that are not ours (the `blocked` pipe).
+    pub(super) waits: Vec<Wait>,
     pub(super) current: usize,
     /// What is arriving, and what was answered or withdrawn lately.
     pub(super) arrivals: Arrivals,
@@ -161,6 +164,7 @@ impl Broker {
                 self.show_or_list(effects);
                 self.reply_once(&pipe, msg.payload.is_some(), String::new(), effects);
             }
+            BLOCKED_PIPE => self.blocked_pipe(&pipe, &msg, effects),
             CANCEL_PIPE => {
                 self.answer_first(&pipe, msg.payload.is_some(), effects, |b, fx| {
                     let withdrawn = b.withdraw(&msg.args, fx);
