@@ -118,6 +118,25 @@ enum Action {
         #[command(flatten)]
         plugin: PluginArg,
     },
+    /// Mark this pane as waiting on the person, as a question in the popup does, while the
+    /// agent asks in a dialog of its own (another Pi extension's confirm, say): the pane's ⏳
+    /// and the `ask-popup:blocked` / `herdr:blocked` pair. Runs until it is stopped (SIGINT,
+    /// SIGTERM, SIGHUP) or its parent ends, then takes the mark off; --end ends the wait of
+    /// --id at once. Exit statuses as for `ask` (3 outside Zellij, 5 when the plugin did not
+    /// answer).
+    Blocked {
+        /// The name status bars show for the waiting agent (default: the parent program's).
+        #[arg(long, env = "ASK_POPUP_AGENT")]
+        agent: Option<String>,
+        /// The wait's id (default: a fresh one); --end ends the wait of this id.
+        #[arg(long, allow_hyphen_values = true)]
+        id: Option<String>,
+        /// End the wait of --id now, rather than start one.
+        #[arg(long, requires = "id")]
+        end: bool,
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
     /// Bring a hidden popup back (the plugin's `show` pipe).
     Show {
         #[command(flatten)]
@@ -327,6 +346,12 @@ pub fn main() -> i32 {
         } => copies::status_of_every_session(&plugin.plugin),
         Action::Status { plugin, .. } => pipe_command(&plugin.plugin, "status"),
         Action::Show { plugin } => pipe_command(&plugin.plugin, "show"),
+        Action::Blocked {
+            agent,
+            id,
+            end,
+            plugin,
+        } => crate::ask::blocked::blocked_command(agent, id, end, &plugin.plugin),
         Action::ClaudeHook { plugin } => claude_hook(&plugin.plugin),
         Action::CodexHook { plugin } => codex_hook(&plugin.plugin),
         Action::ClaudeApproval { plugin } => claude_approval(&plugin.plugin),
