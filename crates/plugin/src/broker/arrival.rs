@@ -68,13 +68,18 @@ impl Arrivals {
 
     /// The reply the request of `caller` with `id` ended with lately, if that request asked
     /// `questionnaire`. (A used id with another questionnaire is a new question.) Its digest
-    /// is taken only when there is a reply to compare it with.
+    /// is taken only when there is a reply to compare it with. Never for an approval: an
+    /// `Allow` is only the person's key on the approval on screen, never a repeat (none is
+    /// kept, see `keeps_reply`; nor is one recalled).
     pub(super) fn kept_reply(
         &self,
         caller: &Asker,
         id: &str,
         questionnaire: &Questionnaire,
     ) -> Option<String> {
+        if !keeps_reply(questionnaire) {
+            return None;
+        }
         self.replies
             .get(&(caller.clone(), id.to_owned()))
             .filter(|kept| kept.digest == questionnaire.digest())
@@ -453,6 +458,12 @@ impl Arrivals {
         }
         self.answered.insert(pipe.to_owned(), now_ms);
     }
+}
+
+/// Whether a reply to `questionnaire` is kept for its caller asking again: not an approval's,
+/// which its hook asking again after a dropped pipe gets by the person's answering it again.
+pub(super) fn keeps_reply(questionnaire: &Questionnaire) -> bool {
+    !questionnaire.approval
 }
 
 /// Takes the entry of `map` that `at` says is the oldest out, to make room: the entry, or

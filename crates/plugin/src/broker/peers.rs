@@ -11,6 +11,7 @@
 //! again as a newcomer. A client is taken for gone only once a tab update has listed it: in a
 //! mirrored session the tab updates list no other client, and nobody is taken for gone.
 
+use super::arrival::keeps_reply;
 use super::{config::*, request::*, state::Broker};
 use crate::dialog::Dialog;
 use crate::effect::Effect;
@@ -339,10 +340,13 @@ impl Broker {
                     return;
                 };
                 let request = self.take(i);
-                let digest = request.dialog.questionnaire().digest();
-                let id = request.request_id.as_deref();
-                self.arrivals
-                    .remember_reply(&request.caller, id, digest, &reply, self.now_ms);
+                let questionnaire = request.dialog.questionnaire();
+                if keeps_reply(questionnaire) {
+                    let id = request.request_id.as_deref();
+                    let digest = questionnaire.digest();
+                    self.arrivals
+                        .remember_reply(&request.caller, id, digest, &reply, self.now_ms);
+                }
                 self.after_removal(effects);
                 self.arrivals.remember(&pipe, self.now_ms);
                 self.after_request(&request, Some(event), effects);

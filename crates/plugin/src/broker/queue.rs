@@ -1,6 +1,7 @@
 //! The queue of pending requests: accepting, superseding, withdrawing and ending them, each
 //! with exactly one reply, and what everyone else is told about it.
 
+use super::arrival::keeps_reply;
 use super::{pipes::*, request::*, state::Broker};
 use crate::dialog::Dialog;
 use crate::effect::Effect;
@@ -291,7 +292,7 @@ impl Broker {
                 ..
             }
         );
-        if !superseded {
+        if !superseded && keeps_reply(questionnaire) {
             // (A superseded request's id belongs to the request that replaced it.)
             let digest = questionnaire.digest();
             let id = request.request_id.as_deref();
