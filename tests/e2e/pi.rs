@@ -4,12 +4,13 @@
 //! back is read from the next request Pi sends.
 
 use crate::agents::{
-    marked, new_pane, note_reports_can_wait, press_esc_in, question, shell_quote, status, text_of,
-    tick_invoices_and_reports, wait_for_title, wait_until_nothing_pending,
+    blocked as blocked_event, heard, marked, new_pane, note_reports_can_wait, press_esc_in,
+    question, shell_quote, status, text_of, tick_invoices_and_reports, wait_for_title,
+    wait_until_nothing_pending,
 };
 use crate::claude::pick_the_second_option;
 use crate::command::{command, setup_write};
-use crate::harness::{agent_bin, agent_path, zellij_bin, Zellij};
+use crate::harness::{agent_bin, agent_path, zellij_bin, Options, Zellij};
 use crate::http::LoopbackServer;
 use crate::model::{chat, ModelServer};
 use crate::ANSWER;
@@ -551,8 +552,9 @@ fn pi_outside_zellij_asks_in_its_own_select_dialog() {
 fn another_extensions_confirm_marks_pis_wait_as_our_questions_do() {
     // A permission gate (tests/e2e/pi_gate) asks in Pi's own confirm before the tool runs: Pi
     // waits on the user there too (its ui_prompt_start / ui_prompt_end), and the extension
-    // opens and closes the blocked pair around it, then around its own question.
-    let zellij = Zellij::start();
+    // opens and closes the blocked pair around it, then around its own question; through
+    // `ask-popup blocked` the plugin marks Pi's pane and says its pair for the confirm too.
+    let zellij = Zellij::start_with(Options::default().with_listener());
     let pi = Pi::start_with(
         &zellij,
         "pi-gated",
@@ -576,6 +578,19 @@ fn another_extensions_confirm_marks_pis_wait_as_our_questions_do() {
     wait_for_heard(&pi, &zellij, 2);
     assert_eq!(pi.heard(), opened);
     assert!(!zellij.screen().contains("pi asks"));
+    wait_for_title(&zellij, pi.pane, &marked("pi-gated"));
+    let dialog = the_dialogs_wait(&zellij, true);
+    assert_eq!(
+        dialog.1,
+        blocked_event(
+            true,
+            pi.pane,
+            "pi",
+            1,
+            dialog.1["requestId"].as_str().unwrap()
+        ),
+        "{dialog:#?}"
+    );
     // Yes (focused first) in Pi's pane: the gate lets the tool run, which asks in the popup.
     zellij.send_keys_to(&format!("terminal_{}", pi.pane), &["Enter"]);
     asked(&zellij, DATABASE);
@@ -601,6 +616,34 @@ fn another_extensions_confirm_marks_pis_wait_as_our_questions_do() {
     assert_eq!(heard[2..4], closed);
     assert_eq!(heard[5..7], opened);
     assert_eq!(heard[7..], closed);
+    // The confirm's wait ended as the confirm went; the question's mark is gone with it.
+    let ended = the_dialogs_wait(&zellij, false);
+    assert_eq!(ended.1["requestId"], dialog.1["requestId"]);
+    wait_for_title(&zellij, pi.pane, "pi-gated");
+}
+
+/// The plugin's `ask-popup:blocked` for a Pi dialog's wait (its id `pi-dialog-…`) as the
+/// listener heard it, `active` or its end, waited for.
+fn the_dialogs_wait(zellij: &Zellij, active: bool) -> (String, Value) {
+    let until = zellij.until(ANSWER);
+    loop {
+        let heard = heard(zellij);
+        let found = heard.iter().find(|(name, p)| {
+            name == "ask-popup:blocked"
+                && p["active"] == active
+                && p["requestId"]
+                    .as_str()
+                    .is_some_and(|id| id.starts_with("pi-dialog-"))
+        });
+        if let Some(found) = found {
+            return found.clone();
+        }
+        assert!(
+            Instant::now() < until,
+            "no ask-popup:blocked active={active} for a Pi dialog; heard {heard:#?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// Waits until another extension heard `n` events on Pi's bus.

@@ -110,3 +110,32 @@ export function askThroughCommand(
     child.stdin?.end(payload);
   });
 }
+
+/**
+ * While a Pi dialog that is not in the popup waits on the user (any extension's `ctx.ui`
+ * prompt), `command blocked --agent pi --id <id>` marks this pane as waiting, as a question in
+ * the popup does, until it is stopped. Returns what stops it (once; safe to call again). Outside
+ * Zellij nothing runs.
+ */
+export function markBlocked(command: string, id: string, env: NodeJS.ProcessEnv = process.env): () => void {
+  if (!env.ZELLIJ && !env.ZELLIJ_SESSION_NAME) return () => {};
+  let child: ChildProcess;
+  try {
+    child = spawn(command, ["blocked", "--agent", "pi", "--id", id], { stdio: "ignore" });
+  } catch {
+    return () => {};
+  }
+  child.on("error", () => {}); // not installed: nothing is marked
+  // Pi leaves with process.exit() on SIGHUP/SIGTERM: take the mark off on the way out.
+  const onExit = () => {
+    child.kill("SIGTERM");
+  };
+  process.on("exit", onExit);
+  let stopped = false;
+  return () => {
+    if (stopped) return;
+    stopped = true;
+    process.removeListener("exit", onExit);
+    child.kill("SIGTERM");
+  };
+}

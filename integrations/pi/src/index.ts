@@ -2,7 +2,7 @@
 // ask-popup Zellij plugin through the `ask-popup ask` command; when the popup cannot be used
 // (not inside Zellij, the command not installed, the popup closed) Pi's own dialogs ask them.
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { AbortedError, askThroughCommand } from "./command.ts";
+import { AbortedError, askThroughCommand, markBlocked } from "./command.ts";
 import { commandOf, loadConfig } from "./config.ts";
 import { outcome, rejection, type Envelope } from "./envelope.ts";
 import {
@@ -80,9 +80,21 @@ export default function piAskPopup(pi: ExtensionAPI) {
     change();
     if (waiting() !== before) blocked(waiting());
   };
+  // A Pi dialog is not in the popup, whose plugin marks the pane of a question it shows: the
+  // pane is marked through `ask-popup blocked` while one is up.
+  let dialogs = 0;
+  let unmark: (() => void) | undefined;
+  const prompt = (up: boolean) => {
+    wait(() => (prompting = up));
+    if (up && !unmark) unmark = markBlocked(commandOf(config), `pi-dialog-${process.pid}-${++dialogs}`);
+    if (!up && unmark) {
+      unmark();
+      unmark = undefined;
+    }
+  };
   if (typeof pi.on === "function") {
-    pi.on("ui_prompt_start", () => wait(() => (prompting = true)));
-    pi.on("ui_prompt_end", () => wait(() => (prompting = false)));
+    pi.on("ui_prompt_start", () => prompt(true));
+    pi.on("ui_prompt_end", () => prompt(false));
   }
 
   pi.registerTool({

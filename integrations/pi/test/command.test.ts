@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { askThroughCommand, envelopeIn } from "../src/command.ts";
-import { fakeCommand, fixture, ran, tempDir } from "./support.ts";
+import { askThroughCommand, envelopeIn, markBlocked } from "../src/command.ts";
+import { fakeCommand, fixture, ran, tempDir, until } from "./support.ts";
 
 const dir = tempDir();
 after(() => dir.remove());
@@ -98,5 +98,33 @@ describe("askThroughCommand", () => {
     aborted.abort();
     await assert.rejects(askThroughCommand(command, "call_1", "{}", aborted.signal), { name: "AbortError" });
     assert.equal(existsSync(`${command}.args`), false);
+  });
+});
+
+describe("markBlocked", () => {
+  test("runs `blocked` for the dialog's id while it is up, and stops it once when told", async () => {
+    const command = fakeCommand(dir.path, "marks", {
+      body: 'trap \'echo stopped >> "$0.stopped"; exit 0\' TERM; echo $$ > "$0.pid"; while :; do sleep 0.05; done',
+    });
+    const stop = markBlocked(command, "pi-dialog-1", { ZELLIJ: "0" });
+    assert.ok(await until(() => existsSync(`${command}.pid`)));
+    assert.deepEqual(ran(command)?.args, ["blocked", "--agent", "pi", "--id", "pi-dialog-1"]);
+    assert.equal(existsSync(`${command}.stopped`), false);
+    stop();
+    stop();
+    assert.ok(await until(() => existsSync(`${command}.stopped`)));
+  });
+
+  test("outside Zellij runs nothing", async () => {
+    const command = fakeCommand(dir.path, "outside", {});
+    markBlocked(command, "pi-dialog-2", {})();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(ran(command), undefined);
+  });
+
+  test("a command that cannot run marks nothing and throws nothing", async () => {
+    const stop = markBlocked(join(dir.path, "no-such-command"), "pi-dialog-3", { ZELLIJ: "0" });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    stop();
   });
 });
