@@ -624,13 +624,19 @@ esac
 
         /// `ask-popup ARGS` from pane `pane`.
         fn run(&self, pane: &str, args: &[&str]) -> Output {
+            self.command(pane, args).output().expect("run ask-popup")
+        }
+
+        /// `ask-popup ARGS` from pane `pane`, to run.
+        fn command(&self, pane: &str, args: &[&str]) -> Command {
             let bin = self.path().join("bin");
             let path = format!(
                 "{}:{}",
                 bin.display(),
                 std::env::var("PATH").unwrap_or_default()
             );
-            Command::new(env!("CARGO_BIN_EXE_ask-popup"))
+            let mut command = Command::new(env!("CARGO_BIN_EXE_ask-popup"));
+            command
                 .args(args)
                 .env_clear()
                 .env("PATH", path)
@@ -642,9 +648,48 @@ esac
                 .env("ZELLIJ_SESSION_NAME", "work")
                 .env("ZELLIJ_PANE_ID", pane)
                 .env("ASK_POPUP_SERVE", "off")
-                .env("ASK_POPUP_TERMINAL_NOTIFY", "off")
-                .output()
-                .expect("run ask-popup")
+                .env("ASK_POPUP_TERMINAL_NOTIFY", "off");
+            command
+        }
+
+        /// The text of `get_user_answer` of this world's id, asked of `ask-popup mcp` run in
+        /// pane `pane`, as an MCP client calls it.
+        fn mcp_answer(&self, pane: &str) -> String {
+            use std::io::{BufRead, Write};
+            let mut server = self
+                .command(pane, &["mcp"])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("run ask-popup mcp");
+            let mut stdin = server.stdin.take().unwrap();
+            let messages = [
+                serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "claude", "version": "1"}}}),
+                serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                    "params": {"name": ask_popup_protocol::tool::ANSWER_NAME,
+                        "arguments": {"requestId": self.id}}}),
+            ];
+            for message in messages {
+                writeln!(stdin, "{message}").unwrap();
+            }
+            stdin.flush().unwrap();
+            let stdout = std::io::BufReader::new(server.stdout.take().unwrap());
+            let response = stdout
+                .lines()
+                .map_while(Result::ok)
+                .filter_map(|line| serde_json::from_str::<serde_json::Value>(&line).ok())
+                .find(|message| message["id"] == 2)
+                .expect("get_user_answer's response");
+            drop(stdin);
+            let _ = server.wait();
+            response["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no text in {response}"))
+                .to_owned()
         }
 
         /// `ask-popup ask --no-wait` of `questionnaire` under this world's id, from pane 3.
@@ -747,7 +792,8 @@ esac
         };
         assert_eq!(status, Some(0), "{printed}");
         assert!(printed.contains("Yes"), "{printed}");
-        // Asked again under the id, and waiting.
+        assert!(world.mcp_answer("3").contains("=\"Yes\""));
+        // Asked again under the id, and waiting: for `answer` and for MCP's get_user_answer.
         world.ask_later(DELETE);
         assert_eq!(
             world.answer("3"),
@@ -755,6 +801,10 @@ esac
                 Some(ask_popup::later::EXIT_WAITING),
                 waiting_line(&world.id)
             )
+        );
+        assert_eq!(
+            world.mcp_answer("3"),
+            ask_popup_protocol::tool::waiting_text(&world.id)
         );
         // Withdrawn, it is answered as withdrawn, not Yes.
         world.wait_until_asked();
