@@ -166,6 +166,16 @@ impl Serve {
     }
 }
 
+impl Serve {
+    /// Sends `signal` to the server and waits until it has ended.
+    pub(crate) fn stop(&mut self, signal: i32) -> std::process::ExitStatus {
+        let pid = i32::try_from(self.child.id()).expect("a pid");
+        // SAFETY: a signal to the process this test started.
+        unsafe { libc::kill(pid, signal) };
+        self.child.wait().expect("ask-popup serve ended")
+    }
+}
+
 impl Drop for Serve {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -428,4 +438,44 @@ fn a_container_given_the_session_as_documented_asks_in_it_through_the_socket() {
     );
     assert_eq!(output.status.code(), Some(0));
     wait_until_nothing_pending(&zellij);
+}
+
+#[test]
+fn a_serve_that_stops_takes_its_questions_out_of_the_popup() {
+    // Stopped as a service manager or a closed terminal stops it, the server withdraws what it
+    // asked: nobody could receive an answer given to it, and the caller hears no_reply.
+    let zellij = Zellij::start();
+    let dir = zellij.scratch();
+    let local = dir.join("local.sock");
+    let mut serve = Serve::start(&zellij, &local);
+    let caller = Command::new(command())
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", &dir)
+        .env("ASK_POPUP_SOCKET", &local)
+        .env("ASK_POPUP_AGENT", "faraway")
+        .args(["ask", "--id", "t-1", DB])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run ask outside Zellij");
+    zellij.wait_for_screen("the question through the socket", ANSWER, |s| {
+        s.contains("faraway asks") && s.contains("Which database?")
+    });
+    assert_eq!(status(&zellij)["pending"].as_array().map(Vec::len), Some(1));
+    serve.stop(libc::SIGTERM);
+    // Out of the popup at once, not only when the caller gives up.
+    wait_until_nothing_pending(&zellij);
+    zellij.wait_for_screen("the popup without the question", ANSWER, |s| {
+        !s.contains("Which database?")
+    });
+    let output = caller.wait_with_output().expect("the caller ended");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        envelope::host_error(ErrorCode::NoReply, Some("t-1")),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(5));
 }
