@@ -555,6 +555,8 @@ fn another_extensions_confirm_marks_pis_wait_as_our_questions_do() {
     // opens and closes the blocked pair around it, then around its own question; through
     // `ask-popup blocked` the plugin marks Pi's pane and says its pair for the confirm too.
     let zellij = Zellij::start_with(Options::default().with_listener());
+    // The listener loaded (it answers) before Pi's first dialog can be told of.
+    assert_eq!(heard(&zellij), Vec::new());
     let pi = Pi::start_with(
         &zellij,
         "pi-gated",

@@ -662,3 +662,41 @@ fn a_question_asked_while_nobody_is_attached_anywhere_shows_once_somebody_attach
     );
     assert_eq!(rc, "0");
 }
+
+#[test]
+fn a_question_asked_as_the_person_leaves_is_shown_in_each_session_they_are_attached_to() {
+    let zellij = Zellij::start();
+    // The person has two sessions open, each in a terminal of its own: the world's and `ops`.
+    let ops = zellij.start_attached_session("ops");
+    // They worked in `api` and leave it (Ctrl o d); its agent asks at that very moment.
+    let client = zellij.start_attached_session(API);
+    wait_for_clients(&zellij, &[(API, 1), ("ops", 1), (zellij.session(), 1)]);
+    let dir = zellij.scratch();
+    zellij.type_into(&client, &["C-o"]);
+    zellij.type_into(&client, &["d"]);
+    let pane = pane_in(
+        &zellij,
+        API,
+        "builder",
+        &asking_line(&dir, "builder", "x-12"),
+    );
+    // Both sessions the person sees show it.
+    let asks = |s: &str| s.contains("builder in api asks") && s.contains("Which database?");
+    zellij.wait_for_screen("api's question in the world's session", ANSWER, asks);
+    zellij.wait_for_screen_of(&ops, "api's question in ops", ANSWER, asks);
+    wait_for_title_in(&zellij, API, pane, &marked("builder"));
+    // Answered in one, the caller has that answer and the other's copy goes.
+    pick_sqlite(&zellij, "builder in api asks", || {
+        dir.join("x-12.rc").exists()
+    });
+    let (envelope, rc) = ended(&zellij, &dir, "x-12");
+    assert_eq!(
+        envelope,
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some("x-12"))
+    );
+    assert_eq!(rc, "0");
+    zellij.wait_for_screen_of(&ops, "ops without api's question", ANSWER, |s| {
+        !s.contains("Which database?")
+    });
+    wait_for_title_in(&zellij, API, pane, "builder");
+}
