@@ -211,3 +211,74 @@ fn a_question_names_its_own_session_to_zellij_when_that_session_is_there() {
     let asked = ask("old-name");
     assert!(asked.starts_with("pipe --plugin"), "{asked}");
 }
+
+#[test]
+fn the_pane_of_a_question_where_nobody_is_attached_is_marked_though_zellij_drops_the_first_rename()
+{
+    let dir = Folder(std::env::temp_dir().join(format!("ask-popup-mark-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    let (sockets, cache) = world(&dir.0);
+    let _api = UnixListener::bind(sockets.join("api")).expect("listen as api's server");
+    metadata(&cache, "api", 0, Duration::ZERO);
+    // A `zellij` whose CLI drops the first `rename-pane` (Zellij 0.45.1's does now and then),
+    // notes the others, lists pane 3 as `builder`, and leaves the question waiting.
+    let renames = dir.0.join("renames");
+    let dropped = dir.0.join("dropped");
+    std::fs::write(
+        dir.0.join("bin/zellij"),
+        format!(
+            "#!/bin/sh\n\
+             case \" $* \" in\n\
+             *' rename-pane '*)\n\
+               if [ ! -e '{dropped}' ]; then : > '{dropped}'; exit 1; fi\n\
+               for last; do :; done; echo \"$last\" >> '{renames}';;\n\
+             *' list-panes '*) echo '[{{\"id\":3,\"is_plugin\":false,\"title\":\"builder\"}}]';;\n\
+             *' cancel '*) cat >/dev/null; echo '{{\"withdrawn\":1}}';;\n\
+             *' pipe '*) exec sleep 60;;\n\
+             *) echo '{{\"pending\":[]}}';;\n\
+             esac\n",
+            dropped = dropped.display(),
+            renames = renames.display(),
+        ),
+    )
+    .expect("write zellij");
+    let mut ask = Command::new(env!("CARGO_BIN_EXE_ask-popup"))
+        .args(["ask", "--id", "m-1", "--agent", "builder"])
+        .arg(r#"{"questions":[{"question":"Which?","header":"DB","options":["Postgres","SQLite"]}]}"#)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                dir.0.join("bin").display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env("HOME", &dir.0)
+        .env("ZELLIJ_SOCKET_DIR", dir.0.join("s"))
+        .env("XDG_CACHE_HOME", dir.0.join("cache"))
+        .env("XDG_RUNTIME_DIR", dir.0.join("run"))
+        .env("ASK_POPUP_SERVE", "off")
+        .env("ASK_POPUP_TERMINAL_NOTIFY", "off")
+        .env("ZELLIJ", "0")
+        .env("ZELLIJ_SESSION_NAME", "api")
+        .env("ZELLIJ_PANE_ID", "3")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run ask-popup ask");
+    let read = || std::fs::read_to_string(&renames).unwrap_or_default();
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    while read().is_empty() {
+        if std::time::Instant::now() > until {
+            let _ = ask.kill();
+            panic!("the pane was never marked (dropped: {})", dropped.exists());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(read(), "⏳ builder\n");
+    // Ended, the title is put back.
+    // SAFETY: a signal to the process this test started.
+    unsafe { libc::kill(i32::try_from(ask.id()).expect("a pid"), libc::SIGTERM) };
+    ask.wait().expect("ask ended");
+    assert_eq!(read(), "⏳ builder\nbuilder\n");
+}

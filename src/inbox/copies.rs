@@ -62,8 +62,9 @@ struct Looked {
     next: Instant,
     /// How many clients the asking session has (None: unknown).
     home_clients: Option<usize>,
-    /// Whether marking the asking pane was tried.
-    mark_tried: bool,
+    /// How many more looks may try to mark the asking pane (Zellij 0.45.1's CLI drops an
+    /// action now and then: tried again at the next look, as the question's pipe is).
+    mark_tries_left: u8,
     /// What the question's note says now (`inbox::Note`'s `shownIn`), when one is written.
     noted: Option<Vec<String>>,
 }
@@ -100,6 +101,8 @@ fn waiting_notes() -> Vec<inbox::Note> {
 
 /// How often the sessions are looked at while a question waits.
 const LOOK_EVERY: Duration = Duration::from_secs(1);
+/// How many looks try to mark the asking pane at most (once each).
+const MARK_TRIES: u8 = 5;
 
 impl Copies {
     /// No copies.
@@ -127,7 +130,7 @@ impl Copies {
             looked: Mutex::new(Looked {
                 next: Instant::now(),
                 home_clients: None,
-                mark_tried: true,
+                mark_tries_left: 0,
                 noted: None,
             }),
             since_ms: 0,
@@ -182,7 +185,7 @@ impl Copies {
             looked: Mutex::new(Looked {
                 next: Instant::now(),
                 home_clients: None,
-                mark_tried: false,
+                mark_tries_left: MARK_TRIES,
                 noted: None,
             }),
             since_ms: now_ms(),
@@ -237,11 +240,14 @@ impl Copies {
             }
             looked.noted = shown_in;
         }
-        if unattended && !looked.mark_tried {
-            looked.mark_tried = true;
+        if unattended && looked.mark_tries_left > 0 {
+            looked.mark_tries_left -= 1;
             if let Some(pane) = self.pane.as_deref() {
-                *self.marked.lock().unwrap_or_else(PoisonError::into_inner) =
-                    mark(home, pane, self.agent.as_deref());
+                let marked = mark(home, pane, self.agent.as_deref());
+                if marked.is_some() {
+                    looked.mark_tries_left = 0;
+                }
+                *self.marked.lock().unwrap_or_else(PoisonError::into_inner) = marked;
             }
         }
     }
