@@ -9,6 +9,9 @@
 /// settings and the plugin's files alike.
 pub mod approval;
 pub mod atomic_file;
+/// An MCP server's form (elicitation): its fields, their rules, the content and the hook's
+/// answer.
+pub mod elicitation;
 pub mod envelope;
 pub mod error_code;
 /// The record of every questionnaire and how it ended.
