@@ -29,15 +29,9 @@ pub fn pipe_args(caller: &Caller, active: bool) -> String {
 
 /// `ask-popup blocked`.
 pub fn blocked_command(agent: Option<String>, id: Option<String>, end: bool, plugin: &str) -> i32 {
-    let zellij = match Zellij::find(plugin) {
+    let zellij = match Zellij::find_for(plugin, "blocked") {
         Ok(zellij) => zellij,
-        Err(code) => {
-            say_err!(
-                "ask-popup blocked: {}",
-                ask_popup_protocol::envelope::host_text(code)
-            );
-            return code.exit_status();
-        }
+        Err(status) => return status,
     };
     let caller = Caller {
         pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),

@@ -23,6 +23,18 @@ pub struct Zellij {
 }
 
 impl Zellij {
+    /// `find` for the subcommand `command` (`status`, `blocked`…): why there is no `zellij`
+    /// said on stderr, and the exit status for it.
+    pub fn find_for(plugin: &str, command: &str) -> Result<Zellij, i32> {
+        Zellij::find(plugin).map_err(|code| {
+            say_err!(
+                "ask-popup {command}: {}",
+                ask_popup_protocol::envelope::host_text(code)
+            );
+            code.exit_status()
+        })
+    }
+
     /// The session's `zellij`, or why there is none: not inside Zellij, or not installed.
     pub fn find(plugin: &str) -> Result<Zellij, ErrorCode> {
         let inside = ["ZELLIJ", "ZELLIJ_SESSION_NAME"]
@@ -129,15 +141,9 @@ impl Zellij {
 
 /// `ask-popup status` and `ask-popup show`: what the pipe answers, printed as it came.
 pub fn pipe_command(plugin: &str, name: &str) -> i32 {
-    let zellij = match Zellij::find(plugin) {
+    let zellij = match Zellij::find_for(plugin, name) {
         Ok(zellij) => zellij,
-        Err(code) => {
-            say_err!(
-                "ask-popup {name}: {}",
-                ask_popup_protocol::envelope::host_text(code)
-            );
-            return code.exit_status();
-        }
+        Err(status) => return status,
     };
     for attempt in 1..=ask::ATTEMPTS {
         thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
