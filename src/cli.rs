@@ -155,6 +155,13 @@ enum Action {
         #[command(flatten)]
         plugin: PluginArg,
     },
+    /// Claude Code's Elicitation hook: asks an MCP server's form (or URL) in the popup and
+    /// answers it as the user does; anything else leaves Claude Code's own form to ask (see
+    /// `ask-popup setup claude`).
+    ClaudeElicitation {
+        #[command(flatten)]
+        plugin: PluginArg,
+    },
     /// Codex's PermissionRequest hook: asks its permission prompt in the popup and allows or
     /// denies as the user answers; anything else leaves Codex's own prompt to decide (see
     /// `ask-popup setup codex --approvals`).
@@ -356,6 +363,9 @@ pub fn main() -> i32 {
         Action::CodexHook { plugin } => codex_hook(&plugin.plugin),
         Action::ClaudeApproval { plugin } => claude_approval(&plugin.plugin),
         Action::CodexApproval { plugin } => codex_approval(&plugin.plugin),
+        Action::ClaudeElicitation { plugin } => {
+            crate::hooks::elicitation::claude_elicitation(&plugin.plugin)
+        }
         Action::OpencodeApproval { plugin } => opencode_approval(&plugin.plugin),
         Action::Mcp { plugin } => mcp::server::serve(&plugin.plugin),
         Action::Doctor {

@@ -125,6 +125,16 @@ fn setup_claude_prints_the_hook_and_write_merges_it_keeping_a_backup() {
         written["hooks"]["PreToolUse"],
         printed["hooks"]["PreToolUse"]
     );
+    // MCP servers' forms are questions too: their hook comes with it, for every server.
+    assert_eq!(
+        printed["hooks"]["Elicitation"][0]["hooks"][0]["command"],
+        format!("{} claude-elicitation", env!("CARGO_BIN_EXE_ask-popup"))
+    );
+    assert_eq!(printed["hooks"]["Elicitation"][0]["matcher"], "*");
+    assert_eq!(
+        written["hooks"]["Elicitation"],
+        printed["hooks"]["Elicitation"]
+    );
     assert_eq!(
         std::fs::read_to_string(settings.with_extension("json.bak")).unwrap(),
         mine

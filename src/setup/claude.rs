@@ -1,6 +1,6 @@
 //! `ask-popup setup claude` and `setup claude-mcp`: the hooks that send Claude Code's
-//! `AskUserQuestion` (and, with `--approvals`, its permission prompts) to the popup, merged into
-//! `~/.claude/settings.json`, and the settings that keep its MCP calls in the foreground.
+//! `AskUserQuestion` and MCP servers' forms (and, with `--approvals`, its permission prompts)
+//! to the popup, merged into `~/.claude/settings.json`, and the settings that keep its MCP calls in the foreground.
 
 use super::error::SetupError;
 use super::files::{edit, home};
@@ -22,6 +22,14 @@ pub const CLAUDE_APPROVAL_HOOK: Hook = Hook {
     event: "PermissionRequest",
     matcher: "*",
     subcommand: "claude-approval",
+};
+
+/// MCP servers' forms (elicitation, every server's), asked by `ask-popup claude-elicitation`:
+/// questions like `AskUserQuestion`'s, so `setup claude` always adds it.
+pub const CLAUDE_ELICITATION_HOOK: Hook = Hook {
+    event: "Elicitation",
+    matcher: "*",
+    subcommand: "claude-elicitation",
 };
 
 /// The `hooks.PreToolUse` entry that sends Claude Code's `AskUserQuestion` to the popup.
@@ -109,7 +117,15 @@ pub fn setup_claude(write: bool, remove: bool, approvals: bool) -> i32 {
         shell_word(&crate::zellij::programs::exe())
     );
     if !write && !remove {
-        crate::terminal::print(&claude_snippet(&command));
+        let elicitation = format!(
+            "{} claude-elicitation",
+            shell_word(&crate::zellij::programs::exe())
+        );
+        let snippet = json!({ "hooks": {
+            CLAUDE_HOOK.event: [CLAUDE_HOOK.entry(&command)],
+            CLAUDE_ELICITATION_HOOK.event: [CLAUDE_ELICITATION_HOOK.entry(&elicitation)],
+        }});
+        crate::terminal::print(&format!("{}\n", pretty(&snippet)));
         if approvals {
             let approval = format!(
                 "{} claude-approval",
@@ -133,6 +149,10 @@ pub fn claude_file(write: bool, remove: bool, approvals: bool) -> i32 {
         "{} claude-approval",
         shell_word(&crate::zellij::programs::exe())
     );
+    let elicitation = format!(
+        "{} claude-elicitation",
+        shell_word(&crate::zellij::programs::exe())
+    );
     let Some(home) = home() else {
         say_err!("ask-popup setup claude: HOME is not set");
         return 1;
@@ -143,7 +163,10 @@ pub fn claude_file(write: bool, remove: bool, approvals: bool) -> i32 {
         edit_hooks(
             text,
             remove,
-            &[(CLAUDE_HOOK, &command)],
+            &[
+                (CLAUDE_HOOK, &command),
+                (CLAUDE_ELICITATION_HOOK, &elicitation),
+            ],
             (approvals || remove).then_some((CLAUDE_APPROVAL_HOOK, approval.as_str())),
         )
     });

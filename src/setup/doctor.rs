@@ -4,7 +4,7 @@
 //! `crate::setup::web::checks`.
 
 use super::check::{self, Check};
-use super::claude::{self, CLAUDE_APPROVAL_HOOK};
+use super::claude::{self, CLAUDE_APPROVAL_HOOK, CLAUDE_ELICITATION_HOOK};
 use super::codex::{self, CODEX_APPROVAL_HOOK, CODEX_HOOK};
 use super::opencode::config::{self as opencode, Entry};
 use super::opencode::install::{opencode_approvals_current, opencode_plugin_current};
@@ -158,6 +158,18 @@ fn agent_checks() -> Vec<Check> {
             Check::fail(
                 "Claude Code",
                 "no ask-popup hook in ~/.claude/settings.json",
+                "ask-popup setup claude --write",
+            )
+        });
+        checks.push(if CLAUDE_ELICITATION_HOOK.is_in(&settings) {
+            Check::pass(
+                "Claude Code's MCP forms",
+                "~/.claude/settings.json asks MCP servers' forms in the popup",
+            )
+        } else {
+            Check::fail(
+                "Claude Code's MCP forms",
+                "no ask-popup Elicitation hook in ~/.claude/settings.json",
                 "ask-popup setup claude --write",
             )
         });

@@ -104,6 +104,7 @@ impl Hook {
     fn path(self) -> &'static str {
         match self.event {
             "PermissionRequest" => "hooks.PermissionRequest",
+            "Elicitation" => "hooks.Elicitation",
             _ => "hooks.PreToolUse",
         }
     }

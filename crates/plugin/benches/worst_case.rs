@@ -86,5 +86,6 @@ pub fn with_previews(bytes: usize) -> Questionnaire {
             context: None,
         }],
         timeout_ms: None,
+        form: None,
     }
 }

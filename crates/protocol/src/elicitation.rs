@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 mod formats;
+pub mod page;
 
 /// At most this many fields are taken from a form (the dialog pages them four at a time).
 pub const MAX_FIELDS: usize = 32;

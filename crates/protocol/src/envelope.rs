@@ -305,6 +305,7 @@ pub fn host_error(code: ErrorCode, request_id: Option<&str>) -> String {
         approval: false,
         questions: Vec::new(),
         timeout_ms: None,
+        form: None,
     };
     outcome(
         &empty,

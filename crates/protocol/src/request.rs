@@ -45,6 +45,9 @@ pub struct Questionnaire {
     /// Auto-dismiss after this many milliseconds, with a countdown.
     #[serde(skip)]
     pub timeout_ms: Option<u64>,
+    /// An MCP server's form (`"form"`), whose fields the questions ask.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub form: Option<crate::elicitation::page::FormPage>,
 }
 
 impl Questionnaire {
@@ -166,6 +169,8 @@ pub enum RequestError {
     ApprovalShape,
     #[error("Error: \"approval\": true is for the agents' permission prompts, which ask-popup's approval hooks send (claude-approval, codex-approval, opencode-approval); leave it out to ask a question.")]
     ApprovalNotFromHook,
+    #[error("Error: the form cannot be asked in the popup ({detail}).")]
+    InvalidForm { detail: String },
     #[error("Error: ask-popup has no pipe named \"{name}\". Send the questionnaire with --name ask (or no --name); the pipes status, show, cancel and version answer at once.")]
     UnknownPipe { name: String },
 }
@@ -192,6 +197,7 @@ impl RequestError {
             | Missing { .. }
             | Empty { .. }
             | ApprovalShape
+            | InvalidForm { .. }
             | ApprovalNotFromHook => ErrorCode::InvalidPayload,
             PayloadTooLarge { .. } => ErrorCode::PayloadTooLarge,
             NoQuestions => ErrorCode::NoQuestions,
@@ -244,6 +250,11 @@ pub fn parse(payload: &str) -> Result<Questionnaire, RequestError> {
             })
         }
     };
+    if let Some(form) = root.get("form").filter(|f| !f.is_null()) {
+        let mut questionnaire = crate::elicitation::page::questionnaire(form)?;
+        questionnaire.timeout_ms = timeout(root)?;
+        return Ok(questionnaire);
+    }
     let mut questionnaire = normalise(root)?;
     validate(&questionnaire)?;
     questionnaire.timeout_ms = timeout(root)?;
@@ -326,6 +337,7 @@ fn normalise(root: &Map<String, Value>) -> Result<Questionnaire, RequestError> {
         questions,
         approval: optional_bool(root, "", "approval")?.unwrap_or(false),
         timeout_ms: None, // checked last, in validate()
+        form: None,
     })
 }
 

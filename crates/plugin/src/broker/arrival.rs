@@ -463,7 +463,8 @@ impl Arrivals {
 /// Whether a reply to `questionnaire` is kept for its caller asking again: not an approval's,
 /// which its hook asking again after a dropped pipe gets by the person's answering it again.
 pub(super) fn keeps_reply(questionnaire: &Questionnaire) -> bool {
-    !questionnaire.approval
+    // Nor a form's with a secret in it: a kept reply can be written to a file.
+    !questionnaire.approval && !questionnaire.form.as_ref().is_some_and(|f| f.has_secret())
 }
 
 /// Takes the entry of `map` that `at` says is the oldest out, to make room: the entry, or

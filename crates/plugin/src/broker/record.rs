@@ -64,7 +64,7 @@ impl Broker {
             request_id: request.request_id.clone(),
             questions: RecordedQuestion::all_of(request.dialog.questionnaire()),
             ending: ending.to_owned(),
-            reply: ask_popup_protocol::history::kept_reply(reply),
+            reply: recorded_reply(Some(request.dialog.questionnaire()), reply),
             approval: approval_of(Some(request.dialog.questionnaire()), reply),
             approval_by: approval_of(Some(request.dialog.questionnaire()), reply)
                 .and(request.approval_by.clone()),
@@ -137,7 +137,7 @@ impl Broker {
                 .map(RecordedQuestion::all_of)
                 .unwrap_or_default(),
             ending: ending.to_owned(),
-            reply: ask_popup_protocol::history::kept_reply(reply),
+            reply: recorded_reply(questionnaire, reply),
             approval: approval_of(questionnaire, reply),
             approval_by: approval_of(questionnaire, reply).and(approval_by_arg(args)),
             answered_in: None,
@@ -157,4 +157,14 @@ fn approval_of(questionnaire: Option<&Questionnaire>, reply: &str) -> Option<Str
     questionnaire
         .filter(|q| q.approval)
         .map(|q| ask_popup_protocol::approval::recorded(q, reply).to_owned())
+}
+
+/// The reply as the record keeps it: a form's secrets left out.
+fn recorded_reply(questionnaire: Option<&Questionnaire>, reply: &str) -> String {
+    match questionnaire.and_then(|q| q.form.as_ref()) {
+        Some(form) if form.has_secret() => {
+            ask_popup_protocol::history::kept_reply(&form.without_secrets(reply))
+        }
+        _ => ask_popup_protocol::history::kept_reply(reply),
+    }
 }

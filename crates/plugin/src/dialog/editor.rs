@@ -28,6 +28,17 @@ impl Editor {
         self.cursor
     }
 
+    /// The same editor with every character shown as `•` (a secret's field), the cursor
+    /// where it was.
+    pub fn masked(&self) -> Editor {
+        let before = self.text[..self.cursor].chars().count();
+        let text: String = self.text.chars().map(|_| '•').collect();
+        Editor {
+            cursor: '•'.len_utf8() * before,
+            text,
+        }
+    }
+
     pub fn is_blank(&self) -> bool {
         self.text.trim().is_empty()
     }

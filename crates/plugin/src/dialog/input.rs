@@ -32,7 +32,11 @@ impl Dialog {
     /// A key runs the command the current mode's keymap binds it to; an unbound printable key
     /// is typed where typing goes.
     fn key(&mut self, key: Key) -> Response {
-        let command = self.command_for(key);
+        let command = if self.types_into_field(key) {
+            None
+        } else {
+            self.command_for(key)
+        };
         if command == Some(Command::Escape) {
             return self.escape();
         }
@@ -246,7 +250,9 @@ impl Dialog {
     }
 
     fn confirm_submit(&mut self) -> Response {
-        if self.submit_focus == 0 {
+        if self.submit_focus == 0 && self.refuses_to_submit() {
+            Response::Render
+        } else if self.submit_focus == 0 {
             Response::Finished(Outcome::Submitted(self.responses()))
         } else {
             Response::Finished(Outcome::Declined(self.responses()))
@@ -306,6 +312,7 @@ impl Dialog {
                 }
                 self.advance()
             }
+            Row::Freeform | Row::Next if self.refuses_to_leave(tab) => Response::Render,
             Row::Freeform if multi => {
                 // The typed text is already part of the answer; go to `Next`.
                 let next = self.rows(tab).iter().position(|r| *r == Row::Next);
@@ -335,6 +342,9 @@ impl Dialog {
 
     /// After a question is answered: the next tab, or the end of a one-question dialog.
     fn advance(&mut self) -> Response {
+        if !self.has_submit_tab() && self.refuses_to_submit() {
+            return Response::Render;
+        }
         if !self.has_submit_tab() {
             return Response::Finished(Outcome::Submitted(self.responses()));
         }

@@ -4,6 +4,7 @@
 //! Rendering (in `view`) only reads this state.
 
 pub mod editor;
+mod form;
 mod input;
 mod key_press;
 mod keymap;

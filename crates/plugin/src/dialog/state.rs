@@ -51,6 +51,9 @@ pub struct TabState {
     pub draft: Editor,
     pub note: Editor,
     pub preview_scroll: usize,
+    /// A form's field only: the person tried to go on while its value did not fit, so why is
+    /// shown (also when it is only empty).
+    pub tried: bool,
 }
 
 /// Where typed keys go.
@@ -92,7 +95,7 @@ pub const SUBMIT_CHOICES: [&str; 2] = ["Submit answers", "Cancel"];
 impl Dialog {
     pub fn new(questionnaire: Questionnaire) -> Self {
         let approval = questionnaire.approval;
-        let tabs = questionnaire
+        let mut tabs: Vec<TabState> = questionnaire
             .questions
             .iter()
             .map(|question| TabState {
@@ -108,6 +111,11 @@ impl Dialog {
                 ..TabState::default()
             })
             .collect();
+        if let Some(form) = &questionnaire.form {
+            for (index, state) in tabs.iter_mut().enumerate() {
+                Dialog::prefill(form, index, state);
+            }
+        }
         let countdown = questionnaire
             .timeout_ms
             .map(|remaining_ms| Countdown { remaining_ms });
@@ -176,6 +184,9 @@ impl Dialog {
 
     /// The rows of question `index`, in display order.
     pub fn rows(&self, index: usize) -> Vec<Row> {
+        if self.questionnaire.form.is_some() {
+            return self.form_rows(index);
+        }
         let Some(question) = self.questionnaire.questions.get(index) else {
             return Vec::new();
         };
@@ -279,6 +290,9 @@ impl Dialog {
 
     /// Whether a cancel would throw away something the user gave.
     pub(super) fn has_something_to_lose(&self) -> bool {
+        if self.questionnaire.form.is_some() {
+            return self.form_changed();
+        }
         !self.responses().is_empty() || self.tabs.iter().any(|t| !t.draft.is_blank())
     }
 

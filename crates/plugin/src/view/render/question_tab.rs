@@ -8,6 +8,7 @@ use crate::dialog::{row_number, Choice, Dialog, Mode, Row, TabState, Target};
 use crate::view::frame::Hit;
 use crate::view::style::{Line, Role, Style};
 use crate::view::text::{self, sanitize_line, truncate_ellipsis};
+use ask_popup_protocol::elicitation::page::DECLINE_LABEL;
 use ask_popup_protocol::request::{
     Question, CHAT_LABEL, FREEFORM_LABEL, NEXT_LABEL, RECOMMENDED_MARK,
 };
@@ -235,6 +236,13 @@ fn option_rows(tab: &Tab, cache: &mut ViewCache, rows: &[Row], width: usize) -> 
     for (row_index, row) in rows.iter().enumerate() {
         let focused = tab.state.focus == row_index;
         if *row == Row::Chat {
+            // A form's field says under its rows why its value does not fit.
+            if let Some(misfit) = tab.dialog.shown_misfit(tab.index) {
+                out.push(Line::styled(
+                    truncate_ellipsis(&format!("  ⚠ {misfit}"), width).into_owned(),
+                    Role::Warning,
+                ));
+            }
             // The rule above `Chat about this` is not part of the row.
             out.push(Line::styled("─".repeat(width.min(48)), Role::Dim));
         }
@@ -260,7 +268,12 @@ fn option_rows(tab: &Tab, cache: &mut ViewCache, rows: &[Row], width: usize) -> 
             }
             Row::Chat => {
                 let mut line = Line::styled(head, row_style(focused));
-                line.push(CHAT_LABEL, label_style(focused));
+                let label = if tab.dialog.form().is_some() {
+                    DECLINE_LABEL
+                } else {
+                    CHAT_LABEL
+                };
+                line.push(label, label_style(focused));
                 out.push(line);
             }
         }
@@ -349,7 +362,15 @@ fn option_row(
 /// The `Type something.` row: the editor while the user types in it, else the placeholder or
 /// the first line of what was typed.
 fn freeform_row(tab: &Tab, focused: bool, mut head: String, width: usize, out: &mut Block) {
-    let draft = &tab.state.draft;
+    let masked;
+    let draft = match tab.dialog.form() {
+        // A secret is never on screen.
+        Some(form) if form.secret(tab.index) => {
+            masked = tab.state.draft.masked();
+            &masked
+        }
+        _ => &tab.state.draft,
+    };
     let multi = tab.question.multi_select;
     let chosen = !multi && tab.state.choice == Some(Choice::Freeform);
     let mut head_line = row_head(&mut head, focused, multi.then(|| !draft.is_blank()));
