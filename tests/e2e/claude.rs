@@ -2,7 +2,8 @@
 //! asks for `AskUserQuestion`, its `PreToolUse` hook installed by `ask-popup setup claude
 //! --write`, and the user answering in the popup; or, through `ask-popup mcp` added by the line
 //! `ask-popup setup claude-mcp` prints, a model that loads the MCP tool through `ToolSearch` and
-//! calls it. What the model gets back is read from the next request Claude Code sends.
+//! calls it; or an MCP server's form (elicitation) asked by a Python server the model calls.
+//! What the model gets back is read from the next request Claude Code sends.
 
 use crate::agents::{
     allow_once, deny_with_a_note, marked, new_pane, note_on_the_question, pane_title,
@@ -16,9 +17,9 @@ use crate::model::{anthropic, ModelServer};
 use crate::remote::Remote;
 use crate::ANSWER;
 use serde_json::{json, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A key for the scripted server; Claude Code remembers its last 20 characters as approved.
 const API_KEY: &str = "sk-ant-api03-scripted-model-0123456789ABCDEFGHIJ";
@@ -35,6 +36,9 @@ pub(crate) fn database() -> Value {
 /// The MCP tool as Claude Code names it: `mcp__<server>__<tool>`.
 const MCP_TOOL: &str = "mcp__ask-popup__ask_user_question";
 
+/// The tool of the form-asking server (`tests/e2e/elicit_server.py`, added as `elicit`).
+const ELICIT_TOOL: &str = "mcp__elicit__ask_prefs";
+
 /// How Claude Code reaches the popup.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Wiring {
@@ -47,6 +51,10 @@ pub(crate) enum Wiring {
     /// Its permission prompts, asked by the hook `ask-popup setup claude --approvals --write`
     /// installs; the model calls `Bash` with the input given for the questions.
     Approvals,
+    /// An MCP server's form: `ask-popup setup claude --write` as for `Hook`, and the form-asking
+    /// server `tests/e2e/elicit_server.py` added as `elicit`, whose tool the model calls (no
+    /// arguments; the questions are not used).
+    Elicitation,
 }
 
 /// Claude Code running in a pane of `zellij`, asking `questions` as soon as it starts.
@@ -55,6 +63,8 @@ pub(crate) struct Claude {
     pane: u32,
     model: ModelServer,
     wiring: Wiring,
+    /// Where the form-asking server writes what it got (`Wiring::Elicitation`).
+    elicited: PathBuf,
 }
 
 impl Claude {
@@ -82,6 +92,12 @@ impl Claude {
         Claude::start_somewhere(zellij, name, questions, wiring, env, None)
     }
 
+    /// Claude Code whose model calls the tool of an MCP server that asks for a form
+    /// (`Wiring::Elicitation`).
+    pub(crate) fn start_elicitation(zellij: &Zellij, name: &str) -> Claude {
+        Claude::start_wired(zellij, name, Value::Null, Wiring::Elicitation)
+    }
+
     /// Claude Code with its hook, run on another machine (`remote`) from a pane of `zellij`.
     pub(crate) fn start_over(
         zellij: &Zellij,
@@ -107,12 +123,18 @@ impl Claude {
             }
             Wiring::Mcp => ModelServer::start(anthropic::calling_deferred(MCP_TOOL, input)),
             Wiring::Approvals => ModelServer::start(anthropic::calling("Bash", questions)),
+            Wiring::Elicitation => {
+                ModelServer::start(anthropic::calling_deferred(ELICIT_TOOL, json!({})))
+            }
         };
         let dir = zellij.scratch().join(name);
         let home = match wiring {
             Wiring::Installed => zellij.home(),
-            Wiring::Hook | Wiring::Mcp | Wiring::Approvals => dir.join("home"),
+            Wiring::Hook | Wiring::Mcp | Wiring::Approvals | Wiring::Elicitation => {
+                dir.join("home")
+            }
         };
+        let elicited = dir.join("elicited.jsonl");
         let project = dir.join("project");
         for d in [&home, &project] {
             std::fs::create_dir_all(d).expect("create Claude Code's dirs");
@@ -135,18 +157,22 @@ impl Claude {
                 setup_write("claude --approvals", &[("HOME", &home)]);
             }
             Wiring::Mcp => add_the_mcp_server(&home),
+            Wiring::Elicitation => {
+                setup_write("claude", &[("HOME", &home)]);
+                add_the_elicit_server(&home, &elicited);
+            }
             Wiring::Installed => {}
         }
         // A user leaves an MCP call as long as a person needs (milliseconds).
         let mcp_timeout = match wiring {
             Wiring::Hook | Wiring::Installed | Wiring::Approvals => "",
-            Wiring::Mcp => "MCP_TOOL_TIMEOUT=3600000 ",
+            Wiring::Mcp | Wiring::Elicitation => "MCP_TOOL_TIMEOUT=3600000 ",
         };
         // Claude Code's default mode (auto) runs what it judges low-risk without a prompt;
         // the approval tests need one.
         let flags = match wiring {
             Wiring::Approvals => "--permission-mode default ",
-            Wiring::Hook | Wiring::Installed | Wiring::Mcp => "",
+            Wiring::Hook | Wiring::Installed | Wiring::Mcp | Wiring::Elicitation => "",
         };
         let line = match remote {
             None => format!(
@@ -181,6 +207,7 @@ impl Claude {
             pane,
             model,
             wiring,
+            elicited,
         }
     }
 
@@ -188,10 +215,33 @@ impl Claude {
     pub(crate) fn tool_result(&self, zellij: &Zellij) -> (String, bool) {
         let read = match self.wiring {
             Wiring::Hook | Wiring::Installed | Wiring::Approvals => anthropic::tool_result,
-            Wiring::Mcp => anthropic::result_of_call,
+            Wiring::Mcp | Wiring::Elicitation => anthropic::result_of_call,
         };
         self.model
             .wait_for("the tool result", ANSWER, read, || zellij.screen())
+    }
+
+    /// What the form-asking server got (`Wiring::Elicitation`): its line
+    /// `{"action": ..., "content": {...}}`, once it has written one.
+    pub(crate) fn elicited(&self, zellij: &Zellij) -> Value {
+        let until = zellij.until(ANSWER);
+        loop {
+            let text = std::fs::read_to_string(&self.elicited).unwrap_or_default();
+            if let Some(line) = text.lines().next() {
+                return serde_json::from_str(line).expect("the server's line is JSON");
+            }
+            assert!(
+                Instant::now() < until,
+                "the form-asking server got no answer\n{}",
+                zellij.screen()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Whether the form-asking server has got an answer yet.
+    pub(crate) fn has_elicited(&self) -> bool {
+        std::fs::read_to_string(&self.elicited).is_ok_and(|t| !t.is_empty())
     }
 
     /// Waits until the popup shows this Claude's question.
@@ -215,21 +265,51 @@ fn add_the_mcp_server(home: &Path) {
     let stdout = String::from_utf8_lossy(&printed.stdout);
     let line = stdout.lines().last().unwrap_or_default().trim().to_owned();
     assert!(line.starts_with("claude mcp add "), "{stdout}");
+    run_claude_line(home, &line);
+    assert_eq!(
+        settings(home)["env"]["CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS"],
+        "0"
+    );
+    allow_only(home, MCP_TOOL);
+}
+
+/// Adds the form-asking server (`tests/e2e/elicit_server.py`, run by the MCP Python SDK's
+/// Python) as `elicit` for the user, as a user adds a server with `claude mcp add`, writing what
+/// it gets to `elicited`; and allows its tool in the user's settings.
+fn add_the_elicit_server(home: &Path, elicited: &Path) {
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/elicit_server.py");
+    // The name before `-e`: its values run on to the `--`.
+    let line = format!(
+        "claude mcp add --scope user elicit -e ELICIT_RESULT={elicited} -- {python} {server}",
+        elicited = shell_quote(&elicited.to_string_lossy()),
+        python = shell_quote(&agent_bin("mcp-python").to_string_lossy()),
+        server = shell_quote(&server.to_string_lossy()),
+    );
+    run_claude_line(home, &line);
+    allow_only(home, ELICIT_TOOL);
+}
+
+/// Runs `line`, a `claude …` command, with `sh` as a user runs it in a shell: HOME `home`, the
+/// pinned Claude Code as its `claude`.
+fn run_claude_line(home: &Path, line: &str) {
     let claude = agent_bin("claude-code");
     let path = path_with(claude.parent().expect("the agent's bin dir"));
-    let added = Command::new("sh")
-        .args(["-c", &line])
+    let ran = Command::new("sh")
+        .args(["-c", line])
         .env("HOME", home)
         .env("PATH", path)
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
         .env("DISABLE_AUTOUPDATER", "1")
         .stdin(std::process::Stdio::null())
         .output()
-        .expect("run the claude mcp add line");
-    assert!(added.status.success(), "{line}: {added:?}");
+        .expect("run a claude line");
+    assert!(ran.status.success(), "{line}: {ran:?}");
+}
+
+/// Allows `tool` (and only it) without asking, in the user's settings.
+fn allow_only(home: &Path, tool: &str) {
     let mut settings = settings(home);
-    assert_eq!(settings["env"]["CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS"], "0");
-    settings["permissions"] = json!({"allow": [MCP_TOOL]});
+    settings["permissions"] = json!({ "allow": [tool] });
     std::fs::write(home.join(".claude/settings.json"), settings.to_string())
         .expect("write settings.json");
 }
@@ -630,4 +710,145 @@ fn a_permission_prompt_answered_in_claude_code_leaves_the_popup() {
     );
     // The question leaves the popup.
     wait_until_nothing_pending(&zellij);
+}
+
+/// The message of the form-asking server's form.
+const FORM_MESSAGE: &str = "Please fill in your preferences";
+/// The top of Claude Code's own form for the form-asking server, in its pane.
+const OWN_FORM: &str = "MCP server “elicit” requests your input";
+
+/// What the form-asking server gets for the form filled in as the tests fill it in.
+fn bobs_preferences() -> Value {
+    json!({"action": "accept", "content": {"name": "Bob", "count": 3, "confirm": true, "color": "blue"}})
+}
+
+/// Waits until Claude Code shows its own form in its pane, the popup not over it.
+fn own_form_shown(zellij: &Zellij) {
+    zellij.wait_for_screen("Claude Code's own form", ANSWER, |s| {
+        s.contains(OWN_FORM) && s.contains(FORM_MESSAGE) && !s.contains("claude asks")
+    });
+}
+
+// The form answered in the popup, through the Elicitation hook `ask-popup setup claude
+// --write` installs (`ask-popup claude-elicitation`). Each field is a tab, headed by its title;
+// the field's description shows on its tab, so it tells which tab is up.
+
+/// Whether a row drawn focused (`❯ `) is `label`, numbered (`❯ 2. No`) or not (`❯ Decline`).
+fn focused(screen: &str, label: &str) -> bool {
+    screen.lines().any(|line| {
+        line.split("❯ ").skip(1).any(|after| {
+            after
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .trim_start_matches(". ")
+                .starts_with(label)
+        })
+    })
+}
+
+/// Claude Code whose MCP server asks for a form, the hook setup installed asking it in the
+/// popup: waits until the popup shows it, on the name's tab.
+fn asking_a_form(zellij: &Zellij, name: &str) -> Claude {
+    let claude = Claude::start_elicitation(zellij, name);
+    let hooks = settings(&zellij.scratch().join(name).join("home"));
+    assert_eq!(
+        hooks["hooks"]["Elicitation"][0]["hooks"][0]["command"],
+        format!("{} claude-elicitation", command().display()),
+        "{hooks:#}"
+    );
+    zellij.wait_for_screen("the form in the popup", ANSWER, |s| {
+        s.contains("elicit")
+            && s.contains(FORM_MESSAGE)
+            && s.contains("Your name")
+            && focused(s, "Type something.")
+            && !s.contains(OWN_FORM)
+    });
+    for title in ["Name *", "Count *", "Confirm", "Color"] {
+        assert!(zellij.screen().contains(title), "no tab {title}");
+    }
+    // Waiting on a form is waiting as on any question: Claude Code's pane is marked.
+    wait_for_title(zellij, claude.pane, &marked(name));
+    claude
+}
+
+#[test]
+fn claude_code_gets_a_form_filled_in_in_the_popup() {
+    let zellij = Zellij::start();
+    let claude = asking_a_form(&zellij, "claude-form");
+    zellij.write_chars("Bob");
+    zellij.wait_for_screen("the typed name", ANSWER, |s| s.contains("Bob"));
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the count's tab", ANSWER, |s| {
+        s.contains("How many (1-5)") && focused(s, "Type something.")
+    });
+    // A count that does not fit says why, and Enter keeps it on its tab.
+    zellij.write_chars("9");
+    zellij.wait_for_screen("the count refused", ANSWER, |s| s.contains("At most 5"));
+    // (Were Enter to go on, the Backspace below would find no 9 to take.)
+    zellij.send_keys(&["Enter"]);
+    zellij.send_keys(&["Backspace"]);
+    zellij.wait_for_screen("the 9 gone", ANSWER, |s| !s.contains("At most 5"));
+    zellij.write_chars("3");
+    zellij.send_keys(&["Enter"]);
+    // A boolean: No, its default, picked and focused.
+    zellij.wait_for_screen("the confirm's tab", ANSWER, |s| {
+        s.contains("Really?") && focused(s, "No") && s.contains("1. Yes")
+    });
+    zellij.send_keys(&["Up"]);
+    zellij.wait_for_screen("Yes focused", ANSWER, |s| focused(s, "Yes"));
+    zellij.send_keys(&["Enter"]);
+    // A choice: red, its default, picked and focused.
+    zellij.wait_for_screen("the color's tab", ANSWER, |s| {
+        s.contains("Pick a color") && focused(s, "red") && s.contains("green")
+    });
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("green focused", ANSWER, |s| focused(s, "green"));
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("blue focused", ANSWER, |s| focused(s, "blue"));
+    zellij.send_keys(&["Enter"]);
+    zellij.wait_for_screen("the submit tab", ANSWER, |s| {
+        focused(s, "Submit answers") && s.contains("Cancel")
+    });
+    zellij.send_keys(&["Enter"]);
+    assert_eq!(claude.elicited(&zellij), bobs_preferences());
+    let (text, is_error) = claude.tool_result(&zellij);
+    assert!(!is_error, "{text}");
+    assert!(text.starts_with("accepted: "), "{text:?}");
+    wait_until_nothing_pending(&zellij);
+    wait_for_title(&zellij, claude.pane, "claude-form");
+}
+
+#[test]
+fn claude_code_gets_a_form_declined_in_the_popup() {
+    let zellij = Zellij::start();
+    let claude = asking_a_form(&zellij, "claude-form-no");
+    zellij.send_keys(&["Down"]);
+    zellij.wait_for_screen("Decline focused", ANSWER, |s| focused(s, "Decline"));
+    zellij.send_keys(&["Enter"]);
+    assert_eq!(claude.elicited(&zellij), json!({"action": "decline"}));
+    assert_eq!(claude.tool_result(&zellij), ("decline".to_owned(), false));
+    wait_until_nothing_pending(&zellij);
+}
+
+#[test]
+fn closing_a_form_in_the_popup_hands_it_to_claude_codes_own_form() {
+    let zellij = Zellij::start();
+    let claude = asking_a_form(&zellij, "claude-form-own");
+    // Something typed: the first Esc leaves the typed row, the second only arms (and warns),
+    // the third closes.
+    zellij.write_chars("Bo");
+    zellij.wait_for_screen("the typed name", ANSWER, |s| s.contains("Bo"));
+    zellij.send_keys(&["Esc"]);
+    zellij.wait_for_screen("no longer typing", ANSWER, |s| s.contains("Esc cancel"));
+    zellij.send_keys(&["Esc"]);
+    zellij.wait_for_screen("the warning", ANSWER, |s| {
+        s.contains("Press Esc again to discard") && s.contains(FORM_MESSAGE)
+    });
+    zellij.send_keys(&["Esc"]);
+    wait_until_nothing_pending(&zellij);
+    // Nothing answered: Claude Code asks in its own pane, and Esc there cancels.
+    own_form_shown(&zellij);
+    assert!(!claude.has_elicited(), "the server got an answer");
+    press_esc_in(&zellij, claude.pane);
+    assert_eq!(claude.elicited(&zellij), json!({"action": "cancel"}));
+    assert_eq!(claude.tool_result(&zellij), ("cancel".to_owned(), false));
 }
