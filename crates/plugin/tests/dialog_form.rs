@@ -63,6 +63,8 @@ fn each_field_is_a_tab_with_its_title_the_server_and_the_message_on_top() {
     assert!(screen.contains("Your name"), "{screen}");
     assert!(screen.contains("Decline"), "{screen}");
     assert!(!screen.contains("Chat about this"), "{screen}");
+    // A server has no place for a note.
+    assert!(!screen.contains("n note"), "{screen}");
 }
 
 #[test]

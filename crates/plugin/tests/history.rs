@@ -700,3 +700,47 @@ fn a_copy_taken_back_before_it_was_answered_here_writes_nothing_when_told_it_was
     let fx = b.pipe(named("c2", "cancel", Some(""), &told));
     assert!(records(&fx).is_empty(), "{fx:?}");
 }
+
+#[test]
+fn a_forms_secret_reaches_its_caller_and_never_the_record() {
+    let mut b = alone();
+    let form = json!({"form": {"server": "bank", "message": "Log in", "schema": {
+        "type": "object",
+        "properties": {"user": {"type": "string"}, "password": {"type": "string"}},
+        "required": ["user", "password"],
+    }}})
+    .to_string();
+    b.pipe(cli("p1", Some(&form), &[("pane_id", "3"), ("id", "f")]));
+    settle(&mut b);
+    let mut all = Vec::new();
+    for c in "ann".chars() {
+        all.extend(b.input(Input::Key(Key::Char(c))));
+    }
+    all.extend(b.input(Input::Key(Key::Enter)));
+    for c in "hunter22".chars() {
+        all.extend(b.input(Input::Key(Key::Char(c))));
+    }
+    all.extend(b.input(Input::Key(Key::Enter)));
+    all.extend(b.input(Input::Key(Key::Enter)));
+    let reply = replies(&all)
+        .into_iter()
+        .find(|(p, _)| p == "p1")
+        .map(|(_, r)| r)
+        .expect("p1's reply");
+    assert!(reply.to_string().contains("hunter22"), "the caller gets it");
+    let entries = records(&all);
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0].questions[1].header, "password *");
+    assert!(
+        !entries[0].reply.contains("hunter22"),
+        "{}",
+        entries[0].reply
+    );
+    assert!(entries[0].reply.contains("ann"), "{}", entries[0].reply);
+    // Nor is the reply kept to be repeated to the same caller asking again.
+    let again = b.pipe(cli("p2", Some(&form), &[("pane_id", "3"), ("id", "f")]));
+    assert!(
+        !again.iter().any(|e| format!("{e:?}").contains("hunter22")),
+        "{again:?}"
+    );
+}

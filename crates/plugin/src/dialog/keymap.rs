@@ -175,6 +175,14 @@ impl Dialog {
             .find(|binding| binding.keys.contains(&key))
             .map(|binding| binding.command)
             .filter(|command| *command != Command::Jump || self.numbers_rows())
+            .filter(|command| self.takes(*command))
+    }
+
+    /// Whether this dialog has a use for `command`: a form's fields take no notes (the server
+    /// has no place for them) and recommend nothing.
+    fn takes(&self, command: Command) -> bool {
+        self.questionnaire.form.is_none()
+            || !matches!(command, Command::OpenNote | Command::AcceptRecommended)
     }
 
     /// The keys of the current mode that do something now, as the footer names them, most
@@ -189,7 +197,7 @@ impl Dialog {
     /// A binding's hint as things stand: left out when its command would do nothing, and worded
     /// for what it does now.
     fn hint_now(&self, binding: &Binding) -> Option<Hint> {
-        let hint = binding.hint?;
+        let hint = binding.hint.filter(|_| self.takes(binding.command))?;
         let question = self.questionnaire.questions.get(self.tab);
         let multi = question.is_some_and(|question| question.multi_select);
         match binding.command {
