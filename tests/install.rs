@@ -338,6 +338,7 @@ fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
     assert_eq!(code, 0, "{report}");
     for check in [
         "Claude Code",
+        "Claude Code's MCP forms",
         "Codex",
         "Codex's question tool",
         "Pi",
@@ -1090,7 +1091,7 @@ fn setup_opencode_leaves_a_config_it_cannot_read_alone() {
 /// Claude Code's settings as a user keeps them: hooks of their own whose commands only end in
 /// the subcommands setup's hooks run (a wrapper, a logger), numbers serde_json would write anew
 /// (`1e2`, an integer longer than 64 bits) and spacing of their own.
-const USER_CLAUDE: &str = "{\n  \"model\" :\"opus\",\n  \"n\": 1e2,   \"big\": 123456789012345678901234567890,\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"AskUserQuestion\", \"hooks\": [{\"type\": \"command\", \"command\": \"/home/me/bin/audit-wrapper claude-hook\"}]}\n    ],\n    \"PermissionRequest\": [\n      {\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", \"command\": \"my-tool --log x claude-approval\", \"timeout\": 1e2}]}\n    ]\n  }\n}\n";
+const USER_CLAUDE: &str = "{\n  \"model\" :\"opus\",\n  \"n\": 1e2,   \"big\": 123456789012345678901234567890,\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"AskUserQuestion\", \"hooks\": [{\"type\": \"command\", \"command\": \"/home/me/bin/audit-wrapper claude-hook\"}]}\n    ],\n    \"PermissionRequest\": [\n      {\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", \"command\": \"my-tool --log x claude-approval\", \"timeout\": 1e2}]}\n    ],\n    \"Elicitation\": [{\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", \"command\": \"/home/me/bin/log claude-elicitation\"}]}]\n  }\n}\n";
 
 /// Runs `ask-popup ARGS` in `home` and asserts it succeeded; its stdout.
 fn succeeds(home: &Home, args: &[&str]) -> String {
@@ -1134,10 +1135,12 @@ fn setup_claude_keeps_a_users_own_hooks_and_their_text_and_remove_gives_the_file
             "\"model\" :\"opus\",\n  \"n\": 1e2,   \"big\": 123456789012345678901234567890,\n",
             "{\"type\": \"command\", \"command\": \"/home/me/bin/audit-wrapper claude-hook\"}",
             "{\"type\": \"command\", \"command\": \"my-tool --log x claude-approval\", \"timeout\": 1e2}",
+            "{\"type\": \"command\", \"command\": \"/home/me/bin/log claude-elicitation\"}",
         ],
         &[
             ("PreToolUse", "claude-hook"),
             ("PermissionRequest", "claude-approval"),
+            ("Elicitation", "claude-elicitation"),
         ],
     );
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), USER_CLAUDE);
