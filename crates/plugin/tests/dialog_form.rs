@@ -189,3 +189,30 @@ fn a_secret_is_never_on_screen_nor_in_the_record() {
     assert!(!recorded.contains("hunter22"), "{recorded}");
     assert!(recorded.contains("•••"), "{recorded}");
 }
+
+#[test]
+fn the_submit_tab_hides_secrets_and_names_the_fields_that_do_not_fit() {
+    let mut d = Dialog::new(questionnaire(json!({"form": {
+        "server": "s", "message": "Sign up",
+        "schema": {"type": "object", "properties": {
+            "password": {"type": "string"},
+            "age": {"type": "integer", "title": "Age", "minimum": 18},
+        }, "required": ["password", "age"]},
+    }})));
+    type_text(&mut d, "hunter22");
+    keys(&mut d, &[Key::Enter]);
+    type_text(&mut d, "12");
+    // The field that does not fit is not marked answered in the tab bar.
+    let screen = frame(&d, 100, 30);
+    assert!(screen.contains("□ Age *"), "{screen}");
+    assert!(screen.contains("A whole number, at least 18"), "{screen}");
+    keys(&mut d, &[Key::Esc, Key::Tab]);
+    let screen = frame(&d, 100, 30);
+    assert!(!screen.contains("hunter22"), "{screen}");
+    assert!(screen.contains("→ •••"), "{screen}");
+    assert!(screen.contains("⚠ At least 18"), "{screen}");
+    assert!(
+        screen.contains("⚠ Not sent until these fit: Age *"),
+        "{screen}"
+    );
+}

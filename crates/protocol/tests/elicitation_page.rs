@@ -118,3 +118,38 @@ fn the_answers_read_back_from_the_envelope_are_the_content() {
     );
     assert_eq!(DECLINE_LABEL, "Decline");
 }
+
+#[test]
+fn a_typed_fields_rules_are_said_before_anything_is_typed() {
+    let rules = |property: Value| {
+        let q = parse(&request(json!({"properties": {"f": property}})).to_string()).unwrap();
+        q.questions[0].context.clone().unwrap_or_default()
+    };
+    let cases = [
+        (
+            json!({"type": "integer", "minimum": 1, "maximum": 5}),
+            "_A whole number, 1 to 5._",
+        ),
+        (
+            json!({"type": "number", "maximum": 2.5}),
+            "_A number, at most 2.5._",
+        ),
+        (
+            json!({"type": "string", "format": "email", "maxLength": 40}),
+            "_An email address, at most 40 characters._",
+        ),
+        (
+            json!({"type": "string", "minLength": 2, "maxLength": 2}),
+            "_2 characters._",
+        ),
+        (
+            json!({"type": "array", "items": {"enum": ["a", "b"]}, "minItems": 1}),
+            "_Pick at least 1._",
+        ),
+    ];
+    for (property, said) in cases {
+        let context = rules(property.clone());
+        assert!(context.ends_with(said), "{property}: {context}");
+    }
+    assert!(!rules(json!({"type": "string"})).contains('_'));
+}

@@ -233,8 +233,9 @@ impl Dialog {
         }
     }
 
+    /// Whether question `index` has an answer (a form's field: one that fits).
     pub fn is_answered(&self, index: usize) -> bool {
-        self.answer(index).is_some()
+        self.answer(index).is_some() && self.misfit(index).is_none()
     }
 
     /// The questions not answered yet that have an option marked `(Recommended)`.

@@ -7,7 +7,7 @@
 //! and a text or number field has no options, only the typed row. The dialog checks each
 //! value against its field as the person types, and sends nothing that does not fit.
 
-use super::{Field, Form, Kind, Misfit};
+use super::{number_text, Field, Form, Kind, Misfit, TextFormat};
 use crate::envelope::{Answer, AnswerDetail};
 use crate::request::{Question, QuestionOption, Questionnaire, RequestError, MAX_QUESTIONS};
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -138,6 +138,9 @@ impl FormPage {
             context.push_str("\n\n");
             context.push_str(description.trim());
         }
+        if let Some(rules) = rules(field) {
+            context.push_str(&format!("\n\n_{rules}._"));
+        }
         let mark = if field.required { " *" } else { "" };
         let title: String = field
             .title
@@ -242,6 +245,74 @@ impl FormPage {
     pub fn secret(&self, index: usize) -> bool {
         self.form.fields.get(index).is_some_and(Field::is_secret)
     }
+}
+
+/// What a value of `field` must be, as the person reads it before typing (`A whole number
+/// from 1 to 5`); `None` when anything goes, or the options say it.
+fn rules(field: &Field) -> Option<String> {
+    let span = |min: Option<String>, max: Option<String>, unit: &str| match (min, max) {
+        (Some(min), Some(max)) if min == max => Some(format!("{min}{unit}")),
+        (Some(min), Some(max)) => Some(format!("{min} to {max}{unit}")),
+        (Some(min), None) => Some(format!("at least {min}{unit}")),
+        (None, Some(max)) => Some(format!("at most {max}{unit}")),
+        (None, None) => None,
+    };
+    let parts: Vec<String> = match &field.kind {
+        Kind::Text {
+            min_length,
+            max_length,
+            format,
+            ..
+        } => {
+            let what = format.map(|f| match f {
+                TextFormat::Email => "An email address".to_owned(),
+                TextFormat::Uri => "A URL".to_owned(),
+                TextFormat::Date => "A date (YYYY-MM-DD)".to_owned(),
+                TextFormat::DateTime => "A date and time (YYYY-MM-DDTHH:MM:SSZ)".to_owned(),
+            });
+            let length = span(
+                min_length.map(|n| n.to_string()),
+                max_length.map(|n| n.to_string()),
+                " characters",
+            );
+            what.into_iter().chain(length).collect()
+        }
+        Kind::Number {
+            integer,
+            minimum,
+            maximum,
+            ..
+        } => {
+            let what = if *integer {
+                "A whole number"
+            } else {
+                "A number"
+            };
+            let bounds = span(minimum.map(number_text), maximum.map(number_text), "");
+            vec![match bounds {
+                Some(bounds) => format!("{what}, {bounds}"),
+                None => what.to_owned(),
+            }]
+        }
+        Kind::Choices {
+            min_items,
+            max_items,
+            ..
+        } => span(
+            min_items.map(|n| n.to_string()),
+            max_items.map(|n| n.to_string()),
+            "",
+        )
+        .map(|n| format!("Pick {n}"))
+        .into_iter()
+        .collect(),
+        Kind::Boolean { .. } | Kind::Choice { .. } => Vec::new(),
+    };
+    let mut text = parts.join(", ");
+    if let Some(first) = text.get(..1) {
+        text = first.to_uppercase() + &text[1..];
+    }
+    (!text.is_empty()).then_some(text)
 }
 
 /// What the record keeps of a form and its answers.

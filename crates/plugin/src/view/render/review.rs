@@ -7,6 +7,7 @@ use crate::dialog::{Dialog, Mode, Target, SUBMIT_CHOICES};
 use crate::view::style::{Line, Role, Style};
 use crate::view::text::{sanitize, sanitize_line, truncate_ellipsis};
 use crate::view::wrap::wrap;
+use ask_popup_protocol::elicitation::page::HIDDEN;
 use ask_popup_protocol::envelope;
 
 /// The Submit tab for a pane `width` cells wide.
@@ -32,7 +33,11 @@ pub(super) fn review(dialog: &Dialog, width: usize) -> Block {
         ));
     }
     out.blank();
-    readiness(&unanswered, width, &mut out);
+    if dialog.form().is_some() {
+        form_readiness(dialog, width, &mut out);
+    } else {
+        readiness(&unanswered, width, &mut out);
+    }
     out.blank();
     submit_choices(dialog, width, &mut out);
     out
@@ -55,11 +60,15 @@ fn question_summary(
                 truncate_ellipsis(&format!(" ● {header}"), width).into_owned(),
                 Role::Success,
             ));
-            let text = sanitize(&envelope::answer_text(
-                questionnaire,
-                question_index,
-                &answer,
-            ));
+            let text = match dialog.form() {
+                // A secret is never on screen.
+                Some(form) if form.secret(question_index) => HIDDEN.to_owned(),
+                _ => sanitize(&envelope::answer_text(
+                    questionnaire,
+                    question_index,
+                    &answer,
+                )),
+            };
             let answer_width = width.saturating_sub(5).max(1);
             for (n, line) in wrap(&text, answer_width).into_iter().take(3).enumerate() {
                 let lead = if n == 0 { "   → " } else { "     " };
@@ -76,6 +85,12 @@ fn question_summary(
             out.push(Line::styled("   → not answered", Role::Dim));
             unanswered = Some(header);
         }
+    }
+    if let Some(misfit) = dialog.misfit(question_index) {
+        out.push(Line::styled(
+            truncate_ellipsis(&format!("   ⚠ {misfit}"), width).into_owned(),
+            Role::Warning,
+        ));
     }
     if let Some(note) = dialog
         .tab_state(question_index)
@@ -100,6 +115,23 @@ fn readiness(unanswered: &[String], width: usize, out: &mut Block) {
             "⚠ Not answered: {} (you can still submit)",
             unanswered.join(", ")
         );
+        for line in wrap(&text, width) {
+            out.push(Line::styled(line, Role::Warning));
+        }
+    }
+}
+
+/// Whether a form can be sent, or the fields that keep it from being sent.
+fn form_readiness(dialog: &Dialog, width: usize, out: &mut Block) {
+    let unfit: Vec<String> = (0..dialog.question_count())
+        .filter(|i| dialog.misfit(*i).is_some())
+        .filter_map(|i| dialog.questionnaire().questions.get(i))
+        .map(|question| sanitize_line(&question.header))
+        .collect();
+    if unfit.is_empty() {
+        out.push(Line::styled("Ready to send the form?", Role::Muted));
+    } else {
+        let text = format!("⚠ Not sent until these fit: {}", unfit.join(", "));
         for line in wrap(&text, width) {
             out.push(Line::styled(line, Role::Warning));
         }
