@@ -737,10 +737,44 @@ fn a_forms_secret_reaches_its_caller_and_never_the_record() {
         entries[0].reply
     );
     assert!(entries[0].reply.contains("ann"), "{}", entries[0].reply);
+    // The form, and what was sent (the secret as •••).
+    let recorded = entries[0].form.as_ref().expect("the form recorded");
+    assert_eq!(recorded.server, "bank");
+    assert_eq!(recorded.message, "Log in");
+    assert_eq!(
+        recorded.sent,
+        Some(json!({"user": "ann", "password": "•••"}))
+    );
+    let read = Entry::from_line(&entries[0].to_line()).expect("read back");
+    assert_eq!(read.form, entries[0].form);
+    let block = read.block("today").join("\n");
+    assert!(block.contains("form of bank: Log in"), "{block}");
+    assert!(
+        block.contains(r#"sent: {"user":"ann","password":"•••"}"#),
+        "{block}"
+    );
+    assert!(!block.contains("hunter22"), "{block}");
     // Nor is the reply kept to be repeated to the same caller asking again.
     let again = b.pipe(cli("p2", Some(&form), &[("pane_id", "3"), ("id", "f")]));
     assert!(
         !again.iter().any(|e| format!("{e:?}").contains("hunter22")),
         "{again:?}"
     );
+}
+
+#[test]
+fn a_declined_form_is_recorded_as_declined_not_as_chat() {
+    let mut b = alone();
+    let form = json!({"form": {"server": "s", "message": "m", "schema": {
+        "type": "object", "properties": {"x": {"type": "string"}}}}})
+    .to_string();
+    b.pipe(cli("p1", Some(&form), &[("pane_id", "3"), ("id", "d")]));
+    settle(&mut b);
+    b.input(Input::Key(Key::Down));
+    let fx = b.input(Input::Key(Key::Enter));
+    let entries = records(&fx);
+    assert_eq!(entries.len(), 1, "{fx:?}");
+    assert_eq!(entries[0].ending, history::FORM_DECLINED);
+    assert_eq!(entries[0].form.as_ref().and_then(|f| f.sent.clone()), None);
+    assert!(entries[0].block("now").join("\n").contains("→ (declined)"));
 }

@@ -68,7 +68,34 @@ pub struct Entry {
     /// several sessions, `ask-popup`'s copies): which of its copies this entry is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answered_in: Option<String>,
+    /// For an MCP server's form: which server asked, and what was sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub form: Option<RecordedForm>,
 }
+
+/// An MCP server's form as recorded: the server, its message, and the content sent (a
+/// secret-looking field's value as `•••`), when the form was sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RecordedForm {
+    pub server: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sent: Option<Value>,
+}
+
+impl RecordedForm {
+    fn from_value(value: &Value) -> Option<RecordedForm> {
+        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+        Some(RecordedForm {
+            server: text("server")?,
+            message: text("message").unwrap_or_default(),
+            sent: value.get("sent").filter(|s| s.is_object()).cloned(),
+        })
+    }
+}
+
+/// The ending of an MCP server's form that was declined (its `Decline`).
+pub const FORM_DECLINED: &str = "form_declined";
 
 /// The ending of an entry that corrects an earlier one of the same copy: answered there, but
 /// another session's answer was the reply its caller took (see `read`).
@@ -214,6 +241,7 @@ impl Entry {
             approval: text("approval"),
             approval_by: text("approvalBy"),
             answered_in: text("answeredIn"),
+            form: value.get("form").and_then(RecordedForm::from_value),
         })
     }
 
@@ -257,6 +285,10 @@ impl Entry {
             head.push_str(&format!(" · {id}"));
         }
         let mut out = vec![head];
+        if let Some(form) = &self.form {
+            let message = form.message.lines().next().unwrap_or_default();
+            out.push(format!("  form of {}: {message}", form.server));
+        }
         let details = self.details();
         let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
         let list = |key: &str| match details.get(key) {
@@ -267,7 +299,13 @@ impl Entry {
         let (answers, unanswered) = (list("answers"), list("unansweredNotes"));
         for (i, q) in self.questions.iter().enumerate() {
             out.push(format!("  {}: {}", q.header, q.question));
-            out.push(format!("    → {}", answer_of(&details, i)));
+            let answer = answer_of(&details, i);
+            let answer = match &self.form {
+                // A form's `Decline` is where `Chat about this` is.
+                Some(_) if answer == CHAT_ANSWER => "(declined)".to_owned(),
+                _ => answer,
+            };
+            out.push(format!("    → {answer}"));
             let of_this = |v: &&Value| index(v) == Some(i as u64);
             let notes = answers
                 .iter()
@@ -285,6 +323,9 @@ impl Entry {
         }
         if let Some(note) = text(&details, "globalNote") {
             out.push(format!("  note: {note}"));
+        }
+        if let Some(sent) = self.form.as_ref().and_then(|f| f.sent.as_ref()) {
+            out.push(format!("  sent: {sent}"));
         }
         if self.questions.is_empty() {
             // Answered before it was asked: what it was told.
@@ -316,13 +357,16 @@ impl Entry {
     }
 }
 
+/// What `answer_of` says of the question whose `Chat about this` was picked.
+const CHAT_ANSWER: &str = "(chat about this)";
+
 /// What question `index` got, as a line: the label, the labels ticked, the text typed, or why
 /// none. `details`: the envelope's.
 fn answer_of(details: &Value, index: usize) -> String {
     let index = index as u64;
     let of_this = |v: &Value| v.get("questionIndex").and_then(Value::as_u64) == Some(index);
     if details.get("chatRequested").is_some_and(of_this) {
-        return "(chat about this)".to_owned();
+        return CHAT_ANSWER.to_owned();
     }
     let answer = details
         .get("answers")

@@ -3,7 +3,7 @@
 
 use super::{pipes::*, request::*, state::Broker};
 use crate::effect::Effect;
-use ask_popup_protocol::history::{Entry, RecordedQuestion};
+use ask_popup_protocol::history::{Entry, RecordedQuestion, FORM_DECLINED};
 use ask_popup_protocol::request::Questionnaire;
 use std::collections::BTreeMap;
 
@@ -52,6 +52,7 @@ impl Broker {
         reply: &str,
         effects: &mut Vec<Effect>,
     ) {
+        let questionnaire = request.dialog.questionnaire();
         let entry = Entry {
             asked_ms: self.stamp.wall_ms(request.arrived_ms),
             ended_ms: self.stamp.wall_ms(self.now_ms),
@@ -63,8 +64,14 @@ impl Broker {
             pane_id: request.pane.or(request.from_pane),
             request_id: request.request_id.clone(),
             questions: RecordedQuestion::all_of(request.dialog.questionnaire()),
-            ending: ending.to_owned(),
+            ending: form_ending(Some(questionnaire), ending),
             reply: recorded_reply(Some(request.dialog.questionnaire()), reply),
+            form: request
+                .dialog
+                .questionnaire()
+                .form
+                .as_ref()
+                .map(|form| form.recorded(reply)),
             approval: approval_of(Some(request.dialog.questionnaire()), reply),
             approval_by: approval_of(Some(request.dialog.questionnaire()), reply)
                 .and(request.approval_by.clone()),
@@ -136,8 +143,11 @@ impl Broker {
             questions: questionnaire
                 .map(RecordedQuestion::all_of)
                 .unwrap_or_default(),
-            ending: ending.to_owned(),
+            ending: form_ending(questionnaire, ending),
             reply: recorded_reply(questionnaire, reply),
+            form: questionnaire
+                .and_then(|q| q.form.as_ref())
+                .map(|form| form.recorded(reply)),
             approval: approval_of(questionnaire, reply),
             approval_by: approval_of(questionnaire, reply).and(approval_by_arg(args)),
             answered_in: None,
@@ -166,5 +176,14 @@ fn recorded_reply(questionnaire: Option<&Questionnaire>, reply: &str) -> String 
             ask_popup_protocol::history::kept_reply(&form.without_secrets(reply))
         }
         _ => ask_popup_protocol::history::kept_reply(reply),
+    }
+}
+
+/// How a request ended, as the record names it: a form's `Decline` (where `Chat about this`
+/// is) as `form_declined`.
+fn form_ending(questionnaire: Option<&Questionnaire>, ending: &str) -> String {
+    match questionnaire.and_then(|q| q.form.as_ref()) {
+        Some(_) if ending == "chat" => FORM_DECLINED.to_owned(),
+        _ => ending.to_owned(),
     }
 }

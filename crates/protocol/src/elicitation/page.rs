@@ -9,6 +9,7 @@
 
 use super::{number_text, Field, Form, Kind, Misfit, TextFormat};
 use crate::envelope::{Answer, AnswerDetail};
+use crate::history::RecordedForm;
 use crate::request::{Question, QuestionOption, Questionnaire, RequestError, MAX_QUESTIONS};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
@@ -320,6 +321,30 @@ impl FormPage {
     /// Whether any field is a secret: then no reply is kept to be repeated either.
     pub fn has_secret(&self) -> bool {
         (0..self.form.fields.len()).any(|i| self.secret(i))
+    }
+
+    /// The form as the record keeps it, with the content `reply` (the envelope) sent, if it
+    /// was sent, each secret as `•••`.
+    pub fn recorded(&self, reply: &str) -> RecordedForm {
+        let sent = crate::envelope::Envelope::read(reply)
+            .filter(|e| {
+                let d = &e.details;
+                d.error.is_none() && !d.cancelled && d.chat_requested.is_none()
+            })
+            .and_then(|e| self.content(&self.answers(&e.details.answers)).ok())
+            .map(|mut content| {
+                for (i, field) in self.form.fields.iter().enumerate() {
+                    if self.secret(i) && content.contains_key(&field.name) {
+                        content.insert(field.name.clone(), Value::from(HIDDEN));
+                    }
+                }
+                Value::Object(content)
+            });
+        RecordedForm {
+            server: self.server.clone(),
+            message: self.message.clone(),
+            sent,
+        }
     }
 
     /// `reply` (an envelope) with each secret field's value replaced by `•••`, for the record.
