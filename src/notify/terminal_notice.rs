@@ -23,7 +23,8 @@ pub fn terminal_notification_on(value: Option<&str>) -> bool {
 /// The sequence written into the asking pane when its question starts waiting: OSC 777
 /// (`ESC ] 777 ; notify ; TITLE ; BODY BEL`), which Zellij 0.45 passes on to its outer terminal
 /// as a desktop notification (its `host_notification_protocol`: OSC 9, or OSC 99 for kitty).
-/// The title says who asks, the body the first question's header and text; neither can end the
+/// The title says who asks, the body the first question's header and text (a form's: its
+/// server and message); neither can end the
 /// sequence or start another (control characters are taken out, and `;` in the title, which
 /// would end it, becomes `,`).
 pub fn terminal_sequence(line: &str, caller: &Caller) -> String {
@@ -36,10 +37,13 @@ pub fn terminal_sequence(line: &str, caller: &Caller) -> String {
     let title = clean_for_sequence(&format!("{agent} asks")).replace(';', ",");
     let body = request::parse(line)
         .ok()
-        .and_then(|q| {
-            q.questions
+        .and_then(|q| match &q.form {
+            // An MCP server's form: who asks for what, rather than its first field.
+            Some(form) => Some(format!("{} asks: {}", form.server, form.message)),
+            None => q
+                .questions
                 .first()
-                .map(|first| format!("{}: {}", first.header, first.question))
+                .map(|first| format!("{}: {}", first.header, first.question)),
         })
         .unwrap_or_else(|| "a question is waiting".to_owned());
     format!(
@@ -90,6 +94,11 @@ mod tests {
             ..caller.clone()
         };
         assert!(terminal_sequence(DB, &nameless).contains(";An agent asks;"));
+        let form = r#"{"form":{"server":"shop","message":"Your order","schema":{"properties":{"size":{"type":"string"}}}}}"#;
+        assert_eq!(
+            terminal_sequence(form, &caller),
+            "\u{1b}]777;notify;claude asks;shop asks: Your order\u{7}"
+        );
     }
 
     #[test]
