@@ -144,18 +144,28 @@ pub fn pages(input: &HookInput, schema: &Value) -> Result<Vec<Value>, String> {
         .collect())
 }
 
-/// What one dialog of the form gave.
-fn page_answer(request: &Value, envelope: &str) -> Answered {
+/// The envelope of a dialog the person submitted, or how it ended otherwise: `Decline`
+/// (where `Chat about this` is) declines; Esc, an error or no reply is no answer.
+fn submitted(envelope: &str) -> Result<Envelope<'static>, Answered> {
     let Some(envelope) = Envelope::read(envelope) else {
-        return Answered::Unanswered("no reply from the popup".to_owned());
+        return Err(Answered::Unanswered("no reply from the popup".to_owned()));
     };
     let details = &envelope.details;
     if details.chat_requested.is_some() {
-        return Answered::Decline;
+        return Err(Answered::Decline);
     }
     if details.error.is_some() || details.cancelled {
-        return Answered::Unanswered(envelope.text().to_owned());
+        return Err(Answered::Unanswered(envelope.text().to_owned()));
     }
+    Ok(envelope)
+}
+
+/// What one dialog of the form gave.
+fn page_answer(request: &Value, envelope: &str) -> Answered {
+    let envelope = match submitted(envelope) {
+        Ok(envelope) => envelope,
+        Err(ended) => return ended,
+    };
     let Ok(questionnaire) = ask_popup_protocol::request::parse(&request.to_string()) else {
         return Answered::Unanswered("the popup cannot show this form".to_owned());
     };
@@ -200,17 +210,16 @@ fn url_request(input: &HookInput, url: &str) -> String {
 
 /// What the URL's question gave.
 fn url_answer(envelope: &str) -> Answered {
-    let Some(envelope) = Envelope::read(envelope) else {
-        return Answered::Unanswered("no reply from the popup".to_owned());
+    let envelope = match submitted(envelope) {
+        Ok(envelope) => envelope,
+        Err(ended) => return ended,
     };
-    let details = &envelope.details;
-    if details.chat_requested.is_some() {
-        return Answered::Decline;
-    }
-    if details.error.is_some() || details.cancelled {
-        return Answered::Unanswered(envelope.text().to_owned());
-    }
-    match details.answers.first().and_then(|a| a.answer.as_deref()) {
+    match envelope
+        .details
+        .answers
+        .first()
+        .and_then(|a| a.answer.as_deref())
+    {
         Some(OPEN_IT) => Answered::Accept(Map::new()),
         Some(DECLINE) => Answered::Decline,
         _ => Answered::Unanswered("the page was not accepted".to_owned()),
