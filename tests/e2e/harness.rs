@@ -453,7 +453,9 @@ impl Zellij {
                     format!("{path:?} {{\n{lines}}}\n")
                 })
                 .collect();
-            std::fs::write(cache.join("permissions.kdl"), grants).expect("write permissions");
+            let permissions = cache.join("permissions.kdl");
+            std::fs::write(&permissions, grants).expect("write permissions");
+            hold_still(&permissions, true);
             Some(config)
         };
         let mut env = env;
@@ -1307,7 +1309,30 @@ impl Drop for Zellij {
         let mut tmux = self.tmux();
         tmux.arg("kill-server");
         run_quietly(tmux, Duration::from_secs(10));
+        hold_still(&self.root.join("cache/zellij/permissions.kdl"), false);
         let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// Makes the permissions granted ahead immutable (`chattr +i`) for the world's life, or
+/// mutable again. Zellij 0.45.1 rewrites that file (emptied, then written) on every plugin load
+/// in every session of the world; a load in another session at that moment read it empty and
+/// asked for the permissions again, a prompt no test answers (a person answers `y`). Held
+/// still, Zellij's rewrite fails (it logs that, and keeps the grant in memory) and every load
+/// reads the whole file. Where the file system has no such flag, the world goes on without.
+fn hold_still(file: &Path, immutable: bool) {
+    if !file.exists() {
+        return;
+    }
+    let flag = if immutable { "+i" } else { "-i" };
+    let mut chattr = Command::new("chattr");
+    chattr.arg(flag).arg(file);
+    let held = run_quietly(chattr, Duration::from_secs(10));
+    if immutable && !held {
+        eprintln!(
+            "chattr +i {} did not hold; a permission prompt can come",
+            file.display()
+        );
     }
 }
 

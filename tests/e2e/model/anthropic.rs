@@ -106,14 +106,38 @@ fn content_of(result: &Value) -> (String, bool) {
     (content, result["is_error"] == true)
 }
 
-/// The `tool_result` block in the last user message of a request, if it has one.
+/// The `tool_result` block the user messages since the model's last turn carry, if they carry
+/// one. Claude Code may add a message of its own after the one with the result (at midnight:
+/// "The date has changed…"), so the result is not always in the last message.
 pub fn last_tool_result(body: &Value) -> Option<Value> {
-    let last = body["messages"].as_array()?.last()?;
-    last["content"]
+    body["messages"]
         .as_array()?
         .iter()
+        .rev()
+        .take_while(|message| message["role"] != "assistant")
+        .filter_map(|message| message["content"].as_array())
+        .flatten()
         .find(|block| block["type"] == "tool_result")
         .cloned()
+}
+
+#[test]
+fn a_tool_result_is_found_though_claude_code_adds_a_message_after_it() {
+    let result = json!({"type": "tool_result", "tool_use_id": "toolu_scripted_1", "content": "ok"});
+    let body = json!({"messages": [
+        {"role": "user", "content": [{"type": "text", "text": "Ask me."}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_scripted_1"}]},
+        {"role": "user", "content": [result.clone()]},
+        {"role": "user", "content": [{"type": "text", "text": "The date has changed."}]},
+    ]});
+    assert_eq!(last_tool_result(&body), Some(result));
+    // A result of an earlier turn is not this turn's.
+    let mut later = body.clone();
+    later["messages"].as_array_mut().unwrap().extend([
+        json!({"role": "assistant", "content": [{"type": "text", "text": "Done."}]}),
+        json!({"role": "user", "content": [{"type": "text", "text": "Again."}]}),
+    ]);
+    assert_eq!(last_tool_result(&later), None);
 }
 
 /// The first tool result the agent sent back: `(content text, is_error)`.
