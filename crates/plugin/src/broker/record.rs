@@ -63,18 +63,12 @@ impl Broker {
             agent: self.agent_name(request),
             pane_id: request.pane.or(request.from_pane),
             request_id: request.request_id.clone(),
-            questions: RecordedQuestion::all_of(request.dialog.questionnaire()),
+            questions: RecordedQuestion::all_of(questionnaire),
             ending: form_ending(Some(questionnaire), ending),
-            reply: recorded_reply(Some(request.dialog.questionnaire()), reply),
-            form: request
-                .dialog
-                .questionnaire()
-                .form
-                .as_ref()
-                .map(|form| form.recorded(reply)),
-            approval: approval_of(Some(request.dialog.questionnaire()), reply),
-            approval_by: approval_of(Some(request.dialog.questionnaire()), reply)
-                .and(request.approval_by.clone()),
+            reply: recorded_reply(Some(questionnaire), reply),
+            form: recorded_form(Some(questionnaire), reply),
+            approval: approval_of(Some(questionnaire), reply),
+            approval_by: approval_of(Some(questionnaire), reply).and(request.approval_by.clone()),
             // A copy of another session's question: answered in this one.
             answered_in: request
                 .from_session
@@ -145,9 +139,7 @@ impl Broker {
                 .unwrap_or_default(),
             ending: form_ending(questionnaire, ending),
             reply: recorded_reply(questionnaire, reply),
-            form: questionnaire
-                .and_then(|q| q.form.as_ref())
-                .map(|form| form.recorded(reply)),
+            form: recorded_form(questionnaire, reply),
             approval: approval_of(questionnaire, reply),
             approval_by: approval_of(questionnaire, reply).and(approval_by_arg(args)),
             answered_in: None,
@@ -177,6 +169,17 @@ fn recorded_reply(questionnaire: Option<&Questionnaire>, reply: &str) -> String 
         }
         _ => ask_popup_protocol::history::kept_reply(reply),
     }
+}
+
+/// A form's server, message and the content `reply` sent; `None` for a questionnaire that is
+/// no form.
+fn recorded_form(
+    questionnaire: Option<&Questionnaire>,
+    reply: &str,
+) -> Option<ask_popup_protocol::history::RecordedForm> {
+    questionnaire
+        .and_then(|q| q.form.as_ref())
+        .map(|form| form.recorded(reply))
 }
 
 /// How a request ended, as the record names it: a form's `Decline` (where `Chat about this`

@@ -130,14 +130,15 @@ impl Dialog {
     /// Submitting the form: refused while any field's value does not fit; the first such
     /// field is shown, with its message.
     pub(super) fn refuses_to_submit(&mut self) -> bool {
-        let Some(first) = (0..self.question_count()).find(|i| self.misfit(*i).is_some()) else {
+        let unfit: Vec<usize> = (0..self.question_count())
+            .filter(|i| self.misfit(*i).is_some())
+            .collect();
+        let Some(&first) = unfit.first() else {
             return false;
         };
-        for i in 0..self.question_count() {
-            if self.misfit(i).is_some() {
-                if let Some(state) = self.tabs.get_mut(i) {
-                    state.tried = true;
-                }
+        for i in unfit {
+            if let Some(state) = self.tabs.get_mut(i) {
+                state.tried = true;
             }
         }
         self.tab = first;
