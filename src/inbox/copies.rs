@@ -13,8 +13,8 @@ use crate::ask::{self, Caller};
 use crate::clock::now_ms;
 use crate::zellij::children::live_sessions;
 use crate::zellij::pipe::Zellij;
-use crate::zellij::process::{self, run_for, POLL};
-use crate::zellij::programs::ZellijCli;
+use crate::zellij::process::{self, run_for_output, POLL};
+use crate::zellij::programs::{missed_session, ZellijCli};
 use crate::zellij::session::LiveSession;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
@@ -408,14 +408,21 @@ impl Stop for Done {
 }
 
 /// `zellij -s SESSION ACTION…`, waited for a few seconds at most: its stdout when it succeeded.
+/// Run again when Zellij's CLI missed the session (`missed_session`: it then sent nothing, yet
+/// may exit 0), so that a mark is not taken for made, or for taken off, when it was not.
 fn action_in(session: &str, args: &[&str]) -> Option<Vec<u8>> {
     let zellij = ZellijCli::find()?;
-    let mut command = zellij.command();
-    command.args(["-s", session, "action"]).args(args);
-    command.stderr(std::process::Stdio::null());
-    crate::zellij::children::tied_to_this_process(&mut command);
-    let (success, out) = run_for(command, ACTION_LIMIT)?;
-    success.then_some(out)
+    for attempt in 1..=ask::ATTEMPTS {
+        thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
+        let mut command = zellij.command();
+        command.args(["-s", session, "action"]).args(args);
+        crate::zellij::children::tied_to_this_process(&mut command);
+        let out = run_for_output(command, ACTION_LIMIT)?;
+        if !missed_session(&out.stderr) {
+            return out.status.success().then_some(out.stdout);
+        }
+    }
+    None
 }
 
 /// How long a `zellij action` of the marks may take.

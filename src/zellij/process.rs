@@ -3,7 +3,7 @@
 
 use crate::ask;
 use std::io::Read;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -20,13 +20,26 @@ pub fn run(mut command: Command, payload: &str, limit: Duration) -> Option<(bool
 
 /// Runs a command with no stdin for at most `limit` (then kills it): whether it exited 0, and
 /// its stdout.
-pub fn run_for(mut command: Command, limit: Duration) -> Option<(bool, Vec<u8>)> {
+pub fn run_for(command: Command, limit: Duration) -> Option<(bool, Vec<u8>)> {
+    run_keeping(command, limit, false).map(|out| (out.status.success(), out.stdout))
+}
+
+/// `run_for`, keeping its stderr too (a `zellij` call that missed its session says so there).
+pub fn run_for_output(command: Command, limit: Duration) -> Option<Output> {
+    run_keeping(command, limit, true)
+}
+
+fn run_keeping(mut command: Command, limit: Duration, stderr: bool) -> Option<Output> {
+    if stderr {
+        command.stderr(Stdio::piped());
+    }
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .spawn()
         .ok()?;
-    let stdout = read_in_background(&mut child);
+    let stdout = read_in_background(child.stdout.take());
+    let stderr = read_in_background(child.stderr.take());
     let until = Instant::now() + limit;
     let status = loop {
         match child.try_wait() {
@@ -39,7 +52,11 @@ pub fn run_for(mut command: Command, limit: Duration) -> Option<(bool, Vec<u8>)>
             }
         }
     };
-    Some((status.success(), stdout.recv().unwrap_or_default()))
+    Some(Output {
+        status,
+        stdout: stdout.recv().unwrap_or_default(),
+        stderr: stderr.recv().unwrap_or_default(),
+    })
 }
 
 /// Reads a `zellij pipe` child's stdout on a thread of its own, and sends what it printed as
@@ -80,14 +97,14 @@ pub fn reply_in_background(child: &mut Child, id: &str) -> Receiver<Vec<u8>> {
     rx
 }
 
-/// Reads a child's stdout to its end on a thread of its own.
-pub fn read_in_background(child: &mut Child) -> Receiver<Vec<u8>> {
+/// Reads a child's pipe (its stdout or stderr; nothing when it has none) to its end on a thread
+/// of its own.
+fn read_in_background(pipe: Option<impl Read + Send + 'static>) -> Receiver<Vec<u8>> {
     let (tx, rx) = mpsc::channel();
-    let stdout = child.stdout.take();
     thread::spawn(move || {
         let mut out = Vec::new();
-        if let Some(mut stdout) = stdout {
-            let _ = stdout.read_to_end(&mut out);
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut out);
         }
         let _ = tx.send(out);
     });

@@ -25,6 +25,21 @@ impl ZellijCli {
     }
 }
 
+/// Whether a `zellij [--session S] …` call did not reach its session because Zellij's CLI did
+/// not see it live, which Zellij 0.45.1 reports now and then for a busy but live session: its
+/// probe (`assert_socket`) gives up on one unanswered `ConnStatus`. It says so on stderr, as
+/// "There is no active session!" (no other session), or as "Session 'S' not found. The
+/// following sessions are active:" (others live), after which it lists them: on stdout, exiting
+/// 0, when there are several. Such a call sent nothing to the session, so it is safe to run
+/// again; its exit status says nothing.
+pub fn missed_session(stderr: &[u8]) -> bool {
+    let stderr = String::from_utf8_lossy(stderr);
+    let said = stderr.lines().next().unwrap_or_default().trim();
+    said == "There is no active session!"
+        || (said.starts_with("Session '")
+            && said.ends_with("' not found. The following sessions are active:"))
+}
+
 /// The first executable file named `program` in a dir of PATH.
 pub fn find_on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -57,4 +72,34 @@ pub fn exe() -> String {
         .ok()
         .and_then(|p| p.to_str().map(str::to_owned))
         .unwrap_or_else(|| "ask-popup".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::missed_session;
+
+    #[test]
+    fn a_call_that_missed_its_session_is_told_from_one_that_failed() {
+        // What Zellij 0.45.1's CLI says when its probe of the session went unanswered: alone,
+        // beside one other session (exit 1), beside several (the list on stdout, exit 0).
+        assert!(missed_session(b"There is no active session!\n"));
+        assert!(missed_session(
+            b"Session 'apz11463136' not found. The following sessions are active:\napi\n"
+        ));
+        assert!(missed_session(
+            b"Session 'work' not found. The following sessions are active:\n"
+        ));
+        for other in [
+            &b""[..],
+            b"Error: the plugin was not found\n",
+            b"No active zellij sessions found.\n",
+            b"some output\nThere is no active session!\n",
+        ] {
+            assert!(
+                !missed_session(other),
+                "{:?}",
+                String::from_utf8_lossy(other)
+            );
+        }
+    }
 }

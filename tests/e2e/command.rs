@@ -740,18 +740,66 @@ exec "$real" "$@"
         real = shell_quote(&crate::harness::zellij_bin().to_string_lossy()),
         count = shell_quote(&bin.join("dropped").to_string_lossy()),
     );
-    let path = bin.join("zellij");
-    std::fs::write(&path, script).expect("write the wrapper");
-    let made = Command::new("chmod")
-        .arg("+x")
-        .arg(&path)
-        .status()
-        .expect("chmod");
-    assert!(made.success());
+    executable(&bin.join("zellij"), &script);
     bin
 }
 
-/// How many `ask` pipes the wrapper in `bin` dropped.
+/// Writes `script` to `path`, executable.
+fn executable(path: &Path, script: &str) {
+    std::fs::write(path, script).expect("write the wrapper");
+    let made = Command::new("chmod")
+        .arg("+x")
+        .arg(path)
+        .status()
+        .expect("chmod");
+    assert!(made.success(), "chmod +x {}", path.display());
+}
+
+/// A `zellij` (in a dir of its own under `dir`, to put first on PATH) whose every other call
+/// with the argument `call` (`rename-pane`, `version`…) misses its session as Zellij 0.45.1's CLI
+/// does now and then when several sessions are live: "Session '…' not found" on stderr, the
+/// live sessions listed on stdout, exit 0, and nothing sent. Every other call is the real
+/// `zellij`'s. `calls` counts the calls with `call`.
+pub(crate) fn session_missing_zellij(dir: &Path, call: &str) -> PathBuf {
+    let bin = dir.join(format!("missing-{call}"));
+    std::fs::create_dir_all(&bin).expect("the wrapper's dir");
+    let script = format!(
+        r#"#!/usr/bin/env bash
+real={real}
+count={count}
+case " $* " in
+*" {call} "*)
+    n=$(cat "$count" 2>/dev/null || echo 0)
+    echo $((n + 1)) > "$count"
+    if [ $((n % 2)) -eq 0 ]; then
+        prev="" session=""
+        for a in "$@"; do
+            case "$prev" in -s|--session) session=$a ;; esac
+            prev=$a
+        done
+        echo "Session '$session' not found. The following sessions are active:" >&2
+        "$real" list-sessions
+        exit 0
+    fi
+    ;;
+esac
+exec "$real" "$@"
+"#,
+        real = shell_quote(&crate::harness::zellij_bin().to_string_lossy()),
+        count = shell_quote(&bin.join("calls").to_string_lossy()),
+    );
+    executable(&bin.join("zellij"), &script);
+    bin
+}
+
+/// How many calls `session_missing_zellij`'s `zellij` in `bin` got with its argument.
+pub(crate) fn calls(bin: &Path) -> u32 {
+    std::fs::read_to_string(bin.join("calls"))
+        .ok()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
+}
+
 pub(crate) fn drops(bin: &Path) -> u32 {
     std::fs::read_to_string(bin.join("dropped"))
         .ok()

@@ -1581,13 +1581,12 @@ pub fn outside_zellij<'a>(command: &'a mut Command, runtime: &Path) -> &'a mut C
 }
 
 /// Whether a CLI call failed only because it did not see the session, which Zellij 0.45.1's
-/// CLI sometimes reports for a busy but live session ("There is no active session!", exit 1):
-/// its session probe (`assert_socket`) gives up on one unanswered `ConnStatus`. Such a call sent
-/// nothing to the server, so running it again is safe.
+/// CLI sometimes reports for a busy but live session (`ask_popup::zellij::programs::
+/// missed_session`: "There is no active session!", or "Session '…' not found", the other live
+/// sessions then listed on stdout with exit 0). Such a call sent nothing to the server, so
+/// running it again is safe.
 fn missed_session(out: &Output) -> bool {
-    out.status.code() == Some(1)
-        && out.stdout.is_empty()
-        && String::from_utf8_lossy(&out.stderr).trim() == "There is no active session!"
+    ask_popup::zellij::programs::missed_session(&out.stderr)
 }
 
 /// A copy of `command`'s program, arguments, environment and directory (`Command` is not

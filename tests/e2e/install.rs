@@ -9,7 +9,7 @@
 
 use crate::agents::{new_pane, submitted, zellij_on_path, DB};
 use crate::claude::{database, pick_the_second_option, Claude, Wiring, DATABASE};
-use crate::command::command;
+use crate::command::{calls, command, session_missing_zellij};
 use crate::harness::{
     agent_bin, free_port, settling, shell_quote, zellij_bin, Options, Setup, Zellij, FIRST,
 };
@@ -246,6 +246,22 @@ fn with_its_permissions_denied_the_doctor_says_the_plugin_does_not_answer_and_ho
         fix.trim_start().starts_with("fix: ") && fix.contains("permissions.kdl"),
         "{report}"
     );
+}
+
+#[test]
+fn the_doctor_asks_the_plugin_again_when_zellij_says_the_session_is_not_found() {
+    // Zellij's CLI misses the session of the doctor's first `version` pipe, listing the live
+    // sessions where the plugin's version would be: asked again, not taken for another version.
+    let zellij = Zellij::start();
+    let bin = session_missing_zellij(&zellij.scratch(), "version");
+    let (_, report) = doctor_with(&zellij, "doctor", &command(), &bin.to_string_lossy());
+    assert!(
+        report
+            .lines()
+            .any(|l| l.starts_with("✓ plugin in this session:")),
+        "{report}"
+    );
+    assert_eq!(calls(&bin), 2, "{report}");
 }
 
 /// Dismisses what Zellij shows a new user first (its release notes), as they would.

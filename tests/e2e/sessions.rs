@@ -8,7 +8,7 @@ use crate::agents::{
     marked, pick_sqlite, shell_quote, status, submitted, wait_until_nothing_pending,
     zellij_on_path, DB,
 };
-use crate::command::command;
+use crate::command::{calls, command, session_missing_zellij};
 use crate::harness::{zellij_bin, Zellij};
 use crate::history::{history, recorded};
 use crate::{ANSWER, AT_ONCE};
@@ -143,11 +143,15 @@ fn wait_for_title_in(zellij: &Zellij, session: &str, pane: u32, expected: &str) 
 /// The line of an agent's pane: asks `DB` as `agent` with id `id`, its envelope into
 /// `<id>.json` and its exit status into `<id>.rc`, in `dir`.
 fn asking_line(dir: &Path, agent: &str, id: &str) -> String {
+    asking_line_with(dir, agent, id, &zellij_on_path())
+}
+
+/// `asking_line`, its PATH set by `path` (`PATH=… `).
+fn asking_line_with(dir: &Path, agent: &str, id: &str, path: &str) -> String {
     format!(
         "cd {dir} && {path}ASK_POPUP_AGENT={agent} {command} ask --id {id} {payload} > {id}.json; \
          echo $? > {id}.rc.tmp && mv {id}.rc.tmp {id}.rc; exec sleep 1000",
         dir = shell_quote(&dir.to_string_lossy()),
-        path = zellij_on_path(),
         command = shell_quote(&command().to_string_lossy()),
         payload = shell_quote(DB),
     )
@@ -236,6 +240,38 @@ fn a_question_in_a_session_nobody_sees_is_answered_in_the_attached_one() {
     assert_eq!(entries[0]["session"], API);
     assert_eq!(entries[0]["ending"], "answered");
     assert_eq!(entries[0]["paneId"], pane);
+}
+
+#[test]
+fn a_pane_is_marked_and_unmarked_though_zellij_says_its_session_is_not_found() {
+    let zellij = Zellij::start();
+    start_background_session(&zellij);
+    let dir = zellij.scratch();
+    let bin = session_missing_zellij(&dir, "rename-pane");
+    let path = format!("PATH={}:\"$PATH\" ", shell_quote(&bin.to_string_lossy()));
+    let pane = pane_in(
+        &zellij,
+        API,
+        "builder",
+        &asking_line_with(&dir, "builder", "x-9", &path),
+    );
+    zellij.wait_for_screen("api's question", ANSWER, |s| {
+        s.contains("builder in api asks")
+    });
+    // The first rename missed api and said so: it is made again, not taken for made.
+    wait_for_title_in(&zellij, API, pane, &marked("builder"));
+    pick_sqlite(&zellij, "builder in api asks", || {
+        dir.join("x-9.rc").exists()
+    });
+    let (envelope, rc) = ended(&zellij, &dir, "x-9");
+    assert_eq!(
+        envelope,
+        submitted(DB, &[(0, Answer::Option(1))], &[], Some("x-9"))
+    );
+    assert_eq!(rc, "0");
+    // And so is the one that puts the title back.
+    wait_for_title_in(&zellij, API, pane, "builder");
+    assert_eq!(calls(&bin), 4, "rename-pane calls");
 }
 
 #[test]
