@@ -12,7 +12,7 @@ use ask_popup::remote::wire::{
 use ask_popup_protocol::envelope::{self, Answer, Envelope, ErrorCode, Outcome, Responses};
 use ask_popup_protocol::request::{self, RequestError};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -826,6 +826,28 @@ fn callers_beyond_the_limit_hear_busy_and_the_server_goes_on() {
     });
 }
 
+/// A caller the server holds: its connection open, nothing said to it yet. One told `busy`
+/// is not: the thread of an earlier connection (`Server::start`'s look at the socket) may not
+/// have ended yet on a loaded machine, and the server then had no thread for this one.
+fn held_caller(server: &Server) -> UnixStream {
+    let mut held = None;
+    wait_until("a caller is held", || {
+        let mut stream = UnixStream::connect(&server.socket).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_millis(300)))
+            .expect("a read timeout");
+        let mut byte = [0u8; 1];
+        match stream.read(&mut byte) {
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                held = Some(stream);
+                true
+            }
+            _ => false,
+        }
+    });
+    held.expect("held")
+}
+
 #[test]
 fn a_server_that_cannot_start_a_thread_says_busy_and_goes_on() {
     let user = OtherUser::new();
@@ -840,7 +862,7 @@ fn a_server_that_cannot_start_a_thread_says_busy_and_goes_on() {
         .arg(env!("CARGO_BIN_EXE_ask-popup"));
     set_outside_zellij(&mut command, &socket, &scratch.0);
     let mut server = Server::start(&mut command, &socket);
-    let held = UnixStream::connect(&server.socket).expect("connect");
+    let held = held_caller(&server);
     wait_until("the second caller hears busy", || {
         server.exchange(frame("t-1").line().as_bytes())
             == envelope::host_error(ErrorCode::Busy, None)
