@@ -22,11 +22,20 @@ use std::time::{Duration, Instant};
 /// The background session's name.
 const API: &str = "api";
 
-/// `zellij -s SESSION ARGS…` in the world, waited for.
+/// `zellij -s SESSION ARGS…` in the world, waited for; made again (a few times) when Zellij's
+/// CLI missed the session, which sent nothing.
 fn zellij_in(zellij: &Zellij, session: &str, args: &[&str]) -> Output {
-    let mut command = zellij.in_session(zellij_bin());
-    command.args(["-s", session]).args(args);
-    command.output().expect("run zellij")
+    let mut tries = 0;
+    loop {
+        let mut command = zellij.in_session(zellij_bin());
+        command.args(["-s", session]).args(args);
+        let out = command.output().expect("run zellij");
+        tries += 1;
+        if tries >= 4 || !ask_popup::zellij::programs::missed_session(&out.stderr) {
+            return out;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// Starts the background session `api`, and waits until Zellij's metadata says who is attached
