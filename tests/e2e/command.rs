@@ -702,17 +702,13 @@ fn a_notify_command_that_hangs_or_fails_changes_nothing() {
 /// `drops` `ask` pipes as Zellij 0.45.1 drops a CLI after its message reached the plugin: the
 /// real `zellij pipe` runs until the plugin lists the request (its `status` pipe), then it is
 /// killed and the call exits 0 with nothing on stdout. Every other call is the real `zellij`'s.
-/// `dropped` in its dir counts the drops.
+/// `drops` counts the drops.
 pub(crate) fn dropping_zellij(dir: &Path, drops: u32) -> PathBuf {
-    let bin = dir.join("dropping-zellij");
-    std::fs::create_dir_all(&bin).expect("the wrapper's dir");
-    let script = format!(
-        r#"#!/usr/bin/env bash
-real={real}
-count={count}
-case " $* " in
-*" --name ask "*)
-    n=$(cat "$count" 2>/dev/null || echo 0)
+    wrapped_zellij(
+        &dir.join("dropping-zellij"),
+        "--name ask",
+        &format!(
+            r#"    n=$(cat "$count" 2>/dev/null || echo 0)
     if [ "$n" -lt {drops} ]; then
         echo $((n + 1)) > "$count"
         prev="" plugin="" args=""
@@ -733,26 +729,9 @@ case " $* " in
         wait "$pipe" 2>/dev/null
         exit 0
     fi
-    ;;
-esac
-exec "$real" "$@"
-"#,
-        real = shell_quote(&crate::harness::zellij_bin().to_string_lossy()),
-        count = shell_quote(&bin.join("dropped").to_string_lossy()),
-    );
-    executable(&bin.join("zellij"), &script);
-    bin
-}
-
-/// Writes `script` to `path`, executable.
-fn executable(path: &Path, script: &str) {
-    std::fs::write(path, script).expect("write the wrapper");
-    let made = Command::new("chmod")
-        .arg("+x")
-        .arg(path)
-        .status()
-        .expect("chmod");
-    assert!(made.success(), "chmod +x {}", path.display());
+"#
+        ),
+    )
 }
 
 /// A `zellij` (in a dir of its own under `dir`, to put first on PATH) whose every other call
@@ -761,15 +740,10 @@ fn executable(path: &Path, script: &str) {
 /// live sessions listed on stdout, exit 0, and nothing sent. Every other call is the real
 /// `zellij`'s. `calls` counts the calls with `call`.
 pub(crate) fn session_missing_zellij(dir: &Path, call: &str) -> PathBuf {
-    let bin = dir.join(format!("missing-{call}"));
-    std::fs::create_dir_all(&bin).expect("the wrapper's dir");
-    let script = format!(
-        r#"#!/usr/bin/env bash
-real={real}
-count={count}
-case " $* " in
-*" {call} "*)
-    n=$(cat "$count" 2>/dev/null || echo 0)
+    wrapped_zellij(
+        &dir.join(format!("missing-{call}")),
+        call,
+        r#"    n=$(cat "$count" 2>/dev/null || echo 0)
     echo $((n + 1)) > "$count"
     if [ $((n % 2)) -eq 0 ]; then
         prev="" session=""
@@ -781,27 +755,36 @@ case " $* " in
         "$real" list-sessions
         exit 0
     fi
-    ;;
-esac
-exec "$real" "$@"
 "#,
+    )
+}
+
+/// Writes `bin/zellij`: for a call with the arguments `matching` it runs `body` (bash, with the
+/// real `zellij` as `$real` and a file to count in as `$count`), and then, as for every other
+/// call, the real `zellij`. `bin`.
+fn wrapped_zellij(bin: &Path, matching: &str, body: &str) -> PathBuf {
+    std::fs::create_dir_all(bin).expect("the wrapper's dir");
+    let script = format!(
+        "#!/usr/bin/env bash\nreal={real}\ncount={count}\ncase \" $* \" in\n*\" {matching} \"*)\n\
+         {body}    ;;\nesac\nexec \"$real\" \"$@\"\n",
         real = shell_quote(&crate::harness::zellij_bin().to_string_lossy()),
-        count = shell_quote(&bin.join("calls").to_string_lossy()),
+        count = shell_quote(&bin.join("count").to_string_lossy()),
     );
-    executable(&bin.join("zellij"), &script);
-    bin
+    let path = bin.join("zellij");
+    std::fs::write(&path, script).expect("write the wrapper");
+    let made = Command::new("chmod")
+        .arg("+x")
+        .arg(&path)
+        .status()
+        .expect("chmod");
+    assert!(made.success(), "chmod +x {}", path.display());
+    bin.to_path_buf()
 }
 
-/// How many calls `session_missing_zellij`'s `zellij` in `bin` got with its argument.
-pub(crate) fn calls(bin: &Path) -> u32 {
-    std::fs::read_to_string(bin.join("calls"))
-        .ok()
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or(0)
-}
-
-pub(crate) fn drops(bin: &Path) -> u32 {
-    std::fs::read_to_string(bin.join("dropped"))
+/// What the wrapper in `bin` counted: the `ask` pipes `dropping_zellij`'s dropped, the calls
+/// `session_missing_zellij`'s got.
+pub(crate) fn counted(bin: &Path) -> u32 {
+    std::fs::read_to_string(bin.join("count"))
         .ok()
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or(0)
@@ -820,7 +803,7 @@ fn a_command_that_gets_no_reply_takes_its_question_back() {
         .args(["ask", "--id", "n-1", "--agent", "unheard", DB])
         .output()
         .expect("run ask-popup ask");
-    assert_eq!(drops(&bin), ask_popup::ask::ATTEMPTS, "{out:?}");
+    assert_eq!(counted(&bin), ask_popup::ask::ATTEMPTS, "{out:?}");
     assert_eq!(out.status.code(), Some(5), "{out:?}");
     let envelope: Value = serde_json::from_slice(&out.stdout).expect("an envelope");
     assert_eq!(envelope["details"]["error"], "no_reply");

@@ -223,7 +223,7 @@ fn a_request_zellij_dropped_once_is_recorded_once() {
     shown(&zellij, "retrier");
     // Answered once the command has asked again (the popup's question is then the retry's).
     let until = zellij.until(ANSWER);
-    while crate::command::drops(&bin) < 1 {
+    while crate::command::counted(&bin) < 1 {
         assert!(Instant::now() < until, "the first pipe was never dropped");
         thread::sleep(Duration::from_millis(50));
     }

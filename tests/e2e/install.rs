@@ -9,7 +9,7 @@
 
 use crate::agents::{new_pane, submitted, zellij_on_path, DB};
 use crate::claude::{database, pick_the_second_option, Claude, Wiring, DATABASE};
-use crate::command::{calls, command, session_missing_zellij};
+use crate::command::{command, counted, session_missing_zellij};
 use crate::harness::{
     agent_bin, free_port, settling, shell_quote, zellij_bin, Options, Setup, Zellij, FIRST,
 };
@@ -261,7 +261,7 @@ fn the_doctor_asks_the_plugin_again_when_zellij_says_the_session_is_not_found() 
             .any(|l| l.starts_with("✓ plugin in this session:")),
         "{report}"
     );
-    assert_eq!(calls(&bin), 2, "{report}");
+    assert_eq!(counted(&bin), 2, "{report}");
 }
 
 /// Dismisses what Zellij shows a new user first (its release notes), as they would.

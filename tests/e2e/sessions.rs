@@ -8,7 +8,7 @@ use crate::agents::{
     marked, pick_sqlite, shell_quote, status, submitted, wait_until_nothing_pending,
     zellij_on_path, DB,
 };
-use crate::command::{calls, command, session_missing_zellij};
+use crate::command::{command, counted, session_missing_zellij};
 use crate::harness::{zellij_bin, Zellij};
 use crate::history::{history, recorded};
 use crate::{ANSWER, AT_ONCE};
@@ -280,7 +280,7 @@ fn a_pane_is_marked_and_unmarked_though_zellij_says_its_session_is_not_found() {
     assert_eq!(rc, "0");
     // And so is the one that puts the title back.
     wait_for_title_in(&zellij, API, pane, "builder");
-    assert_eq!(calls(&bin), 4, "rename-pane calls");
+    assert_eq!(counted(&bin), 4, "rename-pane calls");
 }
 
 #[test]
