@@ -641,6 +641,17 @@ impl Server {
         self.child.try_wait().ok().flatten().is_none()
     }
 
+    /// How many threads the server runs, as /proc says.
+    fn threads(&self) -> String {
+        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Threads:").map(|n| n.trim().to_owned()))
+            })
+            .unwrap_or_else(|| "unknown".to_owned())
+    }
+
     /// Sends `bytes` and reads what comes back until the server closes.
     fn exchange(&self, bytes: &[u8]) -> String {
         let mut stream = UnixStream::connect(&self.socket).expect("connect");
@@ -830,8 +841,8 @@ fn callers_beyond_the_limit_hear_busy_and_the_server_goes_on() {
 /// is not: the thread of an earlier connection (`Server::start`'s look at the socket) may not
 /// have ended yet on a loaded machine, and the server then had no thread for this one.
 fn held_caller(server: &Server) -> UnixStream {
-    let mut held = None;
-    wait_until("a caller is held", || {
+    let until = Instant::now() + WAIT;
+    loop {
         let mut stream = UnixStream::connect(&server.socket).expect("connect");
         stream
             .set_read_timeout(Some(Duration::from_millis(300)))
@@ -839,13 +850,16 @@ fn held_caller(server: &Server) -> UnixStream {
         let mut byte = [0u8; 1];
         match stream.read(&mut byte) {
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                held = Some(stream);
-                true
+                return stream;
             }
-            _ => false,
+            said => assert!(
+                Instant::now() < until,
+                "never held a caller ({said:?}); the server's threads: {}",
+                server.threads()
+            ),
         }
-    });
-    held.expect("held")
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]
@@ -863,10 +877,16 @@ fn a_server_that_cannot_start_a_thread_says_busy_and_goes_on() {
     set_outside_zellij(&mut command, &socket, &scratch.0);
     let mut server = Server::start(&mut command, &socket);
     let held = held_caller(&server);
-    wait_until("the second caller hears busy", || {
-        server.exchange(frame("t-1").line().as_bytes())
-            == envelope::host_error(ErrorCode::Busy, None)
-    });
+    wait_until(
+        &format!(
+            "the second caller hears busy ({} threads)",
+            server.threads()
+        ),
+        || {
+            server.exchange(frame("t-1").line().as_bytes())
+                == envelope::host_error(ErrorCode::Busy, None)
+        },
+    );
     assert!(server.running(), "the server ended");
     drop(held);
     wait_until("a caller is answered again", || {
