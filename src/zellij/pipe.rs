@@ -2,8 +2,8 @@
 //! `cancel`, `status`, `show`), and `ask-popup status` and `show`.
 
 use super::children;
-use super::process::{run, run_for_output};
-use super::programs::{missed_session, ZellijCli};
+use super::process::run;
+use super::programs::ZellijCli;
 use crate::ask::{self, Caller};
 use crate::terminal::{self, print};
 use ask_popup_protocol::envelope::ErrorCode;
@@ -127,9 +127,7 @@ impl Zellij {
         }
     }
 
-    /// One `zellij pipe` that answers at once: whether it exited 0, and its stdout. None when
-    /// it did not end within `limit`, or missed the session (`missed_session`: it sent nothing,
-    /// and may have exited 0 listing the other sessions on stdout).
+    /// One `zellij pipe` that answers at once (`run`): whether it exited 0, and its stdout.
     pub fn call(
         &self,
         name: &str,
@@ -137,10 +135,7 @@ impl Zellij {
         payload: &str,
         limit: Duration,
     ) -> Option<(bool, Vec<u8>)> {
-        let mut command = self.pipe(name, args);
-        command.args(["--", payload]);
-        let out = run_for_output(command, limit)?;
-        (!missed_session(&out.stderr)).then(|| (out.status.success(), out.stdout))
+        run(self.pipe(name, args), payload, limit)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Child processes the command waits on: one run for at most a while, and a child's stdout read
 //! on a thread of its own (for a question, handed over as soon as it holds the reply).
 
+use super::programs::missed_session;
 use crate::ask;
 use std::io::Read;
 use std::process::{Child, Command, Output, Stdio};
@@ -12,10 +13,13 @@ use std::time::{Duration, Instant};
 pub const POLL: Duration = Duration::from_millis(50);
 
 /// Runs a `zellij pipe` command with `payload` as its argument and no stdin, for at most
-/// `limit`: whether it exited 0, and its stdout.
+/// `limit`: whether it exited 0, and its stdout. None when it did not end within `limit`, or
+/// missed the session (`missed_session`: it sent nothing, and may have exited 0 listing the
+/// other sessions on stdout).
 pub fn run(mut command: Command, payload: &str, limit: Duration) -> Option<(bool, Vec<u8>)> {
     command.args(["--", payload]);
-    run_for(command, limit)
+    let out = run_for_output(command, limit)?;
+    (!missed_session(&out.stderr)).then(|| (out.status.success(), out.stdout))
 }
 
 /// Runs a command with no stdin for at most `limit` (then kills it): whether it exited 0, and
