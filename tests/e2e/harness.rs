@@ -776,8 +776,13 @@ impl Zellij {
 
     /// `zellij -s SESSION` with this world's environment.
     pub fn zellij(&self) -> Command {
+        self.zellij_for(&self.session)
+    }
+
+    /// `zellij`, for session `session` of this world (another one it started, say).
+    fn zellij_for(&self, session: &str) -> Command {
         let mut zellij = Command::new(zellij_bin());
-        zellij.args(["-s", &self.session]);
+        zellij.args(["-s", session]);
         self.isolate(&mut zellij);
         zellij
     }
@@ -870,7 +875,12 @@ impl Zellij {
 
     /// Runs `zellij -s SESSION action ARGS…` and returns its output (never panics on failure).
     pub fn action(&self, args: &[&str]) -> Output {
-        let mut zellij = self.zellij();
+        self.action_in(&self.session, args)
+    }
+
+    /// `action` in session `session` of this world (another one it started, say).
+    pub fn action_in(&self, session: &str, args: &[&str]) -> Output {
+        let mut zellij = self.zellij_for(session);
         zellij.arg("action").args(args);
         let mut out = run(
             clone_command(&zellij),

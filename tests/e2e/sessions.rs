@@ -9,34 +9,17 @@ use crate::agents::{
     zellij_on_path, DB,
 };
 use crate::command::{command, counted, session_missing_zellij};
-use crate::harness::{zellij_bin, Zellij};
+use crate::harness::Zellij;
 use crate::history::{history, recorded};
 use crate::{ANSWER, AT_ONCE};
 use ask_popup_protocol::envelope::Answer;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Output;
 use std::thread;
 use std::time::{Duration, Instant};
 
 /// The background session's name.
 const API: &str = "api";
-
-/// `zellij -s SESSION ARGS…` in the world, waited for; made again (a few times) when Zellij's
-/// CLI missed the session, which sent nothing.
-fn zellij_in(zellij: &Zellij, session: &str, args: &[&str]) -> Output {
-    let mut tries = 0;
-    loop {
-        let mut command = zellij.in_session(zellij_bin());
-        command.args(["-s", session]).args(args);
-        let out = command.output().expect("run zellij");
-        tries += 1;
-        if tries >= 4 || !ask_popup::zellij::programs::missed_session(&out.stderr) {
-            return out;
-        }
-        thread::sleep(Duration::from_millis(100));
-    }
-}
 
 /// Starts the background session `api`, and waits until Zellij's metadata says who is attached
 /// where (it writes it within a second of a change): nobody to `api`, one client to the world's
@@ -85,10 +68,9 @@ fn wait_for_clients(zellij: &Zellij, expected: &[(&str, usize)]) {
 fn pane_in(zellij: &Zellij, session: &str, name: &str, line: &str) -> u32 {
     let until = zellij.until(AT_ONCE);
     loop {
-        let out = zellij_in(
-            zellij,
+        let out = zellij.action_in(
             session,
-            &["action", "new-pane", "--name", name, "--", "sh", "-c", line],
+            &["new-pane", "--name", name, "--", "sh", "-c", line],
         );
         let id = String::from_utf8_lossy(&out.stdout)
             .trim()
@@ -113,11 +95,7 @@ fn pane_in(zellij: &Zellij, session: &str, name: &str, line: &str) -> u32 {
 /// Every terminal pane of session `session`: id and title.
 fn titles_in(zellij: &Zellij, session: &str) -> Vec<(u32, String)> {
     for _ in 0..5 {
-        let out = zellij_in(
-            zellij,
-            session,
-            &["action", "list-panes", "--json", "--all"],
-        );
+        let out = zellij.action_in(session, &["list-panes", "--json", "--all"]);
         if let Ok(Value::Array(panes)) = serde_json::from_slice(&out.stdout) {
             return panes
                 .iter()
@@ -298,15 +276,9 @@ fn a_question_ended_at_home_leaves_the_other_session_at_once() {
         s.contains("builder in api asks")
     });
     // The agent is stopped at home: its pane closes, the command withdraws its question.
-    let out = zellij_in(
-        &zellij,
+    let out = zellij.action_in(
         API,
-        &[
-            "action",
-            "close-pane",
-            "--pane-id",
-            &format!("terminal_{pane}"),
-        ],
+        &["close-pane", "--pane-id", &format!("terminal_{pane}")],
     );
     assert!(out.status.success(), "close-pane: {out:?}");
     wait_until_nothing_pending(&zellij);
