@@ -9,6 +9,7 @@ pub mod terminal;
 pub mod ask;
 pub mod cli;
 pub mod clock;
+pub mod consent;
 pub mod history;
 pub mod hooks;
 pub mod inbox;

@@ -18,51 +18,106 @@
 //! codex-approval` is Codex's: the same input without rules (so no `Allow always`) and the same
 //! output; with no output Codex asks in its own prompt.
 
-use super::preview::tool_preview;
+use super::preview::{fenced, tool_preview};
+use crate::consent::{self, Verdict, Yes};
 pub use ask_popup_protocol::approval::{
-    decision, Decision, ALLOW_ALWAYS, ALLOW_ONCE, DENY, HEADER,
+    decision, Decision, ALLOW_ALWAYS, ALLOW_ONCE, DENY, HEADER, WHOLE_PREVIEW_BYTES,
+    WHOLE_PREVIEW_LINES,
 };
 use serde_json::{json, Value};
 
-/// The most of a tool's input the preview holds (the popup shows 64 KiB of a text).
-const MAX_PREVIEW_BYTES: usize = 64 * 1024;
 /// The most characters of the input's summary in the question.
 const MAX_SUMMARY_CHARS: usize = 120;
+/// The most characters of the changes "Allow always" makes said in its description (all of
+/// them are in its preview, whole).
+const MAX_CHANGES_IN_DESCRIPTION: usize = 200;
+
+/// The choice of an approval too long to show whole: the agent's own prompt decides.
+pub fn leave_it_label(agent: &str) -> String {
+    format!("Decide in {agent}'s own prompt")
+}
 
 /// The questionnaire of an approval: `agent` asks to use `tool`; `summary` says what (the
-/// command, the file), `preview` shows it whole (markdown); `always` describes the rule
-/// `Allow always` would add, when the agent offers one.
+/// command, the file), `preview` shows it whole (markdown); `always` lists, whole, every change
+/// `Allow always` would make to the agent's settings, when the agent offers it (`None`: not
+/// offered, or not one the popup can show whole).
+///
+/// What would run is allowed only where it is shown whole: a preview past what the popup lays
+/// out (`WHOLE_PREVIEW_BYTES`, `WHOLE_PREVIEW_LINES`) says how much is not shown and offers
+/// `Deny` and the agent's own prompt, no Allow; and the same for `Allow always` and its changes.
 pub fn questionnaire(
     agent: &str,
     tool: &str,
     summary: &str,
     preview: &str,
-    always: Option<&str>,
+    always: Option<&[String]>,
 ) -> String {
-    let preview = cut(preview, MAX_PREVIEW_BYTES);
     let summary = one_line(summary, MAX_SUMMARY_CHARS);
     let question = if summary.is_empty() {
         format!("Allow {agent} to use {tool}?")
     } else {
         format!("Allow {agent} to use {tool}: {summary}?")
     };
+    let deny = json!({
+        "label": DENY,
+        "description": format!("Tell {agent} no (n first: a note it reads)."),
+        "preview": preview,
+    });
+    if !shown_whole(preview) {
+        let (head, left) = head(preview);
+        let preview = format!(
+            "**Too long to show whole:** {} of {} are not shown, so the popup does not offer Allow. Deny it here, or read it whole in {agent}'s own prompt.\n\n---\n\n{head}\n\n… {} not shown",
+            size(left),
+            size(preview.len()),
+            size(left),
+        );
+        return json!({
+            "approval": true,
+            "questions": [{
+                "question": question,
+                "header": HEADER,
+                "options": [
+                    {"label": DENY, "description": format!("Tell {agent} no (n first: a note it reads)."), "preview": preview},
+                    {"label": leave_it_label(agent), "description": "Read it whole there, and decide there.", "preview": preview},
+                ],
+            }],
+        })
+        .to_string();
+    }
     let mut options = vec![json!({
         "label": ALLOW_ONCE,
         "description": "Let it run this time.",
         "preview": preview,
     })];
-    if let Some(rule) = always {
-        options.push(json!({
-            "label": ALLOW_ALWAYS,
-            "description": format!("Allow it from now on: {}.", one_line(rule, 200)),
-            "preview": preview,
-        }));
+    if let Some(changes) = always {
+        let listed = changes
+            .iter()
+            .map(|c| format!("- {c}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let always_preview = format!(
+            "**Allow always** lets it run, and makes {} to {agent}'s settings:\n\n{listed}\n\n---\n\n{preview}",
+            if changes.len() == 1 { "this change".to_owned() } else { format!("these {} changes", changes.len()) }
+        );
+        let said = changes.join("; ");
+        let description =
+            if said.chars().count() <= MAX_CHANGES_IN_DESCRIPTION && !said.contains('\n') {
+                format!("Allow it from now on: {said}.")
+            } else {
+                format!(
+                    "Allow it from now on: {} changes to the settings, each in the preview.",
+                    changes.len()
+                )
+            };
+        if shown_whole(&always_preview) {
+            options.push(json!({
+                "label": ALLOW_ALWAYS,
+                "description": description,
+                "preview": always_preview,
+            }));
+        }
     }
-    options.push(json!({
-        "label": DENY,
-        "description": format!("Tell {agent} no (n first: a note it reads)."),
-        "preview": preview,
-    }));
+    options.push(deny);
     json!({
         "approval": true,
         "questions": [{
@@ -72,6 +127,37 @@ pub fn questionnaire(
         }],
     })
     .to_string()
+}
+
+/// Whether the popup shows `preview` whole.
+pub fn shown_whole(preview: &str) -> bool {
+    preview.len() <= WHOLE_PREVIEW_BYTES && preview.lines().count() <= WHOLE_PREVIEW_LINES
+}
+
+/// As much of `preview` as the popup shows whole (cut at a character), and how many bytes are
+/// left out.
+fn head(preview: &str) -> (&str, usize) {
+    let mut end = preview.len().min(WHOLE_PREVIEW_BYTES / 2);
+    if let Some((i, _)) = preview.match_indices('\n').nth(WHOLE_PREVIEW_LINES / 2) {
+        end = end.min(i);
+    }
+    while !preview.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&preview[..end], preview.len() - end)
+}
+
+/// A size as people read it.
+fn size(bytes: usize) -> String {
+    if bytes >= 1024 * 1024 {
+        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    } else if bytes >= 1024 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else if bytes == 1 {
+        "1 byte".to_owned()
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 /// The first line of `text`, at most `max` characters (an ellipsis where it was cut).
@@ -86,18 +172,6 @@ fn one_line(text: &str, max: usize) -> String {
     } else {
         line.to_owned()
     }
-}
-
-/// At most `max` bytes of `text`, cut at a character.
-fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 /// One permission prompt of Claude Code or Codex, from their `PermissionRequest` hook's input
@@ -139,11 +213,10 @@ pub fn read_hook_input(input: &[u8], agent: &str) -> Result<Option<HookRequest>,
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let rules = rules(&suggestions);
     let (summary, preview) = tool_preview(tool, &tool_input);
-    let always = (!suggestions.is_empty()).then_some(rules);
+    let changes = (!suggestions.is_empty()).then(|| changes(&suggestions));
     Ok(Some(HookRequest {
-        payload: questionnaire(agent, tool, &summary, &preview, always.as_deref()),
+        payload: questionnaire(agent, tool, &summary, &preview, changes.as_deref()),
         suggestions,
         transcript: input
             .get("transcript_path")
@@ -152,59 +225,105 @@ pub fn read_hook_input(input: &[u8], agent: &str) -> Result<Option<HookRequest>,
     }))
 }
 
-/// What Claude Code's suggestions would add, as its settings write rules: `Bash(npm test:*)`,
-/// a mode, directories.
-fn rules(suggestions: &[Value]) -> String {
+/// Every change Claude Code's suggestions would make to its settings, each said whole: the
+/// rules added, replaced or removed with their behaviour, the mode, the directories added or
+/// removed, and where each is written. A suggestion of a kind not known here is shown as the
+/// JSON Claude Code would be handed.
+fn changes(suggestions: &[Value]) -> Vec<String> {
     let mut said = Vec::new();
     for s in suggestions {
-        match s.get("type").and_then(Value::as_str) {
-            Some("addRules") => {
-                for rule in s
-                    .get("rules")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    let tool = rule.get("toolName").and_then(Value::as_str).unwrap_or("?");
-                    match rule.get("ruleContent").and_then(Value::as_str) {
-                        Some(content) => said.push(format!("{tool}({content})")),
-                        None => said.push(tool.to_owned()),
-                    }
-                }
+        let field = |key: &str| s.get(key).and_then(Value::as_str);
+        let to = destination(field("destination"));
+        let behaviour =
+            field("behavior").map_or("(no behaviour said)".to_owned(), |b| format!("`{b}`"));
+        let list = |key: &str, each: &dyn Fn(&Value) -> String| -> String {
+            let items: Vec<String> = s
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(each)
+                .collect();
+            if items.is_empty() {
+                "(none)".to_owned()
+            } else {
+                items.join(", ")
             }
-            Some("setMode") => {
-                let mode = s.get("mode").and_then(Value::as_str).unwrap_or("?");
-                said.push(format!("the mode {mode}"));
+        };
+        let rule = |rule: &Value| {
+            let tool = rule.get("toolName").and_then(Value::as_str).unwrap_or("?");
+            match rule.get("ruleContent").and_then(Value::as_str) {
+                Some(content) => format!("`{tool}({content})`"),
+                None => format!("`{tool}`"),
             }
-            Some("addDirectories") => {
-                for d in s
-                    .get("directories")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    said.push(format!("the directory {}", d.as_str().unwrap_or("?")));
-                }
-            }
-            _ => {}
+        };
+        let directory = |d: &Value| {
+            format!(
+                "`{}`",
+                d.as_str().map_or_else(|| d.to_string(), str::to_owned)
+            )
+        };
+        match field("type") {
+            Some("addRules") => said.push(format!(
+                "adds the {behaviour} rules {} to {to}",
+                list("rules", &rule)
+            )),
+            Some("replaceRules") => said.push(format!(
+                "replaces the {behaviour} rules of {to} with {}",
+                list("rules", &rule)
+            )),
+            Some("removeRules") => said.push(format!(
+                "removes the {behaviour} rules {} from {to}",
+                list("rules", &rule)
+            )),
+            Some("setMode") => said.push(format!(
+                "sets the permission mode `{}` in {to}",
+                field("mode").unwrap_or("?")
+            )),
+            Some("addDirectories") => said.push(format!(
+                "adds the directories {} to {to}",
+                list("directories", &directory)
+            )),
+            Some("removeDirectories") => said.push(format!(
+                "removes the directories {} from {to}",
+                list("directories", &directory)
+            )),
+            _ => said.push(format!(
+                "makes this change, which the popup does not know: {}",
+                fenced("json", &serde_json::to_string_pretty(s).unwrap_or_default())
+            )),
         }
     }
-    if said.is_empty() {
-        "the rule the agent offers".to_owned()
-    } else {
-        said.join(", ")
+    said
+}
+
+/// Where Claude Code writes a change, in words.
+fn destination(destination: Option<&str>) -> String {
+    match destination {
+        Some("userSettings") => "your user settings (~/.claude/settings.json)".to_owned(),
+        Some("projectSettings") => "the project's settings (.claude/settings.json)".to_owned(),
+        Some("localSettings") => {
+            "the project's local settings (.claude/settings.local.json)".to_owned()
+        }
+        Some("session") => "this session only".to_owned(),
+        Some("cliArg") => "this session's arguments".to_owned(),
+        Some(other) => format!("`{other}`"),
+        None => "the settings Claude Code picks".to_owned(),
     }
 }
 
-/// The hook output for `decision`, as Claude Code and Codex read it: allow (with the offered
-/// rules for Always) or deny with the message the model reads.
-pub fn hook_output(request: &HookRequest, decision: &Decision) -> String {
-    let decision = match decision {
-        Decision::AllowOnce => json!({"behavior": "allow"}),
-        Decision::AllowAlways => {
-            json!({"behavior": "allow", "updatedPermissions": request.suggestions})
-        }
-        Decision::Deny(message) => json!({"behavior": "deny", "message": message}),
+/// The hook output for the person's verdict, as Claude Code and Codex read it: allow (with the
+/// offered rules for Always) or deny with the message the model reads. An allow is made from
+/// the person's `Consent` alone.
+pub fn hook_output(request: &HookRequest, verdict: &Verdict) -> String {
+    let decision = match verdict {
+        Verdict::Allow(consent) => match consent.yes() {
+            Yes::Always => {
+                json!({"behavior": "allow", "updatedPermissions": request.suggestions})
+            }
+            Yes::Once | Yes::Accept(_) => json!({"behavior": "allow"}),
+        },
+        Verdict::Deny(message) => json!({"behavior": "deny", "message": message}),
     };
     let output = json!({
         "hookSpecificOutput": {
@@ -215,11 +334,11 @@ pub fn hook_output(request: &HookRequest, decision: &Decision) -> String {
     format!("{output}\n")
 }
 
-/// What `ask-popup claude-approval` and `codex-approval` print for the popup's `envelope`:
-/// `None` leaves the agent's own prompt to decide.
-pub fn hook_answer(request: &HookRequest, envelope: &str) -> Option<String> {
-    let decision = decision(envelope, !request.suggestions.is_empty())?;
-    Some(hook_output(request, &decision))
+/// What `ask-popup claude-approval` and `codex-approval` print for the popup's `envelope` to the
+/// request asked under `id`: `None` leaves the agent's own prompt to decide.
+pub fn hook_answer(request: &HookRequest, id: &str, envelope: &str) -> Option<String> {
+    let verdict = consent::approval(&request.payload, id, envelope)?;
+    Some(hook_output(request, &verdict))
 }
 
 #[cfg(test)]
@@ -249,6 +368,10 @@ pub(super) mod tests {
     fn envelope_of(outcome: Outcome) -> String {
         let questionnaire = request::parse(&request().payload).expect("a valid approval");
         envelope::outcome(&questionnaire, &outcome, Some("r1"))
+    }
+
+    fn answer(r: &HookRequest, envelope: &str) -> Option<String> {
+        hook_answer(r, "r1", envelope)
     }
 
     /// The responses of a one-question dialog: `answer`, with `note` (for opencode's tests too).
@@ -299,15 +422,15 @@ pub(super) mod tests {
         let env = envelope::outcome(
             &request::parse(&request().payload).unwrap(),
             &Outcome::Submitted(responses(Answer::Option(1), None)),
-            None,
+            Some("r1"),
         );
-        assert_eq!(decision(&env, false), None);
+        assert_eq!(answer(&r, &env), None);
     }
 
     #[test]
     fn each_answer_gives_its_decision_in_claude_codes_form() {
         let r = request();
-        let allow = hook_answer(
+        let allow = answer(
             &r,
             &envelope_of(Outcome::Submitted(responses(Answer::Option(0), None))),
         );
@@ -317,7 +440,7 @@ pub(super) mod tests {
             json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
                 "decision": {"behavior": "allow"}}})
         );
-        let always = hook_answer(
+        let always = answer(
             &r,
             &envelope_of(Outcome::Submitted(responses(Answer::Option(1), None))),
         );
@@ -326,7 +449,7 @@ pub(super) mod tests {
             always["hookSpecificOutput"]["decision"]["updatedPermissions"],
             json!(r.suggestions)
         );
-        let deny = hook_answer(
+        let deny = answer(
             &r,
             &envelope_of(Outcome::Submitted(responses(
                 Answer::Option(2),
@@ -368,7 +491,7 @@ pub(super) mod tests {
             "not json".to_owned(),
             r#"{"content":[{"type":"text","text":"allow"}],"details":{"answers":[{"questionIndex":0,"question":"q","kind":"option","answer":"Allow once"}],"cancelled":true}}"#.to_owned(),
         ] {
-            assert_eq!(hook_answer(&r, &envelope), None, "{envelope}");
+            assert_eq!(answer(&r, &envelope), None, "{envelope}");
         }
     }
 
@@ -422,12 +545,117 @@ pub(super) mod tests {
         let allow = envelope::outcome(
             &q,
             &Outcome::Submitted(responses(Answer::Option(0), None)),
-            None,
+            Some("r1"),
         );
-        let allow: Value = serde_json::from_str(&hook_answer(&r, &allow).unwrap()).unwrap();
+        let allow: Value = serde_json::from_str(&answer(&r, &allow).unwrap()).unwrap();
         assert_eq!(
             allow["hookSpecificOutput"]["decision"],
             json!({"behavior": "allow"})
+        );
+    }
+
+    #[test]
+    fn a_command_too_long_to_show_whole_offers_no_allow_and_says_how_much_is_not_shown() {
+        // 70,000 characters, with what matters at the very end.
+        let command = format!("echo {}; touch /tmp/owned", "a".repeat(70_000));
+        let input = json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "permission_suggestions": [{"type": "addRules", "rules": [{"toolName": "Bash",
+                "ruleContent": "echo:*"}], "behavior": "allow", "destination": "localSettings"}]})
+        .to_string();
+        let r = read_hook_input(input.as_bytes(), "claude")
+            .unwrap()
+            .unwrap();
+        let q = request::parse(&r.payload).expect("a valid approval");
+        let labels: Vec<&str> = q.questions[0]
+            .options
+            .iter()
+            .map(|o| o.label.as_str())
+            .collect();
+        assert_eq!(labels, [DENY, "Decide in claude's own prompt"]);
+        let preview = q.questions[0].options[0].preview.as_deref().unwrap();
+        assert!(
+            preview.starts_with("**Too long to show whole:**"),
+            "{preview:.200}"
+        );
+        assert!(
+            preview.contains("KiB of 68.4 KiB are not shown"),
+            "{preview:.200}"
+        );
+        assert!(shown_whole(preview), "the notice itself is shown whole");
+        // The popup's answer on its rows: Deny denies, the other leaves it to Claude Code.
+        let picked = |row| {
+            let env = envelope::outcome(
+                &q,
+                &Outcome::Submitted(responses(Answer::Option(row), None)),
+                Some("r1"),
+            );
+            hook_answer(&r, "r1", &env)
+        };
+        assert!(picked(0).unwrap().contains("\"deny\""));
+        assert_eq!(picked(1), None);
+        // Just within what the popup shows whole, Allow is offered.
+        let fits = format!("echo {}", "a".repeat(WHOLE_PREVIEW_BYTES - 100));
+        let input = json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash",
+            "tool_input": {"command": fits}})
+        .to_string();
+        let r = read_hook_input(input.as_bytes(), "claude")
+            .unwrap()
+            .unwrap();
+        let q = request::parse(&r.payload).unwrap();
+        assert_eq!(q.questions[0].options[0].label, ALLOW_ONCE);
+        // And so for lines.
+        let lines = "echo a\n".repeat(WHOLE_PREVIEW_LINES + 1);
+        let input = json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash",
+            "tool_input": {"command": lines}})
+        .to_string();
+        let r = read_hook_input(input.as_bytes(), "claude")
+            .unwrap()
+            .unwrap();
+        let q = request::parse(&r.payload).unwrap();
+        assert_eq!(q.questions[0].options[0].label, DENY);
+    }
+
+    #[test]
+    fn allow_always_shows_every_change_it_makes_whole() {
+        let long_rule = "x".repeat(300);
+        let input = json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "permission_suggestions": [
+            {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": long_rule}],
+                "behavior": "allow", "destination": "userSettings"},
+            {"type": "replaceRules", "rules": [{"toolName": "Read"}], "behavior": "deny",
+                "destination": "projectSettings"},
+            {"type": "removeRules", "rules": [{"toolName": "Bash", "ruleContent": "rm:*"}],
+                "behavior": "ask", "destination": "localSettings"},
+            {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
+            {"type": "addDirectories", "directories": ["/srv/a"], "destination": "session"},
+            {"type": "removeDirectories", "directories": ["/srv/b"], "destination": "cliArg"},
+            {"type": "somethingNew", "payload": 1},
+        ]})
+        .to_string();
+        let r = read_hook_input(input.as_bytes(), "claude")
+            .unwrap()
+            .unwrap();
+        let q = request::parse(&r.payload).unwrap();
+        let always = &q.questions[0].options[1];
+        assert_eq!(always.label, ALLOW_ALWAYS);
+        let preview = always.preview.as_deref().unwrap();
+        for said in [
+            format!("adds the `allow` rules `Bash({long_rule})` to your user settings"),
+            "replaces the `deny` rules of the project's settings (.claude/settings.json) with `Read`".to_owned(),
+            "removes the `ask` rules `Bash(rm:*)` from the project's local settings".to_owned(),
+            "sets the permission mode `acceptEdits` in this session only".to_owned(),
+            "adds the directories `/srv/a` to this session only".to_owned(),
+            "removes the directories `/srv/b` from this session's arguments".to_owned(),
+            "\"type\": \"somethingNew\"".to_owned(),
+        ] {
+            assert!(preview.contains(&said), "{said} not in {preview}");
+        }
+        assert!(
+            always.description.contains("7 changes"),
+            "{}",
+            always.description
         );
     }
 }

@@ -24,7 +24,7 @@ pub fn claude_hook(plugin: &str) -> i32 {
                 .map_err(|e| e.to_string())
         },
         claude::AGENT,
-        claude::answer,
+        |call, _, envelope| claude::answer(call, envelope),
         |_| None,
     )
 }
@@ -42,7 +42,7 @@ pub fn codex_hook(plugin: &str) -> i32 {
                 .map_err(|e| e.to_string())
         },
         codex::AGENT,
-        codex::answer,
+        |call, _, envelope| codex::answer(call, envelope),
         |_| None,
     )
 }
@@ -105,14 +105,15 @@ pub fn opencode_approval(plugin: &str) -> i32 {
 
 /// An agent's hook: reads the hook input on stdin (`read` gives the questionnaire, the call's id
 /// and the call, or `None` for a call to leave alone), asks as `ask-popup ask` asks, and prints
-/// what `respond` makes of the envelope, or nothing so that the agent's own dialog asks.
+/// what `respond` makes of the envelope and the id it was asked under, or nothing so that the
+/// agent's own dialog asks. An envelope for another request is no reply.
 fn hook_command<C>(
     name: &str,
     agent_name: &str,
     plugin: &str,
     read: impl Fn(&[u8]) -> Result<Option<(String, Option<String>, C)>, String>,
     agent: &str,
-    respond: impl Fn(&C, &str) -> Option<String>,
+    respond: impl Fn(&C, &str, &str) -> Option<String>,
     watch: impl Fn(&C) -> Option<Watch>,
 ) -> i32 {
     let mut input = Vec::new();
@@ -142,7 +143,10 @@ fn hook_command<C>(
         plugin,
         &Interrupts::install_watching(watch(&call)),
     );
-    if let Some(answer) = respond(&call, &envelope) {
+    let for_another =
+        Envelope::read(&envelope).is_some_and(|e| e.request_id().is_some_and(|id| id != caller.id));
+    let envelope = if for_another { String::new() } else { envelope };
+    if let Some(answer) = respond(&call, &caller.id, &envelope) {
         print(&answer);
     } else if let Some(refused) = Envelope::read(&envelope)
         .filter(|e| matches!(e.error(), Some(Ok(code)) if code.next() == Next::FixTheRequest))

@@ -11,10 +11,10 @@ use crate::ask::command::fresh_id;
 use crate::ask::stop::Interrupts;
 use crate::ask::waiting::answer;
 use crate::ask::Caller;
+use crate::consent::{self, Consent, FormAnswer};
 use crate::terminal::print;
-use ask_popup_protocol::elicitation::page::{self, FormPage};
-use ask_popup_protocol::elicitation::{hook_output, Action, HookInput};
-use ask_popup_protocol::envelope::Envelope;
+use ask_popup_protocol::elicitation::page;
+use ask_popup_protocol::elicitation::HookInput;
 use ask_popup_protocol::request::MAX_QUESTIONS;
 use serde_json::{json, Map, Value};
 use std::io::Read;
@@ -22,18 +22,12 @@ use std::io::Read;
 /// The agent name the popup shows for Claude Code.
 const AGENT: &str = super::claude::AGENT;
 
-/// A URL form's choices.
-const OPEN_IT: &str = "Accept";
+/// The choices of a URL to visit and of a form with nothing to fill in.
+const ACCEPT: &str = "Accept";
 const DECLINE: &str = page::DECLINE_LABEL;
 
-/// How the person answered one dialog of the form.
-#[derive(Debug, PartialEq)]
-pub enum Answered {
-    Accept(Map<String, Value>),
-    Decline,
-    /// Not answered in the popup: Claude Code's own form asks.
-    Unanswered(String),
-}
+/// How the person answered the whole form.
+pub type Answered = FormAnswer;
 
 /// `ask-popup claude-elicitation`: always exits 0 (exit 2 would decline for the person).
 pub fn claude_elicitation(plugin: &str) -> i32 {
@@ -45,7 +39,7 @@ pub fn claude_elicitation(plugin: &str) -> i32 {
     let Some(input) = HookInput::parse(&input) else {
         return 0;
     };
-    let ask = |payload: String| {
+    let ask = |payload: &str| {
         let caller = Caller {
             pane_id: std::env::var("ZELLIJ_PANE_ID").ok(),
             agent: Some(AGENT.to_owned()),
@@ -53,51 +47,85 @@ pub fn claude_elicitation(plugin: &str) -> i32 {
             id_given: false,
             approval_by: None,
         };
-        answer(
-            Ok(payload.into_bytes()),
+        let envelope = answer(
+            Ok(payload.as_bytes().to_vec()),
             &caller,
             plugin,
             &Interrupts::install_watching(None),
-        )
+        );
+        (caller.id, envelope)
     };
     match ask_all(&input, ask) {
-        Answered::Accept(content) => {
-            // A URL's acceptance carries no content.
-            let content = input.url.is_none().then_some(&content);
-            print(&format!("{}\n", hook_output(Action::Accept, content)));
-        }
-        Answered::Decline => print(&format!("{}\n", hook_output(Action::Decline, None))),
-        Answered::Unanswered(why) => {
+        FormAnswer::Accept(consent) => print(&format!("{}\n", accepted(&input, &consent))),
+        FormAnswer::Decline => print(&format!("{}\n", output("decline", None))),
+        FormAnswer::Unanswered(why) => {
             say_err!("ask-popup claude-elicitation: {why}; Claude Code's own form asks");
         }
     }
     0
 }
 
-/// Asks the whole form (or the URL) through `ask`, which takes a request and gives the
-/// popup's envelope.
-pub fn ask_all(input: &HookInput, mut ask: impl FnMut(String) -> String) -> Answered {
+/// Claude Code's answer for the person's yes: `accept`, with the content for a form (a URL's
+/// acceptance carries none).
+pub fn accepted(input: &HookInput, consent: &Consent) -> String {
+    let content = consent.content();
+    output("accept", input.url.is_none().then_some(&content))
+}
+
+/// What Claude Code's `Elicitation` hook prints (exit 0): `accept` (made from a `Consent` only,
+/// by `accepted`) or `decline`.
+fn output(action: &str, content: Option<&Map<String, Value>>) -> String {
+    let mut out = Map::new();
+    out.insert("hookEventName".into(), "Elicitation".into());
+    out.insert("action".into(), action.into());
+    if let Some(content) = content {
+        out.insert("content".into(), Value::Object(content.clone()));
+    }
+    json!({ "hookSpecificOutput": out }).to_string()
+}
+
+/// Asks the whole form (or the URL) through `ask`, which takes a request and gives the id it
+/// was asked under and the popup's envelope.
+pub fn ask_all(input: &HookInput, mut ask: impl FnMut(&str) -> (String, String)) -> Answered {
     if let Some(url) = &input.url {
-        return url_answer(&ask(url_request(input, url)));
+        let request = url_request(input, url);
+        let (id, envelope) = ask(&request);
+        return consent::picked(&request, &id, &envelope, ACCEPT, DECLINE);
     }
     let Some(schema) = &input.schema else {
-        return Answered::Unanswered("the form has no schema".to_owned());
+        return FormAnswer::Unanswered("the form has no schema".to_owned());
     };
     let pages = match pages(input, schema) {
         Ok(pages) => pages,
-        Err(why) => return Answered::Unanswered(why),
+        Err(why) => return FormAnswer::Unanswered(why),
     };
-    let mut content = Map::new();
+    if pages.is_empty() {
+        // Nothing to fill in: a confirmation, asked as a question like any other.
+        let request = confirmation_request(input);
+        let (id, envelope) = ask(&request);
+        return consent::picked(&request, &id, &envelope, ACCEPT, DECLINE);
+    }
+    let mut accepted: Option<Consent> = None;
     for request in pages {
-        match page_answer(&request, &ask(request.to_string())) {
-            Answered::Accept(page) => content.extend(page),
+        let request = request.to_string();
+        let (id, envelope) = ask(&request);
+        match consent::form_page(&request, &id, &envelope) {
+            FormAnswer::Accept(page) => {
+                accepted = Some(match accepted {
+                    Some(so_far) => so_far.and(page),
+                    None => page,
+                });
+            }
             other => return other,
         }
     }
-    Answered::Accept(content)
+    accepted.map_or_else(
+        || FormAnswer::Unanswered("nothing was asked".to_owned()),
+        FormAnswer::Accept,
+    )
 }
 
-/// The requests that ask the form, four fields each.
+/// The requests that ask the form, four fields each; none for a form with no fields.
 pub fn pages(input: &HookInput, schema: &Value) -> Result<Vec<Value>, String> {
     let properties = schema
         .get("properties")
@@ -109,7 +137,7 @@ pub fn pages(input: &HookInput, schema: &Value) -> Result<Vec<Value>, String> {
         .map(|r| r.iter().collect())
         .unwrap_or_default();
     let names: Vec<&String> = properties.keys().collect();
-    let count = names.len().div_ceil(MAX_QUESTIONS).max(1);
+    let count = names.len().div_ceil(MAX_QUESTIONS);
     Ok(names
         .chunks(MAX_QUESTIONS)
         .enumerate()
@@ -144,46 +172,43 @@ pub fn pages(input: &HookInput, schema: &Value) -> Result<Vec<Value>, String> {
         .collect())
 }
 
-/// The envelope of a dialog the person submitted, or how it ended otherwise: `Decline`
-/// (where `Chat about this` is) declines; Esc, an error or no reply is no answer.
-fn submitted(envelope: &str) -> Result<Envelope<'static>, Answered> {
-    let Some(envelope) = Envelope::read(envelope) else {
-        return Err(Answered::Unanswered("no reply from the popup".to_owned()));
+/// The question that asks a form with nothing to fill in: the server's message, to accept or
+/// decline.
+fn confirmation_request(input: &HookInput) -> String {
+    let message = input.message.trim();
+    let question = if message.is_empty() {
+        format!("{} asks you to confirm", server_name(input))
+    } else {
+        message.to_owned()
     };
-    let details = &envelope.details;
-    if details.chat_requested.is_some() {
-        return Err(Answered::Decline);
-    }
-    if details.error.is_some() || details.cancelled {
-        return Err(Answered::Unanswered(envelope.text().to_owned()));
-    }
-    Ok(envelope)
+    json!({"questions": [{
+        "question": question,
+        "header": "Confirm",
+        "context": format!("**{}** asks:\n\n{}", server_name(input), blockquote(message)),
+        "options": [
+            {"label": ACCEPT, "description": format!("Tell {} yes", server_name(input))},
+            {"label": DECLINE, "description": format!("Tell {} no", server_name(input))},
+        ],
+    }]})
+    .to_string()
 }
 
-/// What one dialog of the form gave.
-fn page_answer(request: &Value, envelope: &str) -> Answered {
-    let envelope = match submitted(envelope) {
-        Ok(envelope) => envelope,
-        Err(ended) => return ended,
-    };
-    let Ok(questionnaire) = ask_popup_protocol::request::parse(&request.to_string()) else {
-        return Answered::Unanswered("the popup cannot show this form".to_owned());
-    };
-    let Some(form) = questionnaire.form else {
-        return Answered::Unanswered("the popup cannot show this form".to_owned());
-    };
-    content_of(&form, &envelope)
+/// The server's name as the popup shows it.
+fn server_name(input: &HookInput) -> &str {
+    Some(input.server.trim())
+        .filter(|s| !s.is_empty())
+        .unwrap_or("An MCP server")
 }
 
-/// The content the envelope's answers give, checked once more against the form.
-fn content_of(form: &FormPage, envelope: &Envelope) -> Answered {
-    match form.content(&form.answers(&envelope.details.answers)) {
-        Ok(content) => Answered::Accept(content),
-        Err((i, misfit)) => Answered::Unanswered(format!(
-            "the answer to {:?} does not fit ({misfit})",
-            form.form.fields.get(i).map_or("", |f| f.name.as_str())
-        )),
+/// `text` as a markdown quote.
+fn blockquote(text: &str) -> String {
+    if text.is_empty() {
+        return "> (no message)".to_owned();
     }
+    text.lines()
+        .map(|l| format!("> {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The question that shows a URL to visit: the popup opens nothing itself.
@@ -201,29 +226,11 @@ fn url_request(input: &HookInput, url: &str) -> String {
             input.server
         ),
         "options": [
-            {"label": OPEN_IT, "description": "I will open the page myself"},
+            {"label": ACCEPT, "description": "I will open the page myself"},
             {"label": DECLINE, "description": "Tell the server no"},
         ],
     }]})
     .to_string()
-}
-
-/// What the URL's question gave.
-fn url_answer(envelope: &str) -> Answered {
-    let envelope = match submitted(envelope) {
-        Ok(envelope) => envelope,
-        Err(ended) => return ended,
-    };
-    match envelope
-        .details
-        .answers
-        .first()
-        .and_then(|a| a.answer.as_deref())
-    {
-        Some(OPEN_IT) => Answered::Accept(Map::new()),
-        Some(DECLINE) => Answered::Decline,
-        _ => Answered::Unanswered("the page was not accepted".to_owned()),
-    }
 }
 
 #[cfg(test)]
@@ -238,14 +245,15 @@ mod tests {
         HookInput::parse(&hook.to_string()).expect("an Elicitation hook's input")
     }
 
-    /// The envelope of the person answering `request` with `outcome` of its answers.
-    fn answered(request: &str, outcome: impl Fn(usize) -> Outcome) -> String {
+    /// The id and the envelope of the person answering `request` with `outcome` of its answers.
+    fn answered(request: &str, outcome: impl Fn(usize) -> Outcome) -> (String, String) {
         let questionnaire = request::parse(request).expect("a request the popup takes");
-        envelope::outcome(
+        let envelope = envelope::outcome(
             &questionnaire,
             &outcome(questionnaire.questions.len()),
-            None,
-        )
+            Some("r1"),
+        );
+        ("r1".to_owned(), envelope)
     }
 
     fn submitted(answers: Vec<Option<Answer>>) -> Outcome {
@@ -266,9 +274,9 @@ mod tests {
     fn a_long_form_is_asked_four_fields_at_a_time_and_its_content_joined() {
         let mut asked = Vec::new();
         let result = ask_all(&six(), |request| {
-            let value: Value = serde_json::from_str(&request).unwrap();
+            let value: Value = serde_json::from_str(request).unwrap();
             asked.push(value.clone());
-            answered(&request, |n| {
+            answered(request, |n| {
                 submitted(
                     (0..n)
                         .map(|i| Some(Answer::Custom(format!("{}-{i}", asked.len()))))
@@ -287,33 +295,38 @@ mod tests {
         let expected: Map<String, Value> = serde_json::from_value(json!({"f1": "1-0",
             "f2": "1-1", "f3": "1-2", "f4": "1-3", "f5": "2-0", "f6": "2-1"}))
         .unwrap();
-        assert_eq!(result, Answered::Accept(expected));
+        let FormAnswer::Accept(consent) = result else {
+            panic!("not accepted: {result:?}");
+        };
+        assert_eq!(consent.content(), expected);
     }
 
     #[test]
     fn decline_declines_and_whatever_the_popup_did_not_answer_is_left_to_claude_code() {
         let decline = ask_all(&six(), |request| {
-            answered(&request, |n| Outcome::ChatRequested {
+            answered(request, |n| Outcome::ChatRequested {
                 question: 0,
                 responses: Responses::empty(n),
             })
         });
         assert_eq!(decline, Answered::Decline);
         let esc = ask_all(&six(), |request| {
-            answered(&request, |n| Outcome::Declined(Responses::empty(n)))
+            answered(request, |n| Outcome::Declined(Responses::empty(n)))
         });
         assert!(matches!(esc, Answered::Unanswered(_)), "{esc:?}");
         for code in [ErrorCode::Dismissed, ErrorCode::NoUi, ErrorCode::NoReply] {
-            let unanswered = ask_all(&six(), |_| envelope::host_error(code, None));
+            let unanswered = ask_all(&six(), |_| {
+                ("r1".to_owned(), envelope::host_error(code, Some("r1")))
+            });
             assert!(matches!(unanswered, Answered::Unanswered(_)), "{code:?}");
         }
         // A form the popup cannot show (ten choices) is Claude Code's to ask.
         let choices: Vec<String> = (0..10).map(|i| format!("c{i}")).collect();
         let wide = input(json!({"type": "object", "properties": {
             "pick": {"type": "string", "enum": choices}}}));
-        let refused = ask_all(&wide, |request| match request::parse(&request) {
+        let refused = ask_all(&wide, |request| match request::parse(request) {
             Ok(_) => panic!("taken"),
-            Err(e) => envelope::rejection(&e, None),
+            Err(e) => ("r1".to_owned(), envelope::rejection(&e, Some("r1"))),
         });
         assert!(matches!(refused, Answered::Unanswered(_)), "{refused:?}");
     }
@@ -323,7 +336,7 @@ mod tests {
         let form = input(json!({"type": "object", "properties": {
             "n": {"type": "integer", "maximum": 5}}}));
         let result = ask_all(&form, |request| {
-            answered(&request, |_| {
+            answered(request, |_| {
                 submitted(vec![Some(Answer::Custom("9".into()))])
             })
         });
@@ -336,12 +349,68 @@ mod tests {
             "message": "Sign in", "mode": "url", "url": "https://example.com/login",
             "elicitation_id": "e1"});
         let url = HookInput::parse(&hook.to_string()).unwrap();
-        for (option, expected) in [(0, Answered::Accept(Map::new())), (1, Answered::Decline)] {
-            let result = ask_all(&url, |request| {
-                assert!(request.contains("https://example.com/login"));
-                answered(&request, |_| submitted(vec![Some(Answer::Option(option))]))
-            });
-            assert_eq!(result, expected);
-        }
+        let accept = ask_all(&url, |request| {
+            assert!(request.contains("https://example.com/login"));
+            answered(request, |_| submitted(vec![Some(Answer::Option(0))]))
+        });
+        let FormAnswer::Accept(consent) = accept else {
+            panic!("not accepted: {accept:?}");
+        };
+        assert_eq!(
+            accepted(&url, &consent),
+            r#"{"hookSpecificOutput":{"hookEventName":"Elicitation","action":"accept"}}"#
+        );
+        let decline = ask_all(&url, |request| {
+            answered(request, |_| submitted(vec![Some(Answer::Option(1))]))
+        });
+        assert_eq!(decline, FormAnswer::Decline);
+    }
+
+    #[test]
+    fn a_form_with_nothing_to_fill_in_is_asked_and_only_the_persons_accept_accepts() {
+        let confirm = input(json!({"type": "object", "properties": {}}));
+        let mut asked = Vec::new();
+        let unanswered = ask_all(&confirm, |request| {
+            asked.push(request.to_owned());
+            ("r1".to_owned(), String::new())
+        });
+        assert!(
+            matches!(unanswered, FormAnswer::Unanswered(_)),
+            "{unanswered:?}"
+        );
+        assert_eq!(asked.len(), 1, "the confirmation is asked");
+        let q = request::parse(&asked[0]).expect("a question the popup takes");
+        assert_eq!(q.questions[0].question, "Fill it in");
+        let labels: Vec<&str> = q.questions[0]
+            .options
+            .iter()
+            .map(|o| o.label.as_str())
+            .collect();
+        assert_eq!(labels, [ACCEPT, DECLINE]);
+        assert!(q.questions[0]
+            .context
+            .as_deref()
+            .unwrap_or("")
+            .contains("srv"));
+        let accept = ask_all(&confirm, |request| {
+            answered(request, |_| submitted(vec![Some(Answer::Option(0))]))
+        });
+        let FormAnswer::Accept(consent) = accept else {
+            panic!("not accepted: {accept:?}");
+        };
+        assert_eq!(
+            accepted(&confirm, &consent),
+            r#"{"hookSpecificOutput":{"hookEventName":"Elicitation","action":"accept","content":{}}}"#
+        );
+        let decline = ask_all(&confirm, |request| {
+            answered(request, |_| submitted(vec![Some(Answer::Option(1))]))
+        });
+        assert_eq!(decline, FormAnswer::Decline);
+        // Another request's answer accepts nothing.
+        let other = ask_all(&confirm, |request| {
+            let (_, envelope) = answered(request, |_| submitted(vec![Some(Answer::Option(0))]));
+            ("r2".to_owned(), envelope)
+        });
+        assert!(matches!(other, FormAnswer::Unanswered(_)), "{other:?}");
     }
 }

@@ -2,8 +2,9 @@
 //! ask-popup-approvals.js): the `permission.asked` event read as an approval, and opencode's
 //! reply made from the popup's envelope.
 
-use super::approval::{decision, questionnaire, Decision};
+use super::approval::questionnaire;
 use super::preview::{command_preview, fenced, file_preview};
+use crate::consent::{self, Verdict, Yes};
 use serde_json::{json, Value};
 
 /// One opencode permission prompt, from its `permission.asked` event (which the opencode
@@ -71,14 +72,17 @@ pub fn read_opencode(input: &[u8]) -> Result<Option<OpencodeRequest>, String> {
         }
         (patterns.join(", "), preview)
     };
-    let rule = always.join(", ");
+    let changes: Vec<String> = always
+        .iter()
+        .map(|p| format!("tells opencode to allow `{p}` from now on"))
+        .collect();
     Ok(Some(OpencodeRequest {
         payload: questionnaire(
             OPENCODE,
             permission,
             &summary,
             &preview,
-            (!always.is_empty()).then_some(rule.as_str()),
+            (!always.is_empty()).then_some(changes.as_slice()),
         ),
         id: event
             .get("id")
@@ -92,14 +96,17 @@ pub fn read_opencode(input: &[u8]) -> Result<Option<OpencodeRequest>, String> {
 /// The agent name the popup shows for opencode.
 const OPENCODE: &str = "opencode";
 
-/// What `ask-popup opencode-approval` prints for the popup's `envelope`: opencode's reply
-/// (`{"reply":"once"}`, `"always"`, or `"reject"` with the message the model reads), or `None`,
-/// which leaves the decision to opencode's own prompt.
-pub fn opencode_answer(request: &OpencodeRequest, envelope: &str) -> Option<String> {
-    let reply = match decision(envelope, request.always)? {
-        Decision::AllowOnce => json!({"reply": "once"}),
-        Decision::AllowAlways => json!({"reply": "always"}),
-        Decision::Deny(message) => json!({"reply": "reject", "message": message}),
+/// What `ask-popup opencode-approval` prints for the popup's `envelope` to the request asked
+/// under `id`: opencode's reply (`{"reply":"once"}`, `"always"`, made from the person's
+/// `Consent` alone, or `"reject"` with the message the model reads), or `None`, which leaves the
+/// decision to opencode's own prompt.
+pub fn opencode_answer(request: &OpencodeRequest, id: &str, envelope: &str) -> Option<String> {
+    let reply = match consent::approval(&request.payload, id, envelope)? {
+        Verdict::Allow(consent) => match consent.yes() {
+            Yes::Always => json!({"reply": "always"}),
+            Yes::Once | Yes::Accept(_) => json!({"reply": "once"}),
+        },
+        Verdict::Deny(message) => json!({"reply": "reject", "message": message}),
     };
     Some(format!("{reply}\n"))
 }
@@ -134,8 +141,12 @@ mod tests {
             Some("```sh\ntouch x\n```\n\nTouch it")
         );
         let reply = |answer, note| {
-            let env = envelope::outcome(&q, &Outcome::Submitted(responses(answer, note)), None);
-            opencode_answer(&r, &env).map(|s| serde_json::from_str::<Value>(&s).unwrap())
+            let env = envelope::outcome(
+                &q,
+                &Outcome::Submitted(responses(answer, note)),
+                Some("per_1"),
+            );
+            opencode_answer(&r, "per_1", &env).map(|s| serde_json::from_str::<Value>(&s).unwrap())
         };
         assert_eq!(
             reply(Answer::Option(0), None),
@@ -149,8 +160,16 @@ mod tests {
             reply(Answer::Option(2), Some("not now")),
             Some(json!({"reply": "reject", "message": "The user denied this: not now"}))
         );
-        let declined = envelope::outcome(&q, &Outcome::Declined(Responses::empty(1)), None);
-        assert_eq!(opencode_answer(&r, &declined), None);
+        let declined =
+            envelope::outcome(&q, &Outcome::Declined(Responses::empty(1)), Some("per_1"));
+        assert_eq!(opencode_answer(&r, "per_1", &declined), None);
+        // The person's Allow on another prompt allows nothing here.
+        let other = envelope::outcome(
+            &q,
+            &Outcome::Submitted(responses(Answer::Option(0), None)),
+            Some("per_2"),
+        );
+        assert_eq!(opencode_answer(&r, "per_1", &other), None);
         // An edit shows its file and diff; anything else its patterns.
         let edit = br#"{"id":"per_2","permission":"edit","patterns":["a.rs"],"metadata":{"filepath":"/p/a.rs","diff":"-a\n+b\n"}}"#;
         let q = request::parse(&read_opencode(edit).unwrap().unwrap().payload).unwrap();

@@ -12,6 +12,14 @@ pub const DENY: &str = "Deny";
 /// The approval's tab header.
 pub const HEADER: &str = "Approval";
 
+/// The most of an approval's preview (what would run) that the popup is sure to show whole, in
+/// bytes and in lines, at any width it draws a preview at: it lays out 64 KiB and 2,000 wrapped
+/// lines of one text (`crates/plugin/src/view/limit.rs`), and 16 KiB of short lines wrap into
+/// nearly that at 12 columns (`crates/plugin/tests/approval_whole.rs`). Past either, the popup
+/// offers no Allow.
+pub const WHOLE_PREVIEW_BYTES: usize = 16 * 1024;
+pub const WHOLE_PREVIEW_LINES: usize = 500;
+
 /// What the user decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
