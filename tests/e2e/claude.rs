@@ -38,6 +38,8 @@ const MCP_TOOL: &str = "mcp__ask-popup__ask_user_question";
 
 /// The tool of the form-asking server (`tests/e2e/elicit_server.py`, added as `elicit`).
 const ELICIT_TOOL: &str = "mcp__elicit__ask_prefs";
+/// Its tool that asks a plain confirmation: a form with nothing to fill in.
+const CONFIRM_TOOL: &str = "mcp__elicit__confirm_delete";
 
 /// How Claude Code reaches the popup.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -53,7 +55,7 @@ pub(crate) enum Wiring {
     Approvals,
     /// An MCP server's form: `ask-popup setup claude --write` as for `Hook`, and the form-asking
     /// server `tests/e2e/elicit_server.py` added as `elicit`, whose tool the model calls (no
-    /// arguments; the questions are not used).
+    /// arguments): its confirmation when the questions are `"confirm"`, its form otherwise.
     Elicitation,
 }
 
@@ -124,7 +126,12 @@ impl Claude {
             Wiring::Mcp => ModelServer::start(anthropic::calling_deferred(MCP_TOOL, input)),
             Wiring::Approvals => ModelServer::start(anthropic::calling("Bash", questions)),
             Wiring::Elicitation => {
-                ModelServer::start(anthropic::calling_deferred(ELICIT_TOOL, json!({})))
+                let tool = if input["questions"] == json!("confirm") {
+                    CONFIRM_TOOL
+                } else {
+                    ELICIT_TOOL
+                };
+                ModelServer::start(anthropic::calling_deferred(tool, json!({})))
             }
         };
         let dir = zellij.scratch().join(name);
@@ -286,7 +293,10 @@ fn add_the_elicit_server(home: &Path, elicited: &Path) {
         server = shell_quote(&server.to_string_lossy()),
     );
     run_claude_line(home, &line);
-    allow_only(home, ELICIT_TOOL);
+    let mut settings = settings(home);
+    settings["permissions"] = json!({ "allow": [ELICIT_TOOL, CONFIRM_TOOL] });
+    std::fs::write(home.join(".claude/settings.json"), settings.to_string())
+        .expect("write settings.json");
 }
 
 /// Runs `line`, a `claude …` command, with `sh` as a user runs it in a shell: HOME `home`, the
@@ -826,6 +836,38 @@ fn claude_code_gets_a_form_declined_in_the_popup() {
     zellij.send_keys(&["Enter"]);
     assert_eq!(claude.elicited(&zellij), json!({"action": "decline"}));
     assert_eq!(claude.tool_result(&zellij), ("decline".to_owned(), false));
+    wait_until_nothing_pending(&zellij);
+}
+
+/// A plain confirmation (a form with nothing to fill in) was accepted by the hook with nobody
+/// asked: it is asked in the popup as a question, and only the person's Accept accepts it.
+#[test]
+fn a_confirmation_with_nothing_to_fill_in_is_asked_and_only_accept_accepts() {
+    let zellij = Zellij::start();
+    let claude = Claude::start_wired(
+        &zellij,
+        "claude-confirm",
+        json!("confirm"),
+        Wiring::Elicitation,
+    );
+    zellij.wait_for_screen("the confirmation in the popup", ANSWER, |s| {
+        s.contains("Delete the production database?")
+            && s.contains("elicit")
+            && focused(s, "Accept")
+            && s.contains("Decline")
+            && !s.contains(OWN_FORM)
+    });
+    assert!(
+        !claude.has_elicited(),
+        "the server got an answer before anyone answered"
+    );
+    wait_for_title(&zellij, claude.pane, &marked("claude-confirm"));
+    zellij.send_keys(&["Enter"]);
+    assert_eq!(
+        claude.elicited(&zellij),
+        json!({"action": "accept", "content": {}})
+    );
+    assert_eq!(claude.tool_result(&zellij), ("accepted".to_owned(), false));
     wait_until_nothing_pending(&zellij);
 }
 
