@@ -5,7 +5,7 @@
 //! terminal shows. Replies are compared byte for byte with what the core computes for the same
 //! answers, and the model-facing text is pinned literally where it is short.
 
-use crate::harness::{PipeCall, Zellij};
+use crate::harness::{PipeCall, Zellij, FIRST};
 use crate::{assert_reply, details, rejected, ANSWER, AT_ONCE, ONE_QUESTION};
 use ask_popup_protocol::envelope::ErrorCode;
 use ask_popup_protocol::envelope::{self, Answer, Outcome, Responses};
@@ -1020,4 +1020,66 @@ fn keys_written_in_a_burst_by_another_process_never_allow_an_approval() {
         "Allow always",
         "{out:?}"
     );
+}
+
+#[test]
+fn an_approval_brought_back_by_another_question_takes_no_enter_typed_as_it_comes_back() {
+    let zellij = Zellij::start();
+    // An approval, the focus left on `Allow once`, hidden with the hide key.
+    let mut call = ask(
+        &zellij,
+        &approval("rm -rf build"),
+        &[("agent", "claude"), ("id", "back-1")],
+        |s| s.contains("rm -rf build") && focused(s, "Deny"),
+    );
+    zellij.send_keys(&["Up", "Up"]);
+    wait_for(&zellij, "Allow once focused", |s| focused(s, "Allow once"));
+    zellij.send_keys(&["Ctrl ]"]);
+    wait_for(&zellij, "the approval hidden", |s| {
+        !s.contains("rm -rf build")
+    });
+    // The person works in the shell a while...
+    thread::sleep(Duration::from_millis(800));
+    // ...pressing Enter there, as another agent's question brings the popup back with the
+    // approval on screen, its focus where it was left: the Enter that lands in the popup comes
+    // within moments of it.
+    let mut other = zellij.pipe(ONE_QUESTION, &[("agent", "codex"), ("id", "back-2")]);
+    let until = Instant::now() + ANSWER;
+    loop {
+        zellij.type_into(FIRST, &["Enter"]);
+        if zellij.screen().contains("rm -rf build") || !call.is_running() {
+            break;
+        }
+        if !other.is_running() {
+            other.retry_if_dropped();
+        }
+        assert!(
+            Instant::now() < until,
+            "the popup never came back; screen:\n{}",
+            zellij.screen()
+        );
+        thread::sleep(Duration::from_millis(150));
+    }
+    zellij.type_into(FIRST, &["Enter"]);
+    zellij.wait_until_keys_count();
+    if !call.is_running() {
+        let out = call.wait(AT_ONCE);
+        panic!(
+            "an Enter typed as the approval came back answered it: {:?}",
+            details(&out)
+        );
+    }
+    assert_eq!(waiting(&zellij), 2);
+    // Read, then Enter once: allowed.
+    zellij.send_keys(&["Enter"]);
+    let out = call.wait(ANSWER);
+    assert_eq!(
+        details(&out)["answers"][0]["answer"],
+        "Allow once",
+        "{out:?}"
+    );
+    // The other question comes forward, guarded as it does.
+    zellij.send_keys(&["Enter"]);
+    let out = other.wait(ANSWER);
+    assert_eq!(details(&out)["answers"][0]["answer"], "Postgres", "{out:?}");
 }

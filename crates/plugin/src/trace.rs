@@ -1,6 +1,8 @@
 //! What the `trace` option has an instance write to Zellij's log, as text: what it hears (an
 //! event's kind, a pipe message) and what it does (its effects). Never the keys the user typed
-//! or the text pasted, and a pipe's payload only for the messages between the instances.
+//! or the text pasted, a pipe's payload only for the messages between the instances, and a
+//! reply's size, not its text: the reply is its caller's alone (the record, the events and
+//! those messages say it as others are shown it, a form's secrets hidden).
 
 use crate::broker::{Effect, PipeIn, PEER_PIPE};
 use crate::incoming::{floating_shown, other_clients, ZellijEvent};
@@ -56,6 +58,14 @@ pub fn pipe(msg: &PipeIn) -> String {
 /// (said by itself, `ignored`).
 pub fn says_effect(effect: &Effect) -> bool {
     !matches!(effect, Effect::Render | Effect::IgnoredPeerMessage { .. })
+}
+
+/// What the trace says of an effect done.
+pub fn effect(effect: &Effect) -> String {
+    match effect {
+        Effect::Reply { pipe, output } => format!("Reply to {pipe:?}, {} bytes", output.len()),
+        _ => format!("{effect:?}"),
+    }
 }
 
 /// What the trace says of a message named as the instances' own that came from elsewhere,

@@ -198,6 +198,9 @@ fn requests_queue_and_brackets_switch_between_them() {
     assert!(b.input(Input::Key(Key::Enter)).is_empty());
     settle(&mut b);
     b.input(Input::Key(Key::Char('[')));
+    // Back on screen: guarded anew.
+    assert!(b.input(Input::Key(Key::Enter)).is_empty());
+    settle(&mut b);
     let fx = b.input(Input::Key(Key::Enter));
     assert!(
         fx.contains(&Effect::FitAnew),
@@ -206,7 +209,9 @@ fn requests_queue_and_brackets_switch_between_them() {
     let r = replies(&fx);
     assert_eq!(r[0].0, "p1");
     assert_eq!(r[0].1["details"]["answers"][0]["answer"], "B");
-    // The second one is shown next (it has been on screen before).
+    // The second one is shown next, guarded anew though it has been on screen before.
+    assert!(b.input(Input::Key(Key::Enter)).is_empty());
+    settle(&mut b);
     let fx = b.input(Input::Key(Key::Enter));
     assert!(!fx.contains(&Effect::FitAnew), "nothing left to fit");
     let r = replies(&fx);
@@ -241,6 +246,7 @@ fn the_same_id_supersedes_the_earlier_request_and_keeps_its_state() {
     assert_eq!(r[0].0, "p1");
     assert_eq!(r[0].1["details"]["error"], "superseded");
     assert_eq!(b.pending_count(), 1);
+    settle(&mut b);
     let r = replies(&b.input(Input::Key(Key::Enter)));
     assert_eq!(r[0].0, "p2");
     assert_eq!(r[0].1["details"]["answers"][0]["notes"], "x");
@@ -748,9 +754,13 @@ proptest! {
         if close {
             fx.extend(b.before_close());
         } else {
-            // Every pending request is answered by the user one way or the other.
+            // Every pending request is answered by the user one way or the other (keys reach
+            // only a request on screen: a hidden popup is brought back first).
             for _ in 0..200 {
                 if b.pending_count() == 0 { break; }
+                if !b.is_visible() {
+                    fx.extend(b.pipe(PipeIn { source: Source::Keybind, name: "show".into(), payload: None, args: BTreeMap::new() }));
+                }
                 settle(&mut b);
                 fx.extend(b.input(Input::Key(Key::Esc)));
             }

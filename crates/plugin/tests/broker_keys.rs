@@ -1,7 +1,7 @@
 //! Keys that are not the person's: Zellij gives the plugin a key with nothing that says where
 //! it came from (`zellij action write-chars` from any process, keys typed ahead for another
-//! pane). A stream of keys that starts as a question shows is dropped whole, and an approval's
-//! `Allow` is picked only by a key that comes after a pause.
+//! pane). A stream of keys that starts as a request comes on screen (each time it does) is
+//! dropped whole, and an approval's `Allow` is picked only by a key that comes after a pause.
 
 mod broker_io;
 
@@ -199,16 +199,181 @@ fn a_questionnaire_replaced_under_its_id_is_guarded_anew() {
 }
 
 #[test]
-fn a_retry_of_the_same_questionnaire_keeps_its_guard_over() {
+fn a_retry_of_the_same_questionnaire_keeps_what_was_given_and_is_guarded_as_it_shows_again() {
     let mut b = Broker::new(Config::default());
     let args = [("agent", "claude"), ("id", "x")];
     b.pipe(cli("p1", Some(&question("Deploy to staging?")), &args));
     settle(&mut b);
-    // Zellij dropped the first CLI; the same questionnaire comes again: the same request,
-    // seen already, its keys counting.
+    key(&mut b, Key::Down);
+    key(&mut b, Key::Hide);
+    tick(&mut b, 5000);
+    // Zellij dropped the first CLI; the same questionnaire comes again: the same request, the
+    // focus where the person left it, brought back on screen with a guard of its own.
     b.pipe(cli("p2", Some(&question("Deploy to staging?")), &args));
+    assert!(settling(&mut b));
+    assert_eq!(focus(&b), Some(Row::Option(1)));
+    assert!(replies(&key(&mut b, Key::Enter)).is_empty());
+    settle(&mut b);
+    assert_eq!(picked(&key(&mut b, Key::Enter)).as_deref(), Some("B"));
+}
+
+/// An approval on screen, the focus left on `Allow once`, hidden with the hide key; a while
+/// later another agent's question brings the popup back, the approval still on screen.
+fn approval_hidden_then_brought_back() -> Broker {
+    let mut b = approval_on_screen("rm -rf build");
+    key(&mut b, Key::Up);
+    key(&mut b, Key::Up);
+    assert_eq!(focus(&b), Some(Row::Option(0)));
+    tick(&mut b, KEY_GUARD_MS);
+    assert!(key(&mut b, Key::Hide).contains(&Effect::Hide));
+    // Hidden, it takes no key.
+    tick(&mut b, 1000);
+    assert!(replies(&key(&mut b, Key::Enter)).is_empty());
+    assert_eq!(b.pending_count(), 1);
+    tick(&mut b, 4000);
+    let fx = b.pipe(cli(
+        "p2",
+        Some(&question("Which one?")),
+        &[("agent", "codex"), ("id", "q1")],
+    ));
+    assert!(fx.contains(&Effect::Show), "{fx:?}");
+    assert_eq!(focus(&b), Some(Row::Option(0)), "the approval is back");
+    b
+}
+
+#[test]
+fn an_approval_brought_back_on_screen_takes_no_enter_until_its_guard_is_over() {
+    // An Enter typed for another pane 100 ms after the popup came back does nothing...
+    let mut b = approval_hidden_then_brought_back();
+    assert!(settling(&mut b));
+    b.set_clock(b.now_ms() + 100);
+    let fx = key(&mut b, Key::Enter);
+    assert!(replies(&fx).is_empty(), "{fx:?}");
+    assert_eq!(b.pending_count(), 2);
+    // ...and holds keys off for as long again: the person reads, then presses Enter.
+    b.set_clock(b.now_ms() + KEY_GUARD_MS - 1);
+    assert!(replies(&key(&mut b, Key::Enter)).is_empty());
+    tick(&mut b, KEY_GUARD_MS);
     assert!(!settling(&mut b));
+    assert_eq!(
+        picked(&key(&mut b, Key::Enter)).as_deref(),
+        Some("Allow once")
+    );
+    // Once it has been on screen 400 ms, untouched, Enter counts.
+    let mut b = approval_hidden_then_brought_back();
+    let fx = tick(&mut b, KEY_GUARD_MS);
+    assert!(fx.contains(&Effect::Render), "the hints come back: {fx:?}");
+    assert!(!settling(&mut b));
+    assert_eq!(
+        picked(&key(&mut b, Key::Enter)).as_deref(),
+        Some("Allow once")
+    );
+}
+
+/// Two questions waiting, each on screen before: `claude`'s (`p1`, id `r1`) on screen, its
+/// guard over, `codex`'s (`p2`, id `r2`) behind it.
+fn two_seen_questions() -> Broker {
+    let mut b = Broker::new(Config::default());
+    b.pipe(cli(
+        "p1",
+        Some(&question("One?")),
+        &[("agent", "claude"), ("id", "r1")],
+    ));
+    b.pipe(cli(
+        "p2",
+        Some(&question("Two?")),
+        &[("agent", "codex"), ("id", "r2")],
+    ));
+    settle(&mut b);
+    key(&mut b, Key::Char(']'));
+    settle(&mut b);
+    key(&mut b, Key::Char('['));
+    settle(&mut b);
+    assert!(!settling(&mut b));
+    assert_eq!(
+        b.current_dialog()
+            .map(|d| d.questionnaire().questions[0].question.clone()),
+        Some("One?".to_owned())
+    );
+    b
+}
+
+#[test]
+fn switching_between_requests_guards_each_anew() {
+    let mut b = two_seen_questions();
+    // Each comes on screen again, seen before: an Enter typed on with the switch does nothing.
+    key(&mut b, Key::Char(']'));
+    assert!(settling(&mut b));
+    assert!(replies(&key(&mut b, Key::Enter)).is_empty());
+    settle(&mut b);
+    key(&mut b, Key::Char('['));
+    assert!(settling(&mut b));
+    assert!(replies(&key(&mut b, Key::Enter)).is_empty());
+    assert_eq!(b.pending_count(), 2);
+    settle(&mut b);
+    assert_eq!(replies(&key(&mut b, Key::Enter))[0].0, "p1");
+}
+
+#[test]
+fn the_request_that_comes_forward_when_the_one_on_screen_ends_elsewhere_is_guarded_anew() {
+    // Withdrawn by its caller.
+    let mut b = two_seen_questions();
+    let fx = b.pipe(named(
+        "c",
+        "cancel",
+        Some(""),
+        &[("agent", "claude"), ("id", "r1")],
+    ));
+    assert_eq!(b.pending_count(), 1, "{fx:?}");
+    assert!(settling(&mut b));
+    assert!(replies(&key(&mut b, Key::Enter)).is_empty());
+    settle(&mut b);
     assert_eq!(replies(&key(&mut b, Key::Enter))[0].0, "p2");
+
+    // Answered in another client's instance.
+    let (mut one, mut two) = two_clients();
+    let ask = |pipe: &str, text: &str, agent: &str| {
+        cli(
+            pipe,
+            Some(&question(text)),
+            &[("agent", agent), ("id", pipe)],
+        )
+    };
+    both(ask("p1", "One?", "claude"), &mut one, &mut two);
+    both(ask("p2", "Two?", "codex"), &mut one, &mut two);
+    for b in [&mut one, &mut two] {
+        settle(b);
+        key(b, Key::Char(']'));
+        settle(b);
+        key(b, Key::Char('['));
+        settle(b);
+    }
+    let answered = key(&mut two, Key::Enter);
+    assert_eq!(replies(&answered)[0].0, "p1");
+    carry(&answered, &mut one, &mut two);
+    assert_eq!(one.pending_count(), 1);
+    assert!(settling(&mut one));
+    assert!(replies(&key(&mut one, Key::Enter)).is_empty());
+    settle(&mut one);
+    assert_eq!(replies(&key(&mut one, Key::Enter))[0].0, "p2");
+}
+
+#[test]
+fn a_client_attaching_while_a_question_shows_guards_it_anew() {
+    // Zellij hides the floating panes for every client as a web client attaches, and the
+    // popup shows again: keys typed meanwhile were meant for another pane.
+    let mut b = instance();
+    b.join(1);
+    b.attached(&[]);
+    b.pipe(cli("p1", Some(&question("Q?")), &[("id", "r1")]));
+    settle(&mut b);
+    assert!(!settling(&mut b));
+    let fx = b.attached(&[2]);
+    assert!(fx.contains(&Effect::Show), "{fx:?}");
+    assert!(settling(&mut b));
+    assert!(replies(&key(&mut b, Key::Enter)).is_empty());
+    settle(&mut b);
+    assert_eq!(replies(&key(&mut b, Key::Enter))[0].0, "p1");
 }
 
 #[test]

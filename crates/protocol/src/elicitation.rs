@@ -260,25 +260,12 @@ impl Field {
         })
     }
 
-    /// Whether what is typed here is a secret, never written to the record: a `password`
-    /// format, or a name that says so.
+    /// Whether what is typed here is a secret, shown to nobody but the one caller: a
+    /// `password` format, or a name or title that says so (`names_a_secret`).
     pub fn is_secret(&self) -> bool {
-        const SECRET: [&str; 7] = [
-            "password",
-            "passwd",
-            "passphrase",
-            "secret",
-            "token",
-            "apikey",
-            "credential",
-        ];
-        let name: String = self
-            .name
-            .chars()
-            .filter(char::is_ascii_alphanumeric)
-            .collect::<String>()
-            .to_ascii_lowercase();
-        self.format.as_deref() == Some("password") || SECRET.iter().any(|s| name.contains(s))
+        self.format.as_deref() == Some("password")
+            || names_a_secret(&self.name)
+            || names_a_secret(&self.title)
     }
 
     /// The value of what the person typed into a text or number field, or why it does not
@@ -422,6 +409,65 @@ impl Field {
     }
 }
 
+/// Whether a field's name or title names a secret, read as words (`words`): a word that holds
+/// a long secret's word (`db_password`, `authToken`, `tokenizer` too: safer to hide), one of
+/// the short ones alone or plural (`PIN code`, `card_pin`, `pinCode`, but not `spinner` nor
+/// `pinned_version`), or `api key` and `private key` as two words.
+fn names_a_secret(text: &str) -> bool {
+    const HELD: [&str; 9] = [
+        "password",
+        "passwd",
+        "passphrase",
+        "passcode",
+        "secret",
+        "token",
+        "apikey",
+        "privatekey",
+        "credential",
+    ];
+    const ALONE: [&str; 3] = ["pin", "otp", "pwd"];
+    let words = words(text);
+    words.iter().enumerate().any(|(i, word)| {
+        let single = word.strip_suffix('s').unwrap_or(word);
+        let key_follows = words.get(i + 1).is_some_and(|n| n == "key" || n == "keys");
+        HELD.iter().any(|held| word.contains(held))
+            || ALONE.contains(&single)
+            || (key_follows && (word.ends_with("api") || word.ends_with("private")))
+    })
+}
+
+/// `text` in lowercase words: split at anything not an ASCII letter or digit (the words looked
+/// for are English; Unicode's tables would cost the plugin kilobytes), where letters and digits
+/// meet, and where camelCase starts a word (`cardPIN2` is card, pin, 2; `PINCode` is pin, code;
+/// `PINs` stays one).
+fn words(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    for (i, &c) in bytes.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            words.extend((!word.is_empty()).then(|| std::mem::take(&mut word)));
+            continue;
+        }
+        let at = |j: usize| bytes.get(j).copied().filter(u8::is_ascii_alphanumeric);
+        let starts = match i.checked_sub(1).and_then(at) {
+            Some(prev) => {
+                let lower_at = |j| at(j).is_some_and(|c| c.is_ascii_lowercase());
+                c.is_ascii_digit() != prev.is_ascii_digit()
+                    || (c.is_ascii_uppercase() && !prev.is_ascii_uppercase())
+                    || (c.is_ascii_uppercase() && lower_at(i + 1) && lower_at(i + 2))
+            }
+            None => false,
+        };
+        if starts {
+            words.push(std::mem::take(&mut word));
+        }
+        word.push(char::from(c.to_ascii_lowercase()));
+    }
+    words.extend((!word.is_empty()).then_some(word));
+    words
+}
+
 /// An enum's choices (`enum` with `enumNames`, or `oneOf` / `anyOf` of `const` and `title`), or
 /// `None` when `schema` is no enum.
 fn choices(schema: &Value) -> Result<Option<Vec<Choice>>, &'static str> {
@@ -479,38 +525,6 @@ fn number_text(n: f64) -> String {
     } else {
         format!("{n}")
     }
-}
-
-/// How the person ended a form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
-    /// Submitted, with the content.
-    Accept,
-    /// Declined explicitly.
-    Decline,
-    /// Dismissed (Esc).
-    Cancel,
-}
-
-impl Action {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Accept => "accept",
-            Action::Decline => "decline",
-            Action::Cancel => "cancel",
-        }
-    }
-}
-
-/// What Claude Code's `Elicitation` hook prints for the person's answer (exit 0).
-pub fn hook_output(action: Action, content: Option<&Map<String, Value>>) -> String {
-    let mut out = Map::new();
-    out.insert("hookEventName".into(), "Elicitation".into());
-    out.insert("action".into(), action.as_str().into());
-    if let (Action::Accept, Some(content)) = (action, content) {
-        out.insert("content".into(), Value::Object(content.clone()));
-    }
-    serde_json::json!({ "hookSpecificOutput": out }).to_string()
 }
 
 /// What Claude Code hands its `Elicitation` hook on stdin (the fields the popup uses).

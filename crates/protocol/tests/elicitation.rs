@@ -2,7 +2,7 @@
 //! `Elicitation` hook's input and output as Claude Code 2.1.332 reads and writes them.
 
 use ask_popup_protocol::elicitation::{
-    hook_output, Action, Choice, Form, FormError, HookInput, Kind, Misfit, TextFormat,
+    Choice, Form, FormError, HookInput, Kind, Misfit, TextFormat,
 };
 use serde_json::{json, Value};
 
@@ -382,6 +382,126 @@ fn secret_looking_fields_are_known_by_their_format_or_name() {
 }
 
 #[test]
+fn secret_looking_fields_are_known_by_the_words_of_their_name_or_title() {
+    let secret = |name: &str, title: Option<&str>| {
+        let mut property = json!({"type": "string"});
+        if let Some(title) = title {
+            property["title"] = json!(title);
+        }
+        Form::parse(&json!({"properties": { name: property }}))
+            .unwrap()
+            .fields[0]
+            .is_secret()
+    };
+    // The short words count as words of their own (split at `_`, `-`, spaces, camelCase and
+    // digits), alone or plural; the long ones inside a word too; `api key` and `private key`
+    // as two words.
+    for name in [
+        "pin",
+        "PIN",
+        "card_pin",
+        "pinCode",
+        "PINCode",
+        "user-pin",
+        "pin2",
+        "PINs",
+        "otp",
+        "OTP_CODE",
+        "pwd",
+        "dbPwd",
+        "passcode",
+        "private_key",
+        "privateKey",
+        "PRIVATE_KEY",
+        "sshPrivateKey",
+        "APIKey",
+        "openai-api-key",
+    ] {
+        assert!(secret(name, None), "{name}");
+    }
+    for title in [
+        "PIN code",
+        "Your PIN",
+        "Bank card PIN",
+        "One-time password (OTP)",
+        "Private key",
+        "API key",
+        "Passcode",
+        "Secret",
+        "Access token",
+    ] {
+        assert!(secret("value", Some(title)), "{title}");
+    }
+    for name in [
+        "spinner",
+        "pinned_version",
+        "opinion",
+        "shipping",
+        "hotpot",
+        "api_url",
+        "keyboard",
+    ] {
+        assert!(!secret(name, None), "{name}");
+    }
+    for title in [
+        "Spinner speed",
+        "Pinned version",
+        "Pick an option",
+        "API endpoint",
+        "Private notes",
+        "Keyboard layout",
+        "Send to Ken",
+    ] {
+        assert!(!secret("value", Some(title)), "{title}");
+    }
+}
+
+#[test]
+fn others_are_shown_a_reply_with_each_secret_hidden_and_the_rest_as_it_came() {
+    use ask_popup_protocol::elicitation::page::{questionnaire, shown_to_others, HIDDEN};
+    use ask_popup_protocol::envelope::{outcome, Answer, Outcome, Responses};
+    let asked = questionnaire(&json!({"server": "s", "message": "m", "schema": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "title": "Name"},
+            "secret_scopes": {"type": "array", "items": {"enum": ["Read", "Write"]}},
+        },
+    }}))
+    .expect("a form");
+    let mut responses = Responses::empty(2);
+    responses.answers = vec![
+        Some(Answer::Custom("Bob".into())),
+        Some(Answer::Multi {
+            ticked: vec![0, 1],
+            text: None,
+        }),
+    ];
+    let reply = outcome(&asked, &Outcome::Submitted(responses), Some("r"));
+    assert!(reply.contains("Read, Write"), "the caller gets it: {reply}");
+    let shown = shown_to_others(&asked, &reply);
+    assert!(
+        !shown.contains("Read") && !shown.contains("Write"),
+        "{shown}"
+    );
+    let shown: Value = serde_json::from_str(&shown).unwrap();
+    let answers = &shown["details"]["answers"];
+    assert_eq!(answers[0]["answer"], "Bob");
+    assert_eq!(answers[1]["selected"], json!([HIDDEN]));
+    let text = shown["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains(&format!("=\"{HIDDEN}\"")), "{text}");
+    assert_eq!(shown["details"]["requestId"], "r");
+    // A questionnaire with no secret in it: the reply as it came.
+    let plain = ask_popup_protocol::request::parse(
+        r#"{"questions":[{"question":"Pick?","header":"H","options":["A","B"]}]}"#,
+    )
+    .unwrap();
+    assert!(matches!(
+        shown_to_others(&plain, &reply),
+        std::borrow::Cow::Borrowed(r) if r == reply
+    ));
+}
+
+#[test]
 fn the_hook_reads_claude_codes_input_for_a_form_and_for_a_url() {
     // As Claude Code 2.1.332 writes it (the common fields, then the event's).
     let form = json!({
@@ -423,25 +543,4 @@ fn the_hook_reads_claude_codes_input_for_a_form_and_for_a_url() {
         None
     );
     assert_eq!(HookInput::parse("not json"), None);
-}
-
-#[test]
-fn the_hook_answers_as_claude_code_reads_it() {
-    let content = json!({"name": "Bob", "count": 3});
-    let content = content.as_object().unwrap();
-    let parsed = |out: String| serde_json::from_str::<Value>(&out).unwrap();
-    assert_eq!(
-        parsed(hook_output(Action::Accept, Some(content))),
-        json!({"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept",
-            "content": {"name": "Bob", "count": 3}}})
-    );
-    // Content goes only with accept.
-    assert_eq!(
-        parsed(hook_output(Action::Decline, Some(content))),
-        json!({"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "decline"}})
-    );
-    assert_eq!(
-        parsed(hook_output(Action::Cancel, None)),
-        json!({"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "cancel"}})
-    );
 }

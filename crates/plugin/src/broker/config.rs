@@ -2,11 +2,14 @@
 
 use crate::dialog::KeyPress;
 
-/// Keys that arrive this soon after a request first shows never answer it: the user may have
-/// been typing into another pane when the popup took the focus. Each key dropped so pushes the
-/// guard on by as much again: keys count once the question has been on screen this long and
-/// this long has passed without a key. And on an approval, a key that would pick an `Allow`
-/// counts only this long after the key before it (see `Broker::input`).
+/// Keys that arrive this soon after a request comes on screen never answer it: the user may
+/// have been typing into another pane when the popup took the focus. It comes on screen each
+/// time the popup shows (a question arriving, back from hidden, a client attaching), the
+/// person switches to it, or it takes the place of the one that was on screen (see
+/// `Broker::on_screen_changed`). Each key dropped so pushes the guard on by as much again: keys
+/// count once the question has been on screen this long and this long has passed without a
+/// key. And on an approval, a key that would pick an `Allow` counts only this long after the
+/// key before it (see `Broker::input`).
 pub const KEY_GUARD_MS: u64 = 400;
 /// How long a pipe is remembered after its reply (its CLI may still send trailing lines and
 /// its end-of-input message), and how long a partial stdin payload waits for its next line.

@@ -111,7 +111,7 @@ impl Broker {
             Effect::Render,
         ];
         // The question it covers is not on screen meanwhile: its countdown waits.
-        self.on_screen_changed(&mut effects);
+        self.on_screen_changed(false, &mut effects);
         self.done(effects)
     }
 
@@ -125,8 +125,9 @@ impl Broker {
             ListInput::Nothing => {}
             ListInput::Close => self.close_history(effects),
             ListInput::Hide => {
-                self.close_history(effects);
+                // Hidden first: the question the list covered does not come on screen.
                 self.visible = false;
+                self.close_history(effects);
                 effects.push(Effect::Hide);
             }
         }
@@ -145,7 +146,7 @@ impl Broker {
             effects.push(Effect::SetOwnTitle(self.own_title()));
             effects.push(Effect::FitAnew);
             effects.push(Effect::Render);
-            self.on_screen_changed(effects);
+            self.on_screen_changed(false, effects);
         }
     }
 

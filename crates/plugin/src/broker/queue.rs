@@ -9,6 +9,7 @@ use crate::outgoing::{
     to_json, Blocked, Ended, PeerKind, Prompt, Status, StatusEntry, BLOCKED_EVENT,
     HERDR_BLOCKED_EVENT, PROMPT_EVENT, WAITING_LABEL,
 };
+use ask_popup_protocol::elicitation::page::shown_to_others;
 use ask_popup_protocol::envelope::{self, ErrorCode, Outcome, Responses};
 use ask_popup_protocol::request::Questionnaire;
 use serde_json::Value;
@@ -88,12 +89,8 @@ impl Broker {
             Some(i) => {
                 let old = std::mem::replace(&mut self.pending[i], request);
                 if let Some(r) = self.pending.get_mut(i).filter(|_| retry) {
-                    // The user has seen it already. (Another questionnaire under the same id
-                    // is a question the user has not seen: it shows anew, its key guard from
-                    // then, or keys meant for the one it replaced would answer it.)
-                    r.first_shown_ms = old.first_shown_ms;
-                    r.keys_from_ms = old.keys_from_ms;
-                    r.drawn_ready = old.drawn_ready;
+                    // The same request, as old as it was. (Shown again, it is guarded anew, as
+                    // anything that shows: see `Broker::on_screen_changed`.)
                     r.arrived_ms = old.arrived_ms;
                 }
                 let outcome = Outcome::Host {
@@ -267,8 +264,8 @@ impl Broker {
                 effects.push(Effect::FitAnew);
             }
             effects.push(Effect::Render);
-            self.on_screen_changed(effects);
         }
+        self.on_screen_changed(false, effects);
     }
 
     /// Replies to a request that is no longer in the queue, and says so to everyone; `record`
@@ -283,7 +280,10 @@ impl Broker {
     ) {
         let questionnaire = request.dialog.questionnaire();
         let output = envelope::outcome(questionnaire, &outcome, request.request_id.as_deref());
-        let event = self.ended(&request, &outcome);
+        // The reply goes to its caller alone; everyone else hears it with a form's secrets
+        // hidden.
+        let shown = shown_to_others(questionnaire, &output);
+        let event = self.ended(&request, &outcome, &shown);
         self.arrivals.remember(&request.pipe, self.now_ms);
         let superseded = matches!(
             outcome,
@@ -320,7 +320,7 @@ impl Broker {
             let settled = PeerKind::Settled {
                 pipe: request.pipe.clone(),
                 event: event.clone(),
-                reply: output,
+                reply: shown.into_owned(),
             };
             effects.push(self.peers.message(settled));
         }
@@ -355,13 +355,16 @@ impl Broker {
         self.status_line(effects);
     }
 
-    /// The `ask-popup:answered` / `ask-popup:cancelled` event for `r` ending as `outcome`.
-    pub(super) fn ended(&self, r: &Request, outcome: &Outcome) -> Ended {
+    /// The `ask-popup:answered` / `ask-popup:cancelled` event for `r` ending as `outcome`,
+    /// its reply `shown` as others see it (`shown_to_others`).
+    pub(super) fn ended(&self, r: &Request, outcome: &Outcome, shown: &str) -> Ended {
         let ending = envelope::ending(outcome);
-        let result = self
-            .config
-            .full_events
-            .then(|| envelope::details(r.dialog.questionnaire(), outcome, r.request_id.as_deref()));
+        let result = self.config.full_events.then(|| {
+            let reply = serde_json::from_str::<Value>(shown).ok();
+            reply
+                .and_then(|mut r| r.get_mut("details").map(Value::take))
+                .unwrap_or_default()
+        });
         Ended {
             pane_id: r.pane,
             agent: self.agent_name(r),

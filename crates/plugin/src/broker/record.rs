@@ -3,6 +3,7 @@
 
 use super::{pipes::*, request::*, state::Broker};
 use crate::effect::Effect;
+use ask_popup_protocol::elicitation::page::shown_to_others;
 use ask_popup_protocol::history::{Entry, RecordedQuestion, FORM_DECLINED};
 use ask_popup_protocol::request::Questionnaire;
 use std::collections::BTreeMap;
@@ -161,14 +162,10 @@ fn approval_of(questionnaire: Option<&Questionnaire>, reply: &str) -> Option<Str
         .map(|q| ask_popup_protocol::approval::recorded(q, reply).to_owned())
 }
 
-/// The reply as the record keeps it: a form's secrets left out.
+/// The reply as the record keeps it: as others are shown it, a form's secrets hidden.
 fn recorded_reply(questionnaire: Option<&Questionnaire>, reply: &str) -> String {
-    match questionnaire.and_then(|q| q.form.as_ref()) {
-        Some(form) if form.has_secret() => {
-            ask_popup_protocol::history::kept_reply(&form.without_secrets(reply))
-        }
-        _ => ask_popup_protocol::history::kept_reply(reply),
-    }
+    let shown = questionnaire.map(|q| shown_to_others(q, reply));
+    ask_popup_protocol::history::kept_reply(shown.as_deref().unwrap_or(reply))
 }
 
 /// A form's server, message and the content `reply` sent; `None` for a questionnaire that is

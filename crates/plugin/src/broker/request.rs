@@ -18,13 +18,6 @@ pub(super) struct Request {
     pub(super) arrived_ms: u64,
     /// The payload's size, counted against `MAX_PENDING_BYTES`.
     pub(super) bytes: usize,
-    /// When it first showed in this instance.
-    pub(super) first_shown_ms: Option<u64>,
-    /// From when keys count (see `KEY_GUARD_MS`): `KEY_GUARD_MS` after it first showed, or
-    /// after the latest key that came before then.
-    pub(super) keys_from_ms: Option<u64>,
-    /// Whether its frame shows that keys count (the footer's hints instead of `…`).
-    pub(super) drawn_ready: bool,
     /// While on screen: the time up to which its countdown has been charged.
     pub(super) counted_to_ms: Option<u64>,
     /// How many `ask-popup:blocked` ends this instance owes for it: one if it told everyone
@@ -67,9 +60,6 @@ impl Request {
             cache: ViewCache::new(),
             arrived_ms: now_ms,
             bytes,
-            first_shown_ms: None,
-            keys_from_ms: None,
-            drawn_ready: false,
             counted_to_ms: None,
             owed_ends: 0,
             provisional: false,
@@ -83,13 +73,10 @@ impl Request {
     }
 
     /// Takes over what the user saw of `shown`, the provisional request of the same message,
-    /// and what it came to owe: the key guard and the countdown run from when it first showed.
-    /// (Its dialog is as it came: a provisional request takes no input and does not count
-    /// down.)
+    /// and what it came to owe: the countdown runs from when it first showed (and so does the
+    /// key guard: see `Broker::on_screen_changed`). (Its dialog is as it came: a provisional
+    /// request takes no input and does not count down.)
     pub(super) fn take_over(&mut self, shown: Request) {
-        self.first_shown_ms = shown.first_shown_ms;
-        self.keys_from_ms = shown.keys_from_ms;
-        self.drawn_ready = shown.drawn_ready;
         self.counted_to_ms = shown.counted_to_ms;
         self.owed_ends = self.owed_ends.saturating_add(shown.owed_ends);
         // What it laid out (the first frame's, and ahead) is this request's too.

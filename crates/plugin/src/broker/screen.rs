@@ -8,6 +8,21 @@ use crate::outgoing::PeerKind;
 use crate::view::{lay_out_ahead, natural_height, render, Chrome, Frame, Theme};
 use ask_popup_protocol::envelope::{ErrorCode, Outcome};
 
+/// The request on screen, as it came there: made only by `Broker::on_screen_changed`, anew
+/// each time a request comes on screen, so that none shows without a key guard of its own.
+#[derive(Debug)]
+pub(super) struct OnScreen {
+    /// Which request: its CLI pipe.
+    pipe: String,
+    /// Shown from a message still held behind the gate (see `Request::provisional`).
+    provisional: bool,
+    /// From when keys count (see `KEY_GUARD_MS`): `KEY_GUARD_MS` after it came on screen, or
+    /// after the latest key that came before then.
+    keys_from_ms: u64,
+    /// Whether its frame shows that keys count (the footer's hints instead of `…`).
+    drawn_ready: bool,
+}
+
 impl Broker {
     /// The bring-back binding (the `show` pipe): the questions that wait, or with none the list
     /// of those asked before.
@@ -34,23 +49,40 @@ impl Broker {
             Effect::Show
         });
         effects.push(Effect::Render);
-        self.on_screen_changed(effects);
+        self.on_screen_changed(true, effects);
     }
 
-    /// The request on screen may have changed (shown, hidden, switched, resolved): only the
-    /// one on screen counts down, from when it came on screen, and a request showing for the
-    /// first time ignores keys for a moment.
-    pub(super) fn on_screen_changed(&mut self, effects: &mut Vec<Effect>) {
+    /// What is on screen may have changed (shown, hidden, switched, resolved, covered by the
+    /// list): `shown` when the popup shows, which takes the focus. The one place that puts a
+    /// request on screen: anew, with a key guard of its own, each time the popup shows, or
+    /// another request comes on screen, or the one that was on screen comes back. And only
+    /// the one on screen counts down, from when it came on screen.
+    pub(super) fn on_screen_changed(&mut self, shown: bool, effects: &mut Vec<Effect>) {
         let now = self.now_ms;
         // The list of questionnaires covers the question: it is not on screen.
         let (current, visible) = (self.current, self.visible && self.history.is_none());
+        let on_screen = self.pending.get(current).filter(|_| visible);
+        self.on_screen = match (self.on_screen.take(), on_screen) {
+            // Still on screen, and the popup did not show again; or the request asked from
+            // the message shown while the hellos came in takes its place, on screen since
+            // then (it took no keys meanwhile).
+            (Some(was), Some(r))
+                if was.pipe == r.pipe && (!shown || (was.provisional && !r.provisional)) =>
+            {
+                Some(OnScreen {
+                    provisional: r.provisional,
+                    ..was
+                })
+            }
+            (_, r) => r.map(|r| OnScreen {
+                pipe: r.pipe.clone(),
+                provisional: r.provisional,
+                keys_from_ms: now.saturating_add(KEY_GUARD_MS),
+                drawn_ready: false,
+            }),
+        };
         for (i, r) in self.pending.iter_mut().enumerate() {
             if i == current && visible {
-                if r.first_shown_ms.is_none() {
-                    r.first_shown_ms = Some(now);
-                    r.keys_from_ms = Some(now.saturating_add(KEY_GUARD_MS));
-                    r.drawn_ready = false;
-                }
                 r.counted_to_ms.get_or_insert(now);
             } else {
                 r.counted_to_ms = None;
@@ -59,12 +91,18 @@ impl Broker {
         self.wake_when_settled(effects);
     }
 
-    /// Whether keys reach the request on screen (see `KEY_GUARD_MS`).
+    /// The request on screen, as it came there, if the popup shows it.
+    fn shown(&self) -> Option<&OnScreen> {
+        let r = self.pending.get(self.current)?;
+        self.on_screen
+            .as_ref()
+            .filter(|s| s.pipe == r.pipe && self.visible)
+    }
+
+    /// Whether keys reach the request on screen (see `KEY_GUARD_MS`): none reach one that is
+    /// not.
     pub(super) fn keys_count(&self) -> bool {
-        self.pending
-            .get(self.current)
-            .and_then(|r| r.keys_from_ms)
-            .is_none_or(|from| self.now_ms >= from)
+        self.shown().is_some_and(|s| self.now_ms >= s.keys_from_ms)
     }
 
     /// When the popup settles, if it is settling now: keys do not count yet (see
@@ -72,7 +110,7 @@ impl Broker {
     /// input for Enter to pick it. Meanwhile the footer says `…`.
     pub(super) fn settled_at_ms(&self) -> Option<u64> {
         let r = self.pending.get(self.current)?;
-        let mut at = r.keys_from_ms.unwrap_or(0);
+        let mut at = self.shown()?.keys_from_ms;
         if r.dialog.focus_allows() {
             let paused = self
                 .last_input_ms
@@ -89,8 +127,8 @@ impl Broker {
         let Some(at) = self.settled_at_ms() else {
             return;
         };
-        if let Some(r) = self.pending.get_mut(self.current) {
-            r.drawn_ready = false;
+        if let Some(s) = self.on_screen.as_mut() {
+            s.drawn_ready = false;
         }
         let now = self.now_ms;
         if self
@@ -175,12 +213,14 @@ impl Broker {
             self.settle_timer_ms = None;
         }
         let settled = self.settled_at_ms().is_none();
-        if let Some(r) = self.pending.get_mut(self.current) {
-            if settled && r.first_shown_ms.is_some() && !r.drawn_ready {
-                // The footer's hints replace its `…`.
-                r.drawn_ready = true;
-                effects.push(Effect::Render);
-            }
+        if let Some(s) = self
+            .on_screen
+            .as_mut()
+            .filter(|s| settled && !s.drawn_ready)
+        {
+            // The footer's hints replace its `…`.
+            s.drawn_ready = true;
+            effects.push(Effect::Render);
         }
         self.wake_when_settled(&mut effects);
         self.done(effects)
@@ -210,7 +250,9 @@ impl Broker {
                 // A stray key, typed for another pane as the popup appeared: the guard holds
                 // until keys stop coming for a moment (a stream typed ahead, or sent by a
                 // program, is dropped whole).
-                request.keys_from_ms = Some(now.saturating_add(KEY_GUARD_MS));
+                if let Some(s) = self.on_screen.as_mut() {
+                    s.keys_from_ms = now.saturating_add(KEY_GUARD_MS);
+                }
                 self.wake_when_settled(&mut effects);
                 return effects;
             }
@@ -242,7 +284,7 @@ impl Broker {
                     effects.push(Effect::SetOwnTitle(self.own_title()));
                     effects.push(Effect::FitAnew);
                     effects.push(Effect::Render);
-                    self.on_screen_changed(&mut effects);
+                    self.on_screen_changed(false, &mut effects);
                 }
                 return self.done(effects);
             }
@@ -267,7 +309,7 @@ impl Broker {
             Response::Hide => {
                 self.visible = false;
                 effects.push(Effect::Hide);
-                self.on_screen_changed(&mut effects);
+                self.on_screen_changed(false, &mut effects);
             }
             Response::History => effects.push(Effect::OpenHistory),
             Response::Finished(outcome) => {

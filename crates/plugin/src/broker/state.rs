@@ -10,6 +10,7 @@ use super::{
     pipes::*,
     record::RecordStamp,
     request::*,
+    screen::OnScreen,
     waits::Wait,
 };
 use crate::dialog::Dialog;
@@ -28,6 +29,8 @@ pub struct Broker {
     /// Agents waiting on the person in dialogs that are not ours (the `blocked` pipe).
     pub(super) waits: Vec<Wait>,
     pub(super) current: usize,
+    /// The request on screen, while the popup shows one (see `OnScreen`).
+    pub(super) on_screen: Option<OnScreen>,
     /// What is arriving, and what was answered or withdrawn lately.
     pub(super) arrivals: Arrivals,
     pub(super) visible: bool,

@@ -13,6 +13,7 @@ use crate::history::RecordedForm;
 use crate::request::{Question, QuestionOption, Questionnaire, RequestError, MAX_QUESTIONS};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// A boolean field's options.
 pub const YES: &str = "Yes";
@@ -347,7 +348,8 @@ impl FormPage {
         }
     }
 
-    /// `reply` (an envelope) with each secret field's value replaced by `•••`, for the record.
+    /// `reply` (an envelope) with each secret field's value replaced by `•••` (see
+    /// `shown_to_others`).
     pub fn without_secrets(&self, reply: &str) -> String {
         let Ok(mut envelope) = serde_json::from_str::<Value>(reply.trim()) else {
             return reply.to_owned();
@@ -365,10 +367,20 @@ impl FormPage {
                 if !index.is_some_and(|i| self.secret(i)) {
                     continue;
                 }
-                if let Some(text) = answer.get("answer").and_then(Value::as_str) {
-                    hidden.push(text.to_owned());
-                }
+                // As the text says it: the typed text or label, or the labels ticked.
+                let said = match (answer.get("answer"), answer.get("selected")) {
+                    (Some(Value::String(text)), _) => text.clone(),
+                    (_, Some(Value::Array(ticked))) => {
+                        let ticked: Vec<&str> = ticked.iter().filter_map(Value::as_str).collect();
+                        ticked.join(", ")
+                    }
+                    _ => String::new(),
+                };
+                hidden.push(said);
                 answer["answer"] = Value::from(HIDDEN);
+                if answer.get("selected").is_some() {
+                    answer["selected"] = Value::from([HIDDEN]);
+                }
             }
         }
         if let Some(text) = envelope
@@ -385,5 +397,16 @@ impl FormPage {
     }
 }
 
-/// What the record shows for a secret.
+/// `reply`, the envelope of a request that asked `questionnaire`, as everyone but its one
+/// caller is shown it: the record, the `ask-popup:answered` and `ask-popup:cancelled` events,
+/// the trace, the plugin's other instances. A form's secret values are `•••` in it; any other
+/// reply is as it came.
+pub fn shown_to_others<'a>(questionnaire: &Questionnaire, reply: &'a str) -> Cow<'a, str> {
+    match &questionnaire.form {
+        Some(form) if form.has_secret() => Cow::Owned(form.without_secrets(reply)),
+        _ => Cow::Borrowed(reply),
+    }
+}
+
+/// What everyone but the caller is shown of a secret.
 pub const HIDDEN: &str = "•••";
