@@ -2,12 +2,14 @@
 //! second real user: a caller asks only through a socket, a folder and a listener of its own
 //! user's, and takes only its own question's envelope; the server listens only in a folder of
 //! its own, answers only its own user's callers, holds no caller past one deadline, keeps a
-//! bounded number of them, and takes its questions back from the popup when it stops. The
+//! bounded number of them, and takes its questions back from the popup when it stops; the notes
+//! of questions waiting where nobody is attached go in no folder another user made. The
 //! popup's side is a stand-in `zellij` that records the pipes it is given (a real Zellij is
 //! tests/e2e/remote.rs).
 
 use ask_popup::remote::wire::{
-    self as relay, check_socket, read_frame, reply_for, Frame, Owned, Trust, Untrusted,
+    self as relay, check_socket, read_frame, reply_for, Frame, NotOwnFolder, Owned, Trust,
+    Untrusted,
 };
 use ask_popup_protocol::envelope::{self, Answer, Envelope, ErrorCode, Outcome, Responses};
 use ask_popup_protocol::request::{self, RequestError};
@@ -584,16 +586,28 @@ fn a_socket_is_trusted_when_it_and_its_folder_are_mine_or_a_trusted_uids() {
     assert!(relay::serves(1000, &me) && relay::serves(0, &me));
     assert!(!relay::serves(1001, &me));
     assert!(relay::serves(1001, &Trust::new(1000, Some("1001"))));
-    // It listens only in a folder of its own that nobody else writes.
-    assert_eq!(relay::check_serve_folder(owned(1000, 0o700), 1000), Ok(()));
-    assert_eq!(
-        relay::check_serve_folder(owned(0, 0o755), 1000),
-        Err(Untrusted::FolderOwner(0))
-    );
-    assert_eq!(
-        relay::check_serve_folder(owned(1000, 0o777), 1000),
-        Err(Untrusted::FolderWritable(0o777))
-    );
+}
+
+#[test]
+fn the_command_keeps_to_folders_of_its_own_that_nobody_else_writes_and_no_link() {
+    // `serve`'s socket's folder, and each on the way to the notes of waiting questions.
+    let owned = |uid, mode| Owned { uid, mode };
+    let own = |folder, is_link| relay::check_own_folder(folder, is_link, 1000);
+    assert_eq!(own(owned(1000, 0o700), false), Ok(()));
+    assert_eq!(own(owned(1000, 0o755), false), Ok(()));
+    let cases = [
+        (owned(0, 0o755), false, NotOwnFolder::Owner(0)),
+        (owned(1001, 0o700), false, NotOwnFolder::Owner(1001)),
+        (owned(1000, 0o777), false, NotOwnFolder::Writable(0o777)),
+        (owned(1000, 0o770), false, NotOwnFolder::Writable(0o770)),
+        (owned(1000, 0o1777), false, NotOwnFolder::Writable(0o1777)),
+        // A link, whoever made it and whatever its mode says.
+        (owned(1000, 0o777), true, NotOwnFolder::Link),
+        (owned(1001, 0o777), true, NotOwnFolder::Link),
+    ];
+    for (folder, is_link, why) in cases {
+        assert_eq!(own(folder, is_link), Err(why.clone()), "{why}");
+    }
 }
 
 #[test]
@@ -1099,4 +1113,88 @@ fn the_notification_of_a_question_from_outside_names_the_session_it_waits_in() {
         serde_json::from_str(&std::fs::read_to_string(&notified).expect("read")).expect("JSON");
     assert_eq!(document["session"], "work", "{document}");
     assert_eq!(document["requestId"], "n-1", "{document}");
+}
+
+/// `ask-popup ask --id ID` in `popup`'s session `work`, which nobody is attached to (its
+/// metadata says so), with `tmp` as the temp dir and no `$XDG_RUNTIME_DIR`: the question's
+/// note goes in the user's folder in `tmp`. Run to its end on a thread of its own.
+fn ask_where_nobody_is_attached(
+    popup: &Popup,
+    tmp: &Path,
+    id: &str,
+) -> std::thread::JoinHandle<Output> {
+    let cache = popup.scratch.join("cache");
+    let info = cache.join("zellij/contract_version_1/session_info/work");
+    std::fs::create_dir_all(&info).expect("the session's metadata folder");
+    std::fs::write(
+        info.join("session-metadata.kdl"),
+        "name \"work\"\nconnected_clients 0\n",
+    )
+    .expect("write the metadata");
+    let mut command = outside_zellij(&popup.scratch.join("no.sock"), &popup.scratch.0);
+    command
+        .env("PATH", &popup.path)
+        .env("ZELLIJ_SOCKET_DIR", popup.scratch.join("zellij"))
+        .env("ZELLIJ_SESSION_NAME", "work")
+        .env("XDG_CACHE_HOME", &cache)
+        .env("HOME", popup.scratch.join("home"))
+        .env("TMPDIR", tmp)
+        .env_remove("XDG_RUNTIME_DIR")
+        .env("ASK_POPUP_TERMINAL_NOTIFY", "off")
+        .args(["ask", "--id", id, DB]);
+    std::thread::spawn(move || run_to_end(&mut command))
+}
+
+fn mode_of(path: &Path) -> u32 {
+    std::fs::symlink_metadata(path)
+        .expect("stat")
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+#[test]
+fn a_note_of_a_waiting_question_goes_in_no_folder_another_user_made_in_the_temp_dir() {
+    // As it should be: while the question waits where nobody is attached, its note is in the
+    // user's own folder of the temp dir.
+    let popup = Popup::new("notes");
+    let tmp = popup.scratch.folder("tmp", 0o1777);
+    let asking = ask_where_nobody_is_attached(&popup, &tmp, "n-1");
+    let own = tmp.join(format!("ask-popup-{}", this_uid()));
+    wait_until("the question's note is written", || {
+        std::fs::read_dir(own.join("waiting")).is_ok_and(|notes| notes.count() == 1)
+    });
+    assert_eq!(mode_of(&own.join("waiting")), 0o700);
+    let answer = popup.answer("n-1");
+    let out = asking.join().expect("the asking thread");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), answer, "{out:?}");
+
+    // Another user made that folder first, open to anyone, with `waiting` in it a link to a
+    // folder of this user's.
+    let user = OtherUser::new();
+    let popup = Popup::new("notes-squatted");
+    let tmp = popup.scratch.folder("tmp", 0o1777);
+    let own = tmp.join(format!("ask-popup-{}", this_uid()));
+    std::fs::create_dir(&own).expect("mkdir");
+    std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    user.chown(&own);
+    let mine = popup.scratch.folder("mine", 0o755);
+    std::os::unix::fs::symlink(&mine, own.join("waiting")).expect("symlink");
+    user.chown(&own.join("waiting"));
+    let asking = ask_where_nobody_is_attached(&popup, &tmp, "n-2");
+    wait_until("the question is asked", || popup.asked("n-2"));
+    // The sessions are looked at once a second while it waits: a few looks.
+    std::thread::sleep(Duration::from_millis(2500));
+    // Asking still works.
+    let answer = popup.answer("n-2");
+    let out = asking.join().expect("the asking thread");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), answer, "{out:?}");
+    assert_eq!(out.status.code(), Some(0));
+    // The folder at the link's end is as it was: its mode, and nothing in it.
+    assert_eq!(mode_of(&mine), 0o755);
+    assert_eq!(std::fs::read_dir(&mine).expect("read").count(), 0);
+    // Why, said once.
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(said.matches("are not noted in").count(), 1, "{said}");
+    assert!(said.contains("it belongs to uid"), "{said}");
 }

@@ -3,12 +3,11 @@
 //! blocked pair as it does for a question, until the command is stopped (SIGINT, SIGTERM,
 //! SIGHUP) or its parent ends; `--end` ends a wait of that id at once.
 
-use super::caller::{self as ask, Caller};
+use super::caller::Caller;
 use super::command::{fresh_id, parent_name};
 use super::stop::{Interrupts, Stop};
-use crate::zellij::pipe::{Zellij, PIPE_TIMEOUT};
+use crate::zellij::pipe::{NoAnswer, Zellij};
 use ask_popup_protocol::envelope::ErrorCode;
-use std::thread;
 use std::time::Duration;
 
 /// The plugin's pipe.
@@ -41,37 +40,34 @@ pub fn blocked_command(agent: Option<String>, id: Option<String>, end: bool, plu
         approval_by: None,
     };
     if end {
-        return finish(tell(&zellij, &caller, false), plugin);
+        return finish(tell(&zellij, &caller, false));
     }
     // Stopped early (the dialog was answered at once), the wait still ends below.
     let stop = Interrupts::install();
-    if !tell(&zellij, &caller, true) {
-        return finish(false, plugin);
+    if let Err(why) = tell(&zellij, &caller, true) {
+        return finish(Err(why));
     }
+    // Its parent's end is seen within a poll, however long the wait (`Interrupts`).
     while !stop.wait(Duration::from_secs(3600)) {}
-    finish(tell(&zellij, &caller, false), plugin)
+    finish(tell(&zellij, &caller, false))
 }
 
-/// Sends the wait's start or end until the plugin says it heard it (Zellij's CLI drops a call
-/// now and then), a few times at most.
-fn tell(zellij: &Zellij, caller: &Caller, active: bool) -> bool {
+/// Sends the wait's start or end until the plugin says it heard it (`answer_at_once`).
+fn tell(zellij: &Zellij, caller: &Caller, active: bool) -> Result<(), NoAnswer> {
     let args = pipe_args(caller, active);
-    (1..=ask::ATTEMPTS).any(|attempt| {
-        thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
-        zellij
-            .call(PIPE, &args, "wait", PIPE_TIMEOUT)
-            .is_some_and(|(_, stdout)| is_reply(&stdout, active))
-    })
+    zellij
+        .answer_at_once(PIPE, &args, "wait", |_, stdout| is_reply(stdout, active))
+        .map(drop)
 }
 
-fn finish(heard: bool, plugin: &str) -> i32 {
-    if heard {
-        return 0;
+fn finish(heard: Result<(), NoAnswer>) -> i32 {
+    match heard {
+        Ok(()) => 0,
+        Err(why) => {
+            say_err!("ask-popup blocked: {why}");
+            ErrorCode::NoReply.exit_status()
+        }
     }
-    say_err!(
-        "ask-popup blocked: no answer from the plugin `{plugin}` (is it loaded in this session?)"
-    );
-    ErrorCode::NoReply.exit_status()
 }
 
 #[cfg(test)]

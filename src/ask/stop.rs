@@ -1,10 +1,10 @@
 //! What tells a waiting question that its caller went away: signals, the parent's end, or
 //! what a hook watches (its agent's own prompt answered).
 
-use crate::zellij::process::parent_pid;
+use crate::zellij::process::{parent_pid, POLL};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What tells a waiting question that its caller went away, so it is withdrawn.
 pub trait Stop {
@@ -77,13 +77,29 @@ impl Interrupts {
 }
 
 impl Stop for Interrupts {
+    /// Nothing tells this process that its parent ended (see `install_watching`), so a long
+    /// wait looks at the parent every `POLL`: a command whose agent was killed ends within a
+    /// poll, however long it was told to wait.
     fn wait(&self, limit: Duration) -> bool {
-        if self.parent_gone() {
-            return true;
-        }
-        match self.signals.recv_timeout(limit) {
-            Ok(()) => true,
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => self.parent_gone(),
+        let until = Instant::now() + limit;
+        loop {
+            if self.parent_gone() {
+                return true;
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            let slice = match self.parent {
+                Some(_) => left.min(POLL),
+                None => left,
+            };
+            match self.signals.recv_timeout(slice) {
+                Ok(()) => return true,
+                Err(RecvTimeoutError::Timeout) => {}
+                // No signal can come (they could not be watched): the parent still counts.
+                Err(RecvTimeoutError::Disconnected) => thread::sleep(slice),
+            }
+            if Instant::now() >= until {
+                return self.parent_gone();
+            }
         }
     }
 }

@@ -11,11 +11,13 @@ use super::routes;
 use crate::ask::stop::Stop;
 use crate::ask::{self, Caller};
 use crate::clock::now_ms;
+use crate::remote::socket::own_folder;
 use crate::zellij::children::live_sessions;
-use crate::zellij::pipe::Zellij;
+use crate::zellij::pipe::{NoAnswer, Zellij};
 use crate::zellij::process::{self, run_for_output, POLL};
 use crate::zellij::programs::{missed_session, ZellijCli};
 use crate::zellij::session::LiveSession;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -69,19 +71,48 @@ struct Looked {
     noted: Option<Vec<String>>,
 }
 
-/// The folder of the notes of questions waiting where nobody is attached.
-fn notes_dir() -> std::path::PathBuf {
-    inbox::notes_dir(
+/// The folder of the notes of questions waiting where nobody is attached, made (`make`) and
+/// private, each folder on the way the user's own (`notes::notes_folders`). None when it is
+/// missing, or refused: then no note is written or read there, which is said once (the
+/// question itself is asked all the same).
+fn notes_dir(make: bool) -> Option<PathBuf> {
+    let folders = inbox::notes_folders(
         |name| std::env::var(name).ok(),
         crate::zellij::children::this_uid(),
         &std::env::temp_dir(),
-    )
+    );
+    let mut opened = None;
+    for dir in &folders {
+        match own_folder(dir, make) {
+            Ok(folder) => opened = Some(folder),
+            Err(e) if !make && e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => {
+                static SAID: AtomicBool = AtomicBool::new(false);
+                if !SAID.swap(true, Ordering::SeqCst) {
+                    say_err!(
+                        "ask-popup: questions waiting where nobody is attached are not noted in {} \
+                         (`status --all-sessions` cannot list them): {e}",
+                        dir.display()
+                    );
+                }
+                return None;
+            }
+        }
+    }
+    if make {
+        use std::os::unix::fs::PermissionsExt;
+        // Through the folder opened, never through a path a link could be put at.
+        let _ = opened?.set_permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    folders.last().cloned()
 }
 
 /// The notes of questions waiting where nobody is attached, of processes that still run (a
 /// note left by one that was killed is removed).
 fn waiting_notes() -> Vec<inbox::Note> {
-    let dir = notes_dir();
+    let Some(dir) = notes_dir(false) else {
+        return Vec::new();
+    };
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Vec::new();
     };
@@ -268,12 +299,9 @@ impl Copies {
             since_ms: self.since_ms,
             pid: std::process::id(),
         };
-        let dir = notes_dir();
-        if std::fs::create_dir_all(&dir).is_err() {
+        let Some(dir) = notes_dir(true) else {
             return;
-        }
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        };
         let text = serde_json::to_string(&note).unwrap_or_default();
         let file = inbox::note_file(&dir, &self.caller.id, std::process::id());
         let _ = ask_popup_protocol::atomic_file::write(&file, text.as_bytes(), 0o600);
@@ -281,9 +309,9 @@ impl Copies {
 
     /// Removes the question's note, when there is one.
     fn forget_note(&self) {
-        if self.home.is_some() {
-            let file = inbox::note_file(&notes_dir(), &self.caller.id, std::process::id());
-            let _ = std::fs::remove_file(file);
+        if let (Some(_), Some(dir)) = (&self.home, notes_dir(false)) {
+            let _ =
+                std::fs::remove_file(inbox::note_file(&dir, &self.caller.id, std::process::id()));
         }
     }
 
@@ -347,7 +375,16 @@ impl Copies {
         if self.done.swap(true, Ordering::SeqCst) {
             return;
         }
-        self.forget_note();
+        // Once a look in progress has ended: it may be writing the note.
+        let noted = self
+            .looked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .noted
+            .is_some();
+        if noted {
+            self.forget_note();
+        }
         let marked = self
             .marked
             .lock()
@@ -457,11 +494,6 @@ fn unmark(session: &str, pane: &str, title: &str) {
     let _ = action_in(session, &["rename-pane", "--pane-id", &target, title]);
 }
 
-/// How long each session's `status` pipe may take for `status --all-sessions`, and how many
-/// times it is asked (Zellij 0.45.1's CLI drops calls now and then).
-const STATUS_LIMIT: Duration = Duration::from_secs(3);
-const STATUS_ATTEMPTS: u32 = 2;
-
 /// `ask-popup status --all-sessions`: every live session's `status`, asked at once.
 pub fn status_of_every_session(plugin: &str) -> i32 {
     if ZellijCli::find().is_none() {
@@ -480,13 +512,12 @@ pub fn status_of_every_session(plugin: &str) -> i32 {
             let name = session.name.clone();
             let handle = thread::spawn(move || {
                 let zellij = Zellij::of_session(&plugin, &name).ok()?;
-                (1..=STATUS_ATTEMPTS).find_map(|_| {
-                    let (_, out) = zellij.call("status", "", "now", STATUS_LIMIT)?;
-                    ask::is_status(&out).then_some(())?;
-                    String::from_utf8_lossy(&out)
-                        .lines()
-                        .find_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-                })
+                let out = zellij
+                    .answer_at_once("status", "", "now", |_, out| ask::is_status(out))
+                    .ok()?;
+                String::from_utf8_lossy(&out)
+                    .lines()
+                    .find_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
             });
             (session, handle)
         })
@@ -495,18 +526,18 @@ pub fn status_of_every_session(plugin: &str) -> i32 {
     let now = now_ms();
     let sessions: Vec<serde_json::Value> = asking
         .into_iter()
-        .map(|(LiveSession { name, clients }, handle)| {
-            let waiting = inbox::waiting_in(&name, &notes, now);
+        .map(|(session, handle)| {
+            let waiting = inbox::waiting_in(&session.name, &notes, now);
             let mut status = match handle.join().ok().flatten() {
                 Some(mut status) => {
-                    status["session"] = name.into();
-                    status["clients"] = clients.into();
+                    status["session"] = session.name.into();
+                    status["clients"] = session.clients.into();
                     status
                 }
                 None => serde_json::json!({
-                    "session": name,
-                    "clients": clients,
-                    "error": "no answer from the plugin (nobody is attached, or it is not loaded)",
+                    "error": NoAnswer::why(plugin, Some(&session)).to_string(),
+                    "session": session.name,
+                    "clients": session.clients,
                 }),
             };
             if !waiting.is_empty() {

@@ -25,12 +25,23 @@ pub struct Note {
     pub pid: u32,
 }
 
-/// The folder of the notes: `ask-popup-waiting` in `$XDG_RUNTIME_DIR` (an absolute path), else
-/// `waiting` in a folder of the user's own in the temp dir (beside `remote::wire::socket_path`'s).
-pub fn notes_dir(env: impl Fn(&str) -> Option<String>, uid: u32, temp_dir: &Path) -> PathBuf {
+/// The folders the command makes on the way to the notes, the outermost first, the notes in the
+/// last: `ask-popup-waiting` in `$XDG_RUNTIME_DIR` (an absolute path), else `waiting` in a
+/// folder of the user's own in the temp dir (the one `remote::wire::socket_path` puts the
+/// socket in). Each must be the user's own, as `serve`'s is (`remote::socket::own_folder`): in
+/// the temp dir, which anyone may write, a folder another user made first is theirs to change.
+pub fn notes_folders(
+    env: impl Fn(&str) -> Option<String>,
+    uid: u32,
+    temp_dir: &Path,
+) -> Vec<PathBuf> {
     match env("XDG_RUNTIME_DIR").filter(|d| !d.is_empty() && Path::new(d).is_absolute()) {
-        Some(dir) => Path::new(&dir).join("ask-popup-waiting"),
-        None => temp_dir.join(format!("ask-popup-{uid}")).join("waiting"),
+        Some(dir) => vec![Path::new(&dir).join("ask-popup-waiting")],
+        None => {
+            let own = temp_dir.join(format!("ask-popup-{uid}"));
+            let notes = own.join("waiting");
+            vec![own, notes]
+        }
     }
 }
 
@@ -60,4 +71,31 @@ pub fn waiting_in(session: &str, notes: &[Note], now_ms: u64) -> Vec<serde_json:
             entry
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_notes_go_in_the_runtime_dir_else_in_the_users_own_folder_in_the_temp_dir() {
+        let temp = Path::new("/tmp");
+        let runtime = |value: &'static str| {
+            move |name: &str| (name == "XDG_RUNTIME_DIR").then(|| value.to_owned())
+        };
+        assert_eq!(
+            notes_folders(runtime("/run/user/1000"), 1000, temp),
+            [PathBuf::from("/run/user/1000/ask-popup-waiting")]
+        );
+        // Unset, empty or relative: the temp dir, each folder on the way checked.
+        for env in [runtime(""), runtime("run/user/1000")] {
+            assert_eq!(
+                notes_folders(env, 1000, temp),
+                [
+                    PathBuf::from("/tmp/ask-popup-1000"),
+                    PathBuf::from("/tmp/ask-popup-1000/waiting")
+                ]
+            );
+        }
+    }
 }

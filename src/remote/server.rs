@@ -2,11 +2,11 @@
 //! session is reachable (a container, another machine over `ssh -R`) asked in the session the
 //! person is attached to. The wire is `wire`, the session picked `inbox::routes`.
 
-use super::socket::{host_name, owned, peer_uid, socket_path, trust};
+use super::socket::{host_name, own_folder, peer_uid, socket_path, trust};
 use super::wire::{self, Frame};
 use crate::ask::stop::Stop;
 use crate::ask::{self};
-use crate::zellij::children::{live_sessions, this_uid};
+use crate::zellij::children::live_sessions;
 use crate::zellij::pipe::Zellij;
 use crate::zellij::process::POLL;
 use ask_popup_protocol::envelope::{self, Envelope, ErrorCode};
@@ -198,22 +198,18 @@ fn refuse_busy(stream: &UnixStream) {
 }
 
 /// Binds the socket, readable and writable by this user alone, in a folder of this user's
-/// that nobody else can write (made, 0700, when missing; nothing above it is made); a socket
-/// left by a server that ended is replaced, one that answers is not. The server holds a lock
-/// beside it (`.lock`, never followed through a symlink) while it runs, so that two started at
-/// once do not take the path from each other.
+/// that nobody else can write and that is no symbolic link (`socket::own_folder`: made, 0700,
+/// when missing; nothing above it is made); a socket left by a server that ended is replaced,
+/// one that answers is not. The server holds a lock beside it (`.lock`, never followed through
+/// a symlink) while it runs, so that two started at once do not take the path from each other.
 fn listen(path: &Path) -> std::io::Result<(UnixListener, std::fs::File)> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
-        _ => {}
-    }
-    wire::check_serve_folder(owned(&std::fs::metadata(dir)?), this_uid())
-        .map_err(std::io::Error::other)?;
+    own_folder(dir, true)
+        .map_err(|e| std::io::Error::other(format!("its folder {}: {e}", dir.display())))?;
     let mut lock_path = path.as_os_str().to_owned();
     lock_path.push(".lock");
     let lock = std::fs::OpenOptions::new()

@@ -171,8 +171,8 @@ impl Owned {
     }
 }
 
-/// Why a socket, its folder or whoever listens on it is not asked through, or why `serve` does
-/// not listen in a folder: the user-visible texts, in one place.
+/// Why a socket, its folder or whoever listens on it is not asked through: the user-visible
+/// texts, in one place.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Untrusted {
     #[error("it is not a socket")]
@@ -234,13 +234,32 @@ pub fn check_listener(uid: u32, trust: &Trust) -> Result<(), Untrusted> {
     }
 }
 
-/// Whether `serve` listens in `folder`: one of its own user's, writable by nobody else.
-pub fn check_serve_folder(folder: Owned, own: u32) -> Result<(), Untrusted> {
+/// Why a folder the command keeps to its user (`serve`'s socket, the notes of questions that
+/// wait where nobody is attached) is not used: the user-visible texts, in one place.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotOwnFolder {
+    #[error("it belongs to uid {0}, not to you")]
+    Owner(u32),
+    #[error("other users can write to it (mode {0:o})")]
+    Writable(u32),
+    #[error("it is a symbolic link")]
+    Link,
+}
+
+/// Whether the command uses `folder` (`is_link`: the path names a symbolic link, never
+/// followed) as one of user `own`'s: it is that user's, and nobody else may write to it. A
+/// link is refused whoever made it: its target is whatever its maker picked (another user's
+/// folder in a shared temp dir, pointed at a folder of this user's that the command would
+/// then change), and it may be pointed elsewhere between a look and a use.
+pub fn check_own_folder(folder: Owned, is_link: bool, own: u32) -> Result<(), NotOwnFolder> {
+    if is_link {
+        return Err(NotOwnFolder::Link);
+    }
     if folder.uid != own {
-        return Err(Untrusted::FolderOwner(folder.uid));
+        return Err(NotOwnFolder::Owner(folder.uid));
     }
     if folder.writable_by_others() {
-        return Err(Untrusted::FolderWritable(folder.mode));
+        return Err(NotOwnFolder::Writable(folder.mode));
     }
     Ok(())
 }

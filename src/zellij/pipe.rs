@@ -1,18 +1,54 @@
 //! The `zellij pipe` client: the session asked and the plugin, the pipes sent to it (a question,
-//! `cancel`, `status`, `show`), and `ask-popup status` and `show`.
+//! `cancel`, and those it answers at once: `status`, `show`, `blocked`, `version`), and
+//! `ask-popup status` and `show`.
 
 use super::children;
 use super::process::run;
 use super::programs::ZellijCli;
+use super::session::LiveSession;
 use crate::ask::{self, Caller};
 use crate::terminal::{self, print};
 use ask_popup_protocol::envelope::ErrorCode;
 use std::process::{Child, Command, Stdio};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// How long a `zellij pipe` that answers at once (`cancel`, `status`, `show`) may take.
+/// How long a `cancel` pipe may take.
 pub const PIPE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a pipe the plugin answers at once (`status`, `show`, `blocked`, `version`) is
+/// waited for in all, however many times it is sent: the commands that send one answer within
+/// two seconds, or say why they could not. In a session nobody is attached to Zellij runs no
+/// plugin and lets no pipe through, and its CLI waits for good.
+pub const ANSWER_WITHIN: Duration = Duration::from_millis(1500);
+
+/// Why a pipe the plugin answers at once got no answer: the user-visible texts, in one place.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NoAnswer {
+    #[error(
+        "nobody is attached to session `{0}`, and Zellij runs the plugin only for a client \
+         attached to its session"
+    )]
+    Unattended(String),
+    #[error(
+        "no answer from the plugin `{0}` within {secs} s (is it loaded in this session?)",
+        secs = ANSWER_WITHIN.as_secs_f32()
+    )]
+    NotLoaded(String),
+}
+
+impl NoAnswer {
+    /// Why the plugin `plugin` did not answer in `session` (None: not among the live ones):
+    /// nobody is attached, as Zellij's metadata says, or it is not loaded there.
+    pub fn why(plugin: &str, session: Option<&LiveSession>) -> NoAnswer {
+        match session {
+            Some(session) if session.clients == Some(0) => {
+                NoAnswer::Unattended(session.name.clone())
+            }
+            _ => NoAnswer::NotLoaded(plugin.to_owned()),
+        }
+    }
+}
 
 /// The Zellij session this command runs in, and the plugin it asks.
 pub struct Zellij {
@@ -137,6 +173,49 @@ impl Zellij {
     ) -> Option<(bool, Vec<u8>)> {
         run(self.pipe(name, args), payload, limit)
     }
+
+    /// A pipe the plugin answers at once, sent until `answered` (given whether it exited 0, and
+    /// its stdout) takes what came back, as Zellij 0.45.1's CLI drops a call now and then:
+    /// within `ANSWER_WITHIN` in all, each call cut off at what is left of it. Its stdout, or
+    /// why no answer came.
+    pub fn answer_at_once(
+        &self,
+        name: &str,
+        args: &str,
+        payload: &str,
+        answered: impl Fn(bool, &[u8]) -> bool,
+    ) -> Result<Vec<u8>, NoAnswer> {
+        let until = Instant::now() + ANSWER_WITHIN;
+        for attempt in 1..=ask::ATTEMPTS {
+            let pause = Duration::from_millis(ask::backoff_ms(attempt));
+            if Instant::now() + pause >= until {
+                break;
+            }
+            thread::sleep(pause);
+            let left = until.saturating_duration_since(Instant::now());
+            if let Some((success, stdout)) = self.call(name, args, payload, left) {
+                if answered(success, &stdout) {
+                    return Ok(stdout);
+                }
+            }
+        }
+        Err(self.no_answer())
+    }
+
+    /// Why the session asked did not answer (`NoAnswer::why`).
+    fn no_answer(&self) -> NoAnswer {
+        let name = self
+            .session
+            .clone()
+            .or_else(children::this_session_by_name)
+            .or_else(|| std::env::var("ZELLIJ_SESSION_NAME").ok());
+        let session = name.and_then(|name| {
+            children::live_sessions()
+                .into_iter()
+                .find(|s| s.name == name)
+        });
+        NoAnswer::why(&self.plugin, session.as_ref())
+    }
 }
 
 /// `ask-popup status` and `ask-popup show`: what the pipe answers, printed as it came.
@@ -145,27 +224,25 @@ pub fn pipe_command(plugin: &str, name: &str) -> i32 {
         Ok(zellij) => zellij,
         Err(status) => return status,
     };
-    for attempt in 1..=ask::ATTEMPTS {
-        thread::sleep(Duration::from_millis(ask::backoff_ms(attempt)));
-        let Some((success, stdout)) = zellij.call(name, "", "now", PIPE_TIMEOUT) else {
-            continue;
-        };
-        let answered = if name == "status" {
-            ask::is_status(&stdout)
+    let answer = zellij.answer_at_once(name, "", "now", |success, stdout| {
+        if name == "status" {
+            ask::is_status(stdout)
         } else {
             success
-        };
-        if answered {
+        }
+    });
+    match answer {
+        Ok(stdout) => {
             // The plugin's JSON: what agents asked (their names, headers) stays exact, and
             // cannot drive the terminal.
             print(&terminal::json_for_terminal(&String::from_utf8_lossy(
                 &stdout,
             )));
-            return 0;
+            0
+        }
+        Err(why) => {
+            say_err!("ask-popup {name}: {why}");
+            ErrorCode::NoReply.exit_status()
         }
     }
-    say_err!(
-        "ask-popup {name}: no answer from the plugin `{plugin}` (is it loaded in this session?)"
-    );
-    ErrorCode::NoReply.exit_status()
 }

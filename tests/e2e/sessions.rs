@@ -717,3 +717,94 @@ fn a_question_asked_as_the_person_leaves_is_shown_in_each_session_they_are_attac
     });
     wait_for_title_in(&zellij, API, pane, "builder");
 }
+
+/// How long a command the plugin answers at once may take here: it answers within two seconds
+/// (`ANSWER_WITHIN`, all its pipes), with room for a busy machine.
+const ANSWERED_AT_ONCE: Duration = Duration::from_secs(5);
+
+/// `ask-popup ARGS`, run beside the world as if from a pane of session `session`, killed if it
+/// has not ended within `ANSWERED_AT_ONCE`: its output, and whether it ended in time.
+fn answered_at_once(zellij: &Zellij, session: &str, args: &[&str]) -> (std::process::Output, bool) {
+    let mut child = zellij
+        .in_session(&command())
+        .env("ZELLIJ_SESSION_NAME", session)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run ask-popup");
+    let until = Instant::now() + ANSWERED_AT_ONCE;
+    let mut ended = false;
+    while Instant::now() < until {
+        if child.try_wait().expect("look at ask-popup").is_some() {
+            ended = true;
+            break;
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    if !ended {
+        let _ = child.kill();
+    }
+    (child.wait_with_output().expect("ask-popup's output"), ended)
+}
+
+#[test]
+fn commands_answered_at_once_say_so_in_seconds_where_nobody_ever_attached() {
+    let zellij = Zellij::start();
+    let dir = zellij.scratch();
+    // A session a script started with `zellij attach --create-background`: no client ever
+    // attached to it, so no plugin runs there, and Zellij's CLI waits for good on a pipe.
+    let layout = dir.join("idle.kdl");
+    std::fs::write(&layout, "layout {\n    pane\n}\n").expect("write the layout");
+    zellij.start_session_in_background_with_layout(API, &layout);
+    const NOBODY: &str = "nobody is attached to session `api`";
+    const NOT_LOADED: &str = "(is it loaded in this session?)";
+
+    // At once: Zellij may still count the client that created it, so either reason.
+    let (out, ended) = answered_at_once(&zellij, API, &["status"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        ended,
+        "`ask-popup status` still waited after {ANSWERED_AT_ONCE:?}"
+    );
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    assert!(said.contains(NOBODY) || said.contains(NOT_LOADED), "{said}");
+
+    // Once Zellij's metadata says nobody is attached, each command says so.
+    wait_for_clients(&zellij, &[(API, 0)]);
+    for args in [&["status"][..], &["show"], &["blocked", "--agent", "pi"]] {
+        let (out, ended) = answered_at_once(&zellij, API, args);
+        assert!(
+            ended,
+            "`ask-popup {args:?}` still waited after {ANSWERED_AT_ONCE:?}"
+        );
+        assert_eq!(out.status.code(), Some(5), "{args:?}: {out:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains(NOBODY), "{args:?}: {said}");
+        assert!(out.stdout.is_empty(), "{args:?}: {out:?}");
+    }
+    let (out, ended) = answered_at_once(&zellij, API, &["doctor", "--json"]);
+    assert!(
+        ended,
+        "`ask-popup doctor` still waited after {ANSWERED_AT_ONCE:?}"
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains(NOBODY), "{report}");
+    // And `status --all-sessions` of the world's session, where the plugin answers.
+    let (out, ended) = answered_at_once(&zellij, zellij.session(), &["status", "--all-sessions"]);
+    assert!(
+        ended,
+        "`status --all-sessions` still waited after {ANSWERED_AT_ONCE:?}"
+    );
+    assert!(out.status.success(), "{out:?}");
+    let all: Value = serde_json::from_slice(&out.stdout).expect("status --all-sessions is JSON");
+    let api = entry_of(&all, API).unwrap_or_else(|| panic!("api is not listed: {all}"));
+    assert!(
+        api["error"].as_str().is_some_and(|e| e.contains(NOBODY)),
+        "{all}"
+    );
+    assert!(
+        entry_of(&all, zellij.session()).is_some_and(|s| s["pending"].is_array()),
+        "{all}"
+    );
+}
