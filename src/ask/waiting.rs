@@ -78,6 +78,9 @@ impl Zellij {
             Some(ref session) => copies::Copies::start_in(&self.plugin, caller, line, session),
         };
         let envelope = self.ask_here(caller, "", line, stop, &copies);
+        // The plugin has loaded: its cache folder, which Zellij may have just made open to
+        // others, is made private, and the record it holds until then is written.
+        crate::history::command::keep_records_private();
         copies.end_after(&envelope);
         envelope
     }
@@ -119,6 +122,7 @@ impl Zellij {
         let mut sent = 0;
         let mut at_once = false;
         let first_sent = Instant::now();
+        let mut folders = crate::history::command::FolderWatch::start();
         while attempt < ask::ATTEMPTS || copies.made() || copies.home_unattended() {
             sent += 1;
             if sent > ask::ATTEMPTS && session.gone() {
@@ -172,6 +176,7 @@ impl Zellij {
                     Err(RecvTimeoutError::Timeout) => {}
                 }
                 copies.look();
+                folders.look();
                 let unattended_now = copies.home_unattended();
                 at_once = unattended && !unattended_now;
                 let again = at_once

@@ -1,9 +1,11 @@
 //! `ask-popup history`, and the record files on this machine (read by `ask-popup answer` too).
 
+use super::private;
 use super::read::{self, Filter};
 use crate::terminal::{self, print};
 use ask_popup_protocol::history::Entry;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 /// Every entry of every record on this machine.
 pub fn recorded_entries() -> Vec<Entry> {
@@ -15,15 +17,24 @@ pub fn recorded_entries() -> Vec<Entry> {
 }
 
 /// The record files: under Zellij's cache folder, one for each location the plugin was loaded
-/// from; each kept private as it is found (see `read::keep_private`).
+/// from; each folder made private first (`keep_records_private`).
 pub fn record_files() -> Vec<PathBuf> {
-    let files = zellij_cache_dir()
+    keep_records_private();
+    zellij_cache_dir()
         .map(|cache| read::record_files(&cache))
+        .unwrap_or_default()
+}
+
+/// Makes every folder the plugin keeps its record in (or would) its user's alone, and marks it
+/// so: the plugin writes the record only there (`private`). What cannot be done is left for
+/// `doctor` to tell.
+pub fn keep_records_private() {
+    let folders = zellij_cache_dir()
+        .map(|cache| read::plugin_folders(&cache))
         .unwrap_or_default();
-    for file in &files {
-        let _ = read::keep_private(file);
+    for folder in folders {
+        let _ = private::make_private(&folder);
     }
-    files
 }
 
 /// Zellij's cache folder, as Zellij finds it from this environment.
@@ -32,6 +43,38 @@ pub fn zellij_cache_dir() -> Option<PathBuf> {
         std::env::var_os("XDG_CACHE_HOME").as_deref(),
         std::env::var_os("HOME").as_deref(),
     )
+}
+
+/// While a question waits: the plugin's cache folder made private as soon as the plugin has
+/// loaded (Zellij makes the folder then, and the plugin leaves its notice), before the question
+/// can be answered (keys count 400 ms after it shows), so that its entry is written at once.
+pub struct FolderWatch {
+    started: Instant,
+    next: Instant,
+}
+
+impl FolderWatch {
+    /// How often it looks, and for how long after the question was first sent (after that, as
+    /// the reply comes: `Zellij::ask`).
+    const EVERY: Duration = Duration::from_millis(250);
+    const FOR: Duration = Duration::from_secs(10);
+
+    pub fn start() -> FolderWatch {
+        let now = Instant::now();
+        FolderWatch {
+            started: now,
+            next: now + FolderWatch::EVERY,
+        }
+    }
+
+    /// Called as the question waits.
+    pub fn look(&mut self) {
+        let now = Instant::now();
+        if now >= self.next && now.duration_since(self.started) < FolderWatch::FOR {
+            keep_records_private();
+            self.next = now + FolderWatch::EVERY;
+        }
+    }
 }
 
 /// What `ask-popup history` shows.
@@ -61,7 +104,8 @@ pub fn history_command(request: HistoryRequest) -> i32 {
     if request.clear {
         let entries = recorded_entries().len();
         for path in &files {
-            if let Err(e) = std::fs::remove_file(path) {
+            // Emptied, not deleted: a record the plugin made anew would be open to others.
+            if let Err(e) = private::clear(path) {
                 say_err!("ask-popup history: cannot clear {}: {e}", path.display());
                 return 1;
             }
@@ -80,13 +124,12 @@ pub fn history_command(request: HistoryRequest) -> i32 {
         return 0;
     }
     if entries.is_empty() {
+        let none_yet = files
+            .iter()
+            .all(|f| std::fs::metadata(f).map_or(true, |m| m.len() == 0));
         say!(
             "No questionnaires recorded{}.",
-            if files.is_empty() {
-                " yet"
-            } else {
-                " that match"
-            }
+            if none_yet { " yet" } else { " that match" }
         );
         return 0;
     }

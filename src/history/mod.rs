@@ -1,7 +1,8 @@
 //! `ask-popup history`: the record of questionnaires, where it is and how it reads (`read`),
-//! and the command (`command`).
+//! its folder kept private (`private`), and the command (`command`).
 
 pub mod command;
+pub mod private;
 pub mod read;
 
 pub use read::*;

@@ -6,7 +6,7 @@
 //! `plugin_cache`. The command looks under every location there, so a plugin loaded from a
 //! file, from another file or from a URL is found alike.
 
-use ask_popup_protocol::history::{Entry, FILE_NAME};
+use ask_popup_protocol::history::{Entry, FILE_NAME, NO_RECORD, PRIVATE_MARK};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -29,24 +29,11 @@ pub fn plugin_cache_dir(cache: &Path, location: &str) -> PathBuf {
     cache.join(location).join("plugin_cache")
 }
 
-/// Makes the record at `record` private to its user, and the plugin's cache folder that holds
-/// it (the replies kept across a reload are there too): the plugin cannot set a file's mode
-/// (WASI has none), so what it writes there is kept from others by its folder.
-#[cfg(unix)]
-pub fn keep_private(record: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    if let Some(dir) = record.parent() {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    if record.exists() {
-        std::fs::set_permissions(record, std::fs::Permissions::from_mode(0o600))?;
-    }
-    Ok(())
-}
-
-/// The record files under Zellij's cache folder `cache`: one for each location the plugin was
-/// loaded from. (Zellij's own folders there, its sessions' and its versions', hold none.)
-pub fn record_files(cache: &Path) -> Vec<PathBuf> {
+/// The plugin's cache folders under Zellij's cache folder `cache` that hold its files (the
+/// record, `PRIVATE_MARK`, or the `NO_RECORD` it leaves where it keeps none): one for each
+/// location the plugin was loaded from. (Zellij's own folders there, its sessions' and its
+/// versions', and other plugins' hold none.)
+pub fn plugin_folders(cache: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(cache) else {
         return found;
@@ -54,20 +41,33 @@ pub fn record_files(cache: &Path) -> Vec<PathBuf> {
     for entry in entries.flatten() {
         // A location is a URL: its scheme has a colon (`file:`, `https:`).
         if entry.file_name().to_string_lossy().contains(':') {
-            find_records(&entry.path(), 0, &mut found);
+            find_folders(&entry.path(), 0, &mut found);
         }
     }
     found.sort();
     found
 }
 
-fn find_records(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+/// The record files under Zellij's cache folder `cache`: one for each location the plugin was
+/// loaded from.
+pub fn record_files(cache: &Path) -> Vec<PathBuf> {
+    plugin_folders(cache)
+        .into_iter()
+        .map(|folder| folder.join(FILE_NAME))
+        .filter(|record| record.is_file())
+        .collect()
+}
+
+fn find_folders(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
     if depth > MAX_DEPTH {
         return;
     }
-    let record = dir.join("plugin_cache").join(FILE_NAME);
-    if record.is_file() {
-        found.push(record);
+    let folder = dir.join("plugin_cache");
+    let ours = [FILE_NAME, PRIVATE_MARK, NO_RECORD]
+        .iter()
+        .any(|name| std::fs::symlink_metadata(folder.join(name)).is_ok());
+    if ours {
+        found.push(folder);
     }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -75,7 +75,7 @@ fn find_records(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
     for entry in entries.flatten() {
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         if is_dir && entry.file_name() != "plugin_cache" {
-            find_records(&entry.path(), depth + 1, found);
+            find_folders(&entry.path(), depth + 1, found);
         }
     }
 }

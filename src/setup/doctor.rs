@@ -17,12 +17,11 @@ use super::zellij::checks as zellij_checks;
 use super::zellij::install::config_dir;
 use super::zellij::plugin::{PLUGIN_FILE, ZELLIJ_TESTED};
 use crate::terminal;
-use crate::zellij::pipe::Zellij;
+use crate::zellij::pipe::{NoAnswer, Zellij, ANSWER_WITHIN};
 use crate::zellij::programs::{find_on_path, ZellijCli};
 use ask_popup_protocol::envelope::ErrorCode;
 use ask_popup_protocol::VERSION;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// `ask-popup doctor [--json]`.
 pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
@@ -61,28 +60,54 @@ pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
     }
 }
 
-/// Whether the record of questionnaires is private (each record's folder its user's alone).
-/// The folder is what keeps it so: the plugin cannot set the mode of a file it writes (WASI has
-/// none), so a record it started is its user's by the folder alone.
+/// Whether the record of questionnaires is kept, and private (each record's folder, and the
+/// record, its user's alone): the plugin writes it only into a folder the command made private
+/// (`history::private`), so a folder it keeps none in is said, with why.
 fn record_check() -> Check {
-    use std::os::unix::fs::PermissionsExt;
-    let files = crate::history::command::zellij_cache_dir()
-        .map(|cache| crate::history::record_files(&cache))
-        .unwrap_or_default();
-    let open: Vec<&PathBuf> = files
-        .iter()
-        .filter(|file| {
-            let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o077);
-            file.parent().is_some_and(|d| mode(d).is_ok_and(|m| m != 0))
-        })
-        .collect();
-    match (files.first(), open.first()) {
-        (None, _) => Check::skip("record", "no questionnaire recorded yet"),
-        (Some(first), None) => Check::pass("record", format!("{} (private)", first.display())),
-        (Some(_), Some(file)) => Check::fail(
-            "record",
-            format!("{} can be read by others", file.display()),
-            "ask-popup history --limit 1 (it makes the record private)",
+    match crate::history::command::zellij_cache_dir() {
+        Some(cache) => record_check_in(&cache),
+        None => Check::skip("record", "HOME is not set: no Zellij cache folder"),
+    }
+}
+
+/// `record_check` under Zellij's cache folder `cache`.
+fn record_check_in(cache: &Path) -> Check {
+    use crate::history::private::{standing, Standing};
+    const CHECK: &str = "record";
+    let folders = crate::history::plugin_folders(cache);
+    let mut private = None;
+    for folder in &folders {
+        match standing(folder) {
+            Standing::Private => private = private.or(Some(folder)),
+            Standing::Opened(mode) => {
+                return Check::fail(
+                    CHECK,
+                    format!(
+                        "{} can be read by others (mode {mode:o}), and the plugin writes the record there",
+                        folder.display()
+                    ),
+                    "ask-popup history --limit 1 (it makes the record private again)",
+                )
+            }
+            Standing::NotKept(why) => {
+                return Check::fail(
+                    CHECK,
+                    format!("no record is kept in {}: {why}", folder.display()),
+                    why.fix(),
+                )
+            }
+        }
+    }
+    match private {
+        None => Check::skip(CHECK, "no questionnaire recorded yet"),
+        Some(folder) => Check::pass(
+            CHECK,
+            format!(
+                "{} (private)",
+                folder
+                    .join(ask_popup_protocol::history::FILE_NAME)
+                    .display()
+            ),
         ),
     }
 }
@@ -94,7 +119,7 @@ fn zellij_version() -> Option<String> {
     crate::zellij::programs::output_of(version)
 }
 
-/// Inside Zellij: the plugin answers its `version` pipe within a few seconds, with this
+/// Inside Zellij: the plugin answers its `version` pipe within `ANSWER_WITHIN`, with this
 /// command's version.
 fn plugin_answers(plugin: &str) -> Check {
     const CHECK: &str = "plugin in this session";
@@ -114,17 +139,16 @@ fn plugin_answers(plugin: &str) -> Check {
             )
         }
     };
-    let answer = (0..3).find_map(|_| {
-        zellij
-            .call("version", "", "doctor", Duration::from_secs(5))
-            .map(|(_, out)| String::from_utf8_lossy(&out).trim().to_owned())
-            .filter(|text| !text.is_empty())
-    });
+    let answer = zellij
+        .answer_at_once("version", "", "doctor", |_, out| {
+            !String::from_utf8_lossy(out).trim().is_empty()
+        })
+        .map(|out| String::from_utf8_lossy(&out).trim().to_owned());
     match answer {
-        Some(version) if version == VERSION => {
+        Ok(version) if version == VERSION => {
             Check::pass(CHECK, format!("`{plugin}` answers, version {version}"))
         }
-        Some(other) => Check::fail(
+        Ok(other) => Check::fail(
             CHECK,
             format!(
                 "the `{plugin}` loaded in this session is not this command's version {VERSION} (it answered {:?})",
@@ -132,9 +156,14 @@ fn plugin_answers(plugin: &str) -> Check {
             ),
             "ask-popup setup zellij --write, then restart the session (Zellij keeps a loaded plugin until then)",
         ),
-        None => Check::fail(
+        Err(why @ NoAnswer::Unattended(_)) => Check::fail(
             CHECK,
-            format!("`{plugin}` did not answer within 5 seconds: it is not loaded, or waits for (or was denied) its permissions"),
+            why.to_string(),
+            "run `ask-popup doctor` in a pane of a session you are attached to",
+        ),
+        Err(NoAnswer::NotLoaded(_)) => Check::fail(
+            CHECK,
+            format!("`{plugin}` did not answer within {} s: it is not loaded, or waits for (or was denied) its permissions", ANSWER_WITHIN.as_secs_f32()),
             format!("look at the popup: if it asks for permissions, press y; if they were denied, delete the plugin's entry from ~/.cache/zellij/permissions.kdl and run `zellij pipe --plugin {plugin} --name show -- x`"),
         ),
     }
@@ -419,5 +448,51 @@ fn pi_check(dir: &Path, package: Option<String>) -> Check {
             format!("no ask_user_question extension in {}", dir.display()),
             "ask-popup setup pi --write",
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ask_popup_protocol::history::NO_RECORD;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_record_check_says_when_no_record_is_kept_and_why() {
+        let cache = tempfile::tempdir().unwrap();
+        assert_eq!(record_check_in(cache.path()).ok, None);
+        // Zellij made the plugin's folder open to others; the plugin left its notice there.
+        let folder = cache
+            .path()
+            .join("file:")
+            .join("p.wasm")
+            .join("plugin_cache");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(folder.join(NO_RECORD), "no record\n").unwrap();
+        let check = record_check_in(cache.path());
+        assert_eq!(check.ok, Some(false), "{check:?}");
+        assert!(
+            check.detail.starts_with(&format!(
+                "no record is kept in {}: no ask-popup command has made it private yet",
+                folder.display()
+            )),
+            "{check:?}"
+        );
+        assert!(check
+            .fix
+            .as_deref()
+            .unwrap()
+            .starts_with("ask-popup history"));
+        // Made private: kept, and said so.
+        crate::history::private::make_private(&folder).unwrap();
+        let check = record_check_in(cache.path());
+        assert_eq!(check.ok, Some(true), "{check:?}");
+        assert!(check.detail.ends_with("ask-popup-history.jsonl (private)"));
+        // Opened again by hand: the plugin writes there, and others could read it.
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let check = record_check_in(cache.path());
+        assert_eq!(check.ok, Some(false), "{check:?}");
+        assert!(check.detail.contains("can be read by others (mode 755)"));
     }
 }

@@ -3,6 +3,8 @@
 //! are each listed once by `ask-popup history --json` with their ending and answers, also after
 //! the session is gone and with two clients attached; `ask --no-wait` then `answer --wait` gets
 //! the envelope a waiting `ask` would, and `answer` finds it in the record after the session.
+//! The record is never readable by other users, in a plugin cache folder Zellij made open,
+//! nor after it is cut back.
 
 use crate::agents::{submitted, DB};
 use crate::command::command;
@@ -372,4 +374,146 @@ fn with_no_question_waiting_the_bring_back_key_lists_the_answers_and_esc_closes_
         !s.contains("Asked before in this session")
     });
     assert_eq!(recorded(&zellij, 1).len(), 1);
+}
+
+/// This process's umask, and so that of the Zellij server a world starts, at `mask` until
+/// dropped.
+struct Umask(libc::mode_t);
+
+impl Umask {
+    fn set(mask: libc::mode_t) -> Umask {
+        // SAFETY: umask only swaps the process's mask.
+        Umask(unsafe { libc::umask(mask) })
+    }
+}
+
+impl Drop for Umask {
+    fn drop(&mut self) {
+        // SAFETY: as in `set`.
+        unsafe { libc::umask(self.0) };
+    }
+}
+
+/// The bits of `path`'s mode that let other users in (0 when it is its user's alone).
+fn open_to_others(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::symlink_metadata(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    meta.permissions().mode() & 0o077
+}
+
+/// Answers the question of `agent` on screen with its second option.
+fn answer_second(zellij: &Zellij, agent: &str) {
+    shown(zellij, agent);
+    zellij.send_keys(&["Down"]);
+    zellij.send_keys(&["Enter"]);
+}
+
+#[test]
+fn the_record_is_never_readable_by_others_where_zellij_made_its_folder_nor_once_cut_back() {
+    use ask_popup_protocol::history::{Entry, FILE_NAME, MAX_BYTES, NO_RECORD};
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    // As most machines have it: a umask of 022 (Zellij's server makes folders 0755 and files
+    // 0644), home and cache folders 0755, and the plugin loaded by path, without `setup zellij
+    // --write` making its folder first.
+    let _umask = Umask::set(0o022);
+    let zellij = Zellij::start();
+    let cache = zellij.cache_home().join("zellij");
+    for dir in [zellij.home(), zellij.cache_home(), cache.clone()] {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    // A question through a bare `zellij pipe`: no ask-popup command runs.
+    let asked = zellij.pipe(DB, &[("agent", "piper"), ("id", "p-open")]);
+    answer_second(&zellij, "piper");
+    let out = asked.wait(ANSWER);
+    assert!(out.status.success(), "{out:?}");
+    // Zellij made the plugin's folder open to others: nothing of the record went there, only
+    // why (written before the reply went out).
+    let folders = ask_popup::history::plugin_folders(&cache);
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    let folder = folders[0].clone();
+    let record = folder.join(FILE_NAME);
+    assert_ne!(
+        open_to_others(&folder),
+        0,
+        "Zellij made {folder:?} private itself"
+    );
+    assert!(!record.exists(), "written where others can read it");
+    assert!(folder.join(NO_RECORD).exists());
+    // The doctor says that no record is kept there, and why.
+    let doctor = run(&zellij, &["doctor", "--json"]);
+    let checks: Value = serde_json::from_slice(&doctor.stdout).expect("doctor's JSON");
+    let check = checks
+        .as_array()
+        .and_then(|checks| checks.iter().find(|c| c["check"] == "record"))
+        .unwrap_or_else(|| panic!("no record check: {checks:#}"));
+    assert_eq!(check["ok"], false, "{check:#}");
+    let detail = check["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.starts_with(&format!("no record is kept in {}: ", folder.display())),
+        "{check:#}"
+    );
+
+    // The command makes the folder private; the entry the popup held is written then.
+    let entries = recorded(&zellij, 1);
+    assert_eq!(entry_of(&entries, "p-open")["ending"], "answered");
+    assert_eq!(open_to_others(&folder), 0);
+    assert_eq!(open_to_others(&record), 0);
+    assert!(!folder.join(NO_RECORD).exists());
+    // Asked through the command: recorded there at once.
+    let answered = ask(&zellij, "p-asked", "asker");
+    answer_second(&zellij, "asker");
+    ended(&zellij, answered, "the ask");
+    let entries = recorded(&zellij, 2);
+    assert_eq!(entry_of(&entries, "p-asked")["ending"], "answered");
+
+    // The record grows to just under 2 MiB (older entries, appended as the plugin does)...
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&record)
+        .expect("the record");
+    let mut n = 0u64;
+    let size = |file: &std::fs::File| file.metadata().expect("the record's size").len();
+    while size(&file) < MAX_BYTES - 200 {
+        let big = size(&file) < MAX_BYTES - 4000;
+        let filler = Entry {
+            asked_ms: 1_600_000_000_000 + n,
+            ended_ms: 1_600_000_000_000 + n,
+            agent: "filler".to_owned(),
+            request_id: Some(format!("f-{n}")),
+            ending: "declined".to_owned(),
+            reply: if big { "x".repeat(1500) } else { String::new() },
+            ..Entry::default()
+        };
+        writeln!(file, "{}", filler.to_line()).expect("append a filler");
+        n += 1;
+    }
+    let full = size(&file);
+    assert!(full <= MAX_BYTES, "{full}");
+    drop(file);
+    // ...and the next question's entry takes it past: the plugin cuts it back, through a bare
+    // pipe again, so that no command comes after it.
+    let asked = zellij.pipe(DB, &[("agent", "cutter"), ("id", "p-cut")]);
+    answer_second(&zellij, "cutter");
+    let out = asked.wait(ANSWER);
+    assert!(out.status.success(), "{out:?}");
+    let until = zellij.until(AT_ONCE);
+    while std::fs::metadata(&record).map_or(true, |m| m.len() >= full) {
+        assert!(Instant::now() < until, "the record was never cut back");
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        open_to_others(&record),
+        0,
+        "the cut-back record is open to others"
+    );
+    assert_eq!(open_to_others(&folder), 0);
+    let text = std::fs::read_to_string(&record).expect("the record");
+    let kept = ask_popup_protocol::history::read(&text);
+    assert!(kept.len() < n as usize, "{} of {n}", kept.len());
+    assert_eq!(
+        kept.last().map(|e| e.request_id.as_deref()),
+        Some(Some("p-cut"))
+    );
 }

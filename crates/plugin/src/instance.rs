@@ -62,8 +62,24 @@ pub struct Instance {
     starts_later: bool,
     /// Where kept replies and the record are written.
     folder: SharedFolder,
+    /// While entries of the record wait for the folder to be made private: when the instance
+    /// looks again, and until when (see `look_at_folder`).
+    folder_looks: Option<FolderLooks>,
     /// The commands made so far for what Zellij told the instance last.
     commands: Vec<Command>,
+}
+
+/// How long apart the instance looks whether its folder was made private, while entries of the
+/// record wait, and for how long after the latest (the command makes it private as it gets its
+/// reply: the first look finds it so; a bare `zellij pipe` waits for the next command).
+const FOLDER_LOOK_MS: u64 = 500;
+const FOLDER_LOOKS_FOR_MS: u64 = 60_000;
+
+/// When the instance next looks at its folder, and until when it looks.
+#[derive(Clone, Copy, Debug)]
+struct FolderLooks {
+    next_ms: u64,
+    until_ms: u64,
 }
 
 /// What the effects of one event leave to do once they all ran.
@@ -111,6 +127,7 @@ impl Instance {
         self.config_errors = errors.iter().map(ToString::to_string).collect();
         self.popup = settings.popup;
         self.trace = settings.trace;
+        let history = settings.broker.history;
         self.broker = Broker::new(settings.broker);
         self.broker.await_permission();
         match ids {
@@ -125,6 +142,11 @@ impl Instance {
             None => log_line::write(format_args!("ask-popup: Zellij did not say its ids")),
         }
         self.recall_kept();
+        if history {
+            // Where Zellij made the folder as the plugin loaded, the command finds it by the
+            // notice left now, and makes it private before the first entry.
+            self.folder.is_private();
+        }
         self.broker.set_epoch(epoch_ms);
         // The first question loads the plugin, and Zellij holds it back until the user
         // answers the permission request, which it draws in this pane: a pane that a pipe
@@ -217,7 +239,10 @@ impl Instance {
                 MouseEvent::ScrollDown(n) => self.broker.wheel(n.min(50) as i32),
                 MouseEvent::Other => Vec::new(),
             },
-            ZellijEvent::Timer => self.broker.timer(),
+            ZellijEvent::Timer => {
+                self.look_at_folder(now_ms);
+                self.broker.timer()
+            }
             ZellijEvent::BeforeClose => self.broker.before_close(),
             ZellijEvent::ModeUpdate(mode) => {
                 self.theme = Theme::from(&mode.colors);
@@ -354,7 +379,7 @@ impl Instance {
     fn run(&mut self, effects: Vec<Effect>) -> bool {
         if self.trace {
             for effect in effects.iter().filter(|e| trace::says_effect(e)) {
-                self.log(format_args!("does {effect:?}"));
+                self.log(format_args!("does {}", trace::effect(effect)));
             }
         }
         let mut redraw = Redraw::default();
@@ -495,7 +520,11 @@ impl Instance {
                     ..done
                 };
             }
-            Effect::Record(line) => self.folder.record(&line),
+            Effect::Record(line) => {
+                if self.folder.record(&line) {
+                    self.wait_for_folder();
+                }
+            }
             Effect::IgnoredPeerMessage { from_plugin } => {
                 if self.trace {
                     self.log(format_args!("{}", trace::ignored(from_plugin)));
@@ -503,6 +532,42 @@ impl Instance {
             }
         }
         done
+    }
+
+    /// Entries of the record wait for the folder to be made private: looked at again on a
+    /// timer, for a while from now.
+    fn wait_for_folder(&mut self) {
+        let now = self.broker.now_ms();
+        let until_ms = now.saturating_add(FOLDER_LOOKS_FOR_MS);
+        match &mut self.folder_looks {
+            Some(looks) => looks.until_ms = until_ms,
+            None => {
+                self.folder_looks = Some(FolderLooks {
+                    next_ms: now.saturating_add(FOLDER_LOOK_MS),
+                    until_ms,
+                });
+                self.send(Command::SetTimeout(FOLDER_LOOK_MS as f64 / 1000.0));
+            }
+        }
+    }
+
+    /// On a timer: if it is the look's, whether the folder was made private now, to write
+    /// what waits; another look while it waits still. (Other timers come too: they are not.)
+    fn look_at_folder(&mut self, now_ms: u64) {
+        let Some(looks) = self.folder_looks else {
+            return;
+        };
+        if now_ms.saturating_add(50) < looks.next_ms {
+            return;
+        }
+        self.folder_looks = None;
+        if self.folder.write_held() && now_ms < looks.until_ms {
+            self.folder_looks = Some(FolderLooks {
+                next_ms: now_ms.saturating_add(FOLDER_LOOK_MS),
+                until_ms: looks.until_ms,
+            });
+            self.send(Command::SetTimeout(FOLDER_LOOK_MS as f64 / 1000.0));
+        }
     }
 
     /// Sizes the popup (see `popup::popup_rect`). Before Zellij has said how large the screen

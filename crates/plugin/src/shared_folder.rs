@@ -3,6 +3,14 @@
 //! replies one instance keeps for the next when the popup closes (`Effect::KeepAcrossReload`),
 //! and the record of questionnaires (`Effect::Record`).
 //!
+//! The record only where the command made the folder private (`history::PRIVATE_MARK`, beside
+//! the record it made): Zellij makes the folder open to others however it came to be (loaded
+//! by path or URL, a wiped cache), and the plugin can neither set nor see a mode. Until then
+//! the entries wait here, a few hundred kilobytes at most, and `history::NO_RECORD` says why
+//! (left as the instance loads, so that the command finds the folder before the first entry);
+//! the command makes the folder private as it gets its reply, and the instance looks again
+//! (`write_held`).
+//!
 //! Kept replies: one file per session (named after its server), written whole (`atomic_file`),
 //! and read by the instances that load in the minute after; deleted once the instance that
 //! leads then has read it, or found stale. Loading reads that one file: a folder's listing
@@ -20,11 +28,21 @@ const FRESH: Duration = Duration::from_millis(crate::broker::FORGET_AFTER_MS);
 /// How much of the record's end is listed: older entries are not, and reading the whole record
 /// costs the interpreter.
 const HISTORY_TAIL: u64 = 512 * 1024;
+/// The most that waits for the folder to be made private (the oldest entries go first): the
+/// plugin has 16 MiB.
+const HELD_BYTES: usize = 512 * 1024;
+/// What `history::NO_RECORD` says to a person who finds it.
+const NO_RECORD_TEXT: &str = "ask-popup keeps no record of questionnaires in this folder: it is \
+not known to be private (Zellij made it readable by other users). The ask-popup command makes it \
+its user's alone after each question it asks, and `ask-popup history` does too; `ask-popup \
+doctor` says what stands in the way.\n";
 
 /// The shared folder, by its path (`/cache` inside Zellij).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedFolder {
     dir: PathBuf,
+    /// Entries of the record that wait for the folder to be made private, oldest first.
+    held: Vec<String>,
 }
 
 impl Default for SharedFolder {
@@ -36,7 +54,10 @@ impl Default for SharedFolder {
 
 impl SharedFolder {
     pub fn at(dir: impl Into<PathBuf>) -> SharedFolder {
-        SharedFolder { dir: dir.into() }
+        SharedFolder {
+            dir: dir.into(),
+            held: Vec::new(),
+        }
     }
 
     /// The file of the replies kept for the session whose server is `zellij_pid`.
@@ -91,29 +112,73 @@ impl SharedFolder {
         let _ = std::fs::remove_file(self.kept_path(zellij_pid));
     }
 
-    /// Appends one line to the record; a failed write is logged.
-    pub fn record(&self, line: &str) {
+    /// Appends one line to the record, now if the folder is private, else once it is (see
+    /// `write_held`); a failed write is logged. Whether entries wait.
+    pub fn record(&mut self, line: &str) -> bool {
+        self.held.push(line.to_owned());
+        let mut bytes: usize = self.held.iter().map(String::len).sum();
+        while bytes > HELD_BYTES && self.held.len() > 1 {
+            bytes -= self.held.remove(0).len();
+        }
+        self.write_held()
+    }
+
+    /// Writes the entries that wait, if the command has made the folder private. Whether
+    /// entries still wait.
+    pub fn write_held(&mut self) -> bool {
+        if self.held.is_empty() {
+            return false;
+        }
+        if !self.is_private() {
+            return true;
+        }
         let path = self.record_path();
-        if let Err(e) = ask_popup_protocol::history::append(&path, line) {
+        for line in std::mem::take(&mut self.held) {
+            if let Err(e) = ask_popup_protocol::history::append(&path, &line) {
+                log_line::write(format_args!(
+                    "ask-popup: cannot write the record ({}): {e}",
+                    path.display()
+                ));
+            }
+        }
+        false
+    }
+
+    /// Whether the command has made the folder private: its mark and the record it made are
+    /// there. If not, `history::NO_RECORD` says so (written once), and the command finds the
+    /// folder by it.
+    pub fn is_private(&self) -> bool {
+        use ask_popup_protocol::history::{NO_RECORD, PRIVATE_MARK};
+        if self.dir.join(PRIVATE_MARK).exists() && self.record_path().exists() {
+            return true;
+        }
+        let notice = self.dir.join(NO_RECORD);
+        if !notice.exists() && std::fs::write(&notice, NO_RECORD_TEXT).is_ok() {
             log_line::write(format_args!(
-                "ask-popup: cannot write the record ({}): {e}",
-                path.display()
+                "ask-popup: no record is kept until its folder is made private ({})",
+                notice.display()
             ));
         }
+        false
     }
 
     /// The newest entries of the record (its last 512 KiB).
     pub fn recent_history(&self) -> Vec<ask_popup_protocol::history::Entry> {
         use std::io::{Read, Seek, SeekFrom};
-        let Ok(mut file) = std::fs::File::open(self.record_path()) else {
-            return Vec::new();
-        };
-        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let _ = file.seek(SeekFrom::Start(size.saturating_sub(HISTORY_TAIL)));
         let mut bytes = Vec::new();
-        let _ = file.take(HISTORY_TAIL).read_to_end(&mut bytes);
-        // The first line may be cut: it is not an entry, and is skipped.
-        ask_popup_protocol::history::read(&String::from_utf8_lossy(&bytes))
+        if let Ok(mut file) = std::fs::File::open(self.record_path()) {
+            let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+            let _ = file.seek(SeekFrom::Start(size.saturating_sub(HISTORY_TAIL)));
+            let _ = file.take(HISTORY_TAIL).read_to_end(&mut bytes);
+        }
+        // The first line may be cut: it is not an entry, and is skipped. What waits to be
+        // written comes last.
+        let mut text = String::from_utf8_lossy(&bytes).into_owned();
+        for line in &self.held {
+            text.push('\n');
+            text.push_str(line);
+        }
+        ask_popup_protocol::history::read(&text)
     }
 }
 

@@ -245,6 +245,37 @@ fn the_record_is_private_and_stays_bounded_keeping_the_newest() {
     assert_eq!(entries.last().unwrap().agent, format!("agent{cut}"));
 }
 
+#[cfg(unix)]
+#[test]
+fn the_record_is_cut_back_in_place_so_it_keeps_the_mode_the_command_gave_it() {
+    // The plugin cannot give a file a mode: a new file would have the Zellij server's umask's
+    // (0644), where the command made the record 0600.
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(history::FILE_NAME);
+    std::fs::write(&path, "").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let before = std::fs::metadata(&path).unwrap();
+    let (mut n, mut size) = (0, 0);
+    loop {
+        history::append(&path, &entry(n, 1500).to_line()).unwrap();
+        n += 1;
+        let now = std::fs::metadata(&path).unwrap().len();
+        if now < size {
+            break;
+        }
+        size = now;
+    }
+    let after = std::fs::metadata(&path).unwrap();
+    assert_eq!((after.dev(), after.ino()), (before.dev(), before.ino()));
+    assert_eq!(after.mode() & 0o777, 0o600);
+    let entries = history::read(&std::fs::read_to_string(&path).unwrap());
+    assert_eq!(entries.last().unwrap().agent, format!("agent{}", n - 1));
+    for pair in entries.windows(2) {
+        assert_eq!(pair[0].asked_ms + 1, pair[1].asked_ms);
+    }
+}
+
 #[test]
 fn a_torn_or_foreign_line_is_skipped() {
     let good = entry(1, 10).to_line();

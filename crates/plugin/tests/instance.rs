@@ -237,9 +237,17 @@ fn a_question_is_held_placed_then_shown_and_its_title_waits_for_the_next_event()
     );
 }
 
+/// `folder` as the command leaves it once it made it private: marked, with the record.
+fn made_private(folder: &TempDir) {
+    use ask_popup_protocol::history::{FILE_NAME, PRIVATE_MARK};
+    std::fs::write(folder.path().join(PRIVATE_MARK), "").unwrap();
+    std::fs::write(folder.path().join(FILE_NAME), "").unwrap();
+}
+
 #[test]
 fn an_answer_writes_the_reply_then_releases_the_pipe_hides_and_is_recorded() {
     let folder = TempDir::new().unwrap();
+    made_private(&folder);
     let mut instance = ready(&folder);
     instance.pipe_wire(ask("p1"), 500);
     instance.event(ZellijEvent::Timer, 510);
@@ -258,6 +266,32 @@ fn an_answer_writes_the_reply_then_releases_the_pipe_hides_and_is_recorded() {
     }));
     let record = SharedFolder::at(folder.path()).recent_history();
     assert_eq!(record.len(), 1, "{record:?}");
+}
+
+#[test]
+fn a_record_waits_for_its_folder_to_be_made_private_and_a_timer_looks_again() {
+    use ask_popup_protocol::history::{FILE_NAME, NO_RECORD};
+    let folder = TempDir::new().unwrap();
+    let mut instance = ready(&folder);
+    // Said as it loads, so that the command finds the folder before the first entry.
+    assert!(folder.path().join(NO_RECORD).exists());
+    instance.pipe_wire(ask("p1"), 500);
+    instance.event(ZellijEvent::Timer, 510);
+    let answered = instance.event(key("Enter"), 1500);
+    // Not written where others may read it: it waits, and the instance looks again soon.
+    assert!(!folder.path().join(FILE_NAME).exists());
+    assert!(answered.commands.contains(&Command::SetTimeout(0.5)));
+    // Still not private: looked at again later.
+    let looked = instance.event(ZellijEvent::Timer, 2500);
+    assert!(looked.commands.contains(&Command::SetTimeout(0.5)));
+    assert!(!folder.path().join(FILE_NAME).exists());
+    // The command made it private: the next look writes it, and looks no more.
+    made_private(&folder);
+    let written = instance.event(ZellijEvent::Timer, 3500);
+    assert!(!written.commands.contains(&Command::SetTimeout(0.5)));
+    let record = SharedFolder::at(folder.path()).recent_history();
+    assert_eq!(record.len(), 1, "{record:?}");
+    assert_eq!(record[0].ending, "answered");
 }
 
 #[test]

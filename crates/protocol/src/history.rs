@@ -8,6 +8,12 @@
 //! then the plugin's location, then `plugin_cache`), the one folder a plugin can write that
 //! outlives its session and that every instance and session of the plugin shares. The command
 //! finds it there by its name (`FILE_NAME`).
+//!
+//! Zellij makes that folder as any folder (0755 under the usual umask), and the plugin can
+//! neither give a file a mode nor see one (WASI has none): so the plugin writes the record only
+//! where the command, running as the user, has made the folder its user's alone and left
+//! `PRIVATE_MARK` (with the record, created 0600). Until then what it would write waits in the
+//! plugin, and it leaves `NO_RECORD` for the command to find the folder by.
 
 use crate::request::Questionnaire;
 use serde::Serialize;
@@ -17,6 +23,12 @@ use std::path::Path;
 
 /// The record's file name, in the plugin's cache folder.
 pub const FILE_NAME: &str = "ask-popup-history.jsonl";
+/// The file the command leaves in the plugin's cache folder once it has made the folder its
+/// user's alone (0700) and the record in it (0600): the plugin writes the record only there.
+pub const PRIVATE_MARK: &str = "ask-popup-private";
+/// The file the plugin leaves in its cache folder when it keeps no record there (the folder
+/// not made private): what the command finds the folder by, and `doctor` reads.
+pub const NO_RECORD: &str = "ask-popup-no-record";
 /// Past this size the record is cut back to its newest entries (`KEEP_BYTES`, `MAX_ENTRIES`).
 pub const MAX_BYTES: u64 = 2 * 1024 * 1024;
 /// What is kept when the record is cut back.
@@ -421,9 +433,18 @@ pub fn append(path: &Path, line: &str) -> io::Result<()> {
 }
 
 /// Keeps the newest entries of the record at `path` that fit in `KEEP_BYTES` (at most
-/// `MAX_ENTRIES`), written whole.
+/// `MAX_ENTRIES`), rewritten in place: a new file would have the mode the Zellij server's umask
+/// gives (the plugin cannot set one), open to others where the record was its user's alone.
+/// The kept entries are written over the start, then the rest is cut off: a crash in between
+/// leaves entries twice, never loses one.
 fn cut_back(path: &Path) -> io::Result<()> {
-    let text = std::fs::read_to_string(path)?;
+    use std::io::{Read, Seek};
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)?;
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
     let mut kept = Vec::new();
     let mut bytes = 0;
     for line in text.lines().rev().filter(|l| !l.trim().is_empty()) {
@@ -438,7 +459,10 @@ fn cut_back(path: &Path) -> io::Result<()> {
         out.push_str(line);
         out.push('\n');
     }
-    crate::atomic_file::write(path, out.as_bytes(), crate::atomic_file::OWNER_ONLY)
+    file.rewind()?;
+    file.write_all(out.as_bytes())?;
+    file.set_len(out.len() as u64)?;
+    file.sync_data()
 }
 
 /// The entries of a record's text, oldest first; lines that are not entries are skipped.

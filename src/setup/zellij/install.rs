@@ -263,12 +263,17 @@ impl ZellijSetup {
     /// config.kdl.bak.
     fn write(&self) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
-        // The plugin's cache folder, made before Zellij makes it: private, as the record of
-        // questionnaires the plugin writes there must be (see `history::keep_private`).
+        // The plugin's cache folder, made before Zellij makes it, private and marked so: the
+        // plugin writes the record there from the first question (see `history::private`).
         if let Some(cache) = crate::history::command::zellij_cache_dir() {
             let dir = crate::history::plugin_cache_dir(&cache, &self.location());
             std::fs::create_dir_all(&dir)?;
-            crate::history::keep_private(&dir.join(ask_popup_protocol::history::FILE_NAME))?;
+            if let Err(why) = crate::history::private::make_private(&dir) {
+                say_err!(
+                    "ask-popup setup zellij: no record of questionnaires will be kept in {}: {why}",
+                    dir.display()
+                );
+            }
         }
         if !self.plugin_current {
             std::fs::create_dir_all(self.dir.join("plugins"))?;
