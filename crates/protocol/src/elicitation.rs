@@ -14,6 +14,7 @@ use formats::{is_date, is_date_time, is_email, is_uri};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+pub mod answers;
 mod formats;
 pub mod page;
 

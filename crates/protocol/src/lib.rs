@@ -17,6 +17,7 @@ pub mod error_code;
 /// The record of every questionnaire and how it ended.
 pub mod history;
 pub mod pipe_args;
+pub mod question;
 pub mod request;
 pub mod text;
 /// The `ask_user_question` tool as agents see it: its description and JSON Schema (built from

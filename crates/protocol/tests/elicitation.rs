@@ -458,16 +458,16 @@ fn secret_looking_fields_are_known_by_the_words_of_their_name_or_title() {
 
 #[test]
 fn others_are_shown_a_reply_with_each_secret_hidden_and_the_rest_as_it_came() {
-    use ask_popup_protocol::elicitation::page::{questionnaire, shown_to_others, HIDDEN};
+    use ask_popup_protocol::elicitation::answers::{shown_to_others, HIDDEN};
     use ask_popup_protocol::envelope::{outcome, Answer, Outcome, Responses};
-    let asked = questionnaire(&json!({"server": "s", "message": "m", "schema": {
+    let form = json!({"form": {"server": "s", "message": "m", "schema": {
         "type": "object",
         "properties": {
             "name": {"type": "string", "title": "Name"},
             "secret_scopes": {"type": "array", "items": {"enum": ["Read", "Write"]}},
         },
-    }}))
-    .expect("a form");
+    }}});
+    let asked = ask_popup_protocol::request::parse(&form.to_string()).expect("a form");
     let mut responses = Responses::empty(2);
     responses.answers = vec![
         Some(Answer::Custom("Bob".into())),

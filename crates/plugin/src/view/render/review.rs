@@ -7,7 +7,7 @@ use crate::dialog::{Dialog, Mode, Target, SUBMIT_CHOICES};
 use crate::view::style::{Line, Role, Style};
 use crate::view::text::{sanitize, sanitize_line, truncate_ellipsis};
 use crate::view::wrap::wrap;
-use ask_popup_protocol::elicitation::page::HIDDEN;
+use ask_popup_protocol::elicitation::answers::HIDDEN;
 use ask_popup_protocol::envelope;
 
 /// The Submit tab for a pane `width` cells wide.
