@@ -17,6 +17,7 @@ mod arrival;
 mod config;
 mod gate;
 mod history_view;
+mod ops;
 mod peers;
 mod pipes;
 mod queue;
