@@ -13,7 +13,7 @@ use crate::dialog::Input;
 use crate::incoming::{other_clients, ClosedPane, MouseEvent, PopupSighting, ZellijEvent};
 use crate::log_line;
 use crate::popup::{popup_rect, Placement, PopupSize};
-use crate::shared_folder::SharedFolder;
+use crate::shared_folder::{FolderLooks, SharedFolder, FOLDER_LOOK_MS};
 use crate::trace;
 use crate::view::Theme;
 use crate::wire::{WireMessage, WirePayload, WireSource};
@@ -64,22 +64,9 @@ pub struct Instance {
     folder: SharedFolder,
     /// While entries of the record wait for the folder to be made private: when the instance
     /// looks again, and until when (see `look_at_folder`).
-    folder_looks: Option<FolderLooks>,
+    folder_looks: FolderLooks,
     /// The commands made so far for what Zellij told the instance last.
     commands: Vec<Command>,
-}
-
-/// How long apart the instance looks whether its folder was made private, while entries of the
-/// record wait, and for how long after the latest (the command makes it private as it gets its
-/// reply: the first look finds it so; a bare `zellij pipe` waits for the next command).
-const FOLDER_LOOK_MS: u64 = 500;
-const FOLDER_LOOKS_FOR_MS: u64 = 60_000;
-
-/// When the instance next looks at its folder, and until when it looks.
-#[derive(Clone, Copy, Debug)]
-struct FolderLooks {
-    next_ms: u64,
-    until_ms: u64,
 }
 
 /// What the effects of one event leave to do once they all ran.
@@ -537,35 +524,18 @@ impl Instance {
     /// Entries of the record wait for the folder to be made private: looked at again on a
     /// timer, for a while from now.
     fn wait_for_folder(&mut self) {
-        let now = self.broker.now_ms();
-        let until_ms = now.saturating_add(FOLDER_LOOKS_FOR_MS);
-        match &mut self.folder_looks {
-            Some(looks) => looks.until_ms = until_ms,
-            None => {
-                self.folder_looks = Some(FolderLooks {
-                    next_ms: now.saturating_add(FOLDER_LOOK_MS),
-                    until_ms,
-                });
-                self.send(Command::SetTimeout(FOLDER_LOOK_MS as f64 / 1000.0));
-            }
+        if self.folder_looks.wait(self.broker.now_ms()) {
+            self.send(Command::SetTimeout(FOLDER_LOOK_MS as f64 / 1000.0));
         }
     }
 
     /// On a timer: if it is the look's, whether the folder was made private now, to write
     /// what waits; another look while it waits still. (Other timers come too: they are not.)
     fn look_at_folder(&mut self, now_ms: u64) {
-        let Some(looks) = self.folder_looks else {
+        let Some(until_ms) = self.folder_looks.due(now_ms) else {
             return;
         };
-        if now_ms.saturating_add(50) < looks.next_ms {
-            return;
-        }
-        self.folder_looks = None;
-        if self.folder.write_held() && now_ms < looks.until_ms {
-            self.folder_looks = Some(FolderLooks {
-                next_ms: now_ms.saturating_add(FOLDER_LOOK_MS),
-                until_ms: looks.until_ms,
-            });
+        if self.folder.write_held() && self.folder_looks.again(now_ms, until_ms) {
             self.send(Command::SetTimeout(FOLDER_LOOK_MS as f64 / 1000.0));
         }
     }

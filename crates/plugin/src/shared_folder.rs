@@ -190,3 +190,64 @@ fn is_fresh(path: &Path) -> bool {
         .and_then(|written| SystemTime::now().duration_since(written).ok())
         .is_some_and(|age| age < FRESH)
 }
+
+/// How long apart the instance looks whether its folder was made private, while entries of the
+/// record wait, and for how long after the latest (the command makes it private as it gets its
+/// reply: the first look finds it so; a bare `zellij pipe` waits for the next command).
+pub const FOLDER_LOOK_MS: u64 = 500;
+const FOLDER_LOOKS_FOR_MS: u64 = 60_000;
+
+/// When the instance next looks at its folder, and until when it looks (none: it does not).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FolderLooks(Option<Looks>);
+
+#[derive(Clone, Copy, Debug)]
+struct Looks {
+    next_ms: u64,
+    until_ms: u64,
+}
+
+impl FolderLooks {
+    /// Entries wait as of `now_ms`: looks go on for a while from now. True when a timer is to be
+    /// set for the next look (none is set yet).
+    pub fn wait(&mut self, now_ms: u64) -> bool {
+        let until_ms = now_ms.saturating_add(FOLDER_LOOKS_FOR_MS);
+        match &mut self.0 {
+            Some(looks) => {
+                looks.until_ms = until_ms;
+                false
+            }
+            None => {
+                self.0 = Some(Looks {
+                    next_ms: now_ms.saturating_add(FOLDER_LOOK_MS),
+                    until_ms,
+                });
+                true
+            }
+        }
+    }
+
+    /// Whether a timer at `now_ms` is the look's (other timers come too): it is then over, and
+    /// this gives until when looks go on, for `again`.
+    pub fn due(&mut self, now_ms: u64) -> Option<u64> {
+        let looks = self.0?;
+        if now_ms.saturating_add(50) < looks.next_ms {
+            return None;
+        }
+        self.0 = None;
+        Some(looks.until_ms)
+    }
+
+    /// After a due look that found entries still waiting: the next look, unless their time
+    /// (`until_ms`) is over. True when a timer is to be set.
+    pub fn again(&mut self, now_ms: u64, until_ms: u64) -> bool {
+        if now_ms >= until_ms {
+            return false;
+        }
+        self.0 = Some(Looks {
+            next_ms: now_ms.saturating_add(FOLDER_LOOK_MS),
+            until_ms,
+        });
+        true
+    }
+}
