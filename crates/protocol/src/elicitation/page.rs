@@ -231,8 +231,10 @@ fn rules(field: &Field) -> Option<String> {
         Kind::Boolean { .. } | Kind::Choice { .. } => Vec::new(),
     };
     let mut text = parts.join(", ");
-    if let Some(first) = text.get(..1) {
-        text = first.to_uppercase() + &text[1..];
+    // The first byte, when it is a whole character: ASCII, uppercased in place (str's
+    // `to_uppercase` would bring its Unicode code into the plugin for it).
+    if let Some(first) = text.get_mut(..1) {
+        first.make_ascii_uppercase();
     }
     (!text.is_empty()).then_some(text)
 }
