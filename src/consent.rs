@@ -13,7 +13,7 @@
 
 use ask_popup_protocol::approval::{decision, Decision, ALLOW_ALWAYS, ALLOW_ONCE};
 use ask_popup_protocol::elicitation::page::FormPage;
-use ask_popup_protocol::envelope::Envelope;
+use ask_popup_protocol::envelope::{AnswerDetail, Envelope};
 use ask_popup_protocol::request::{self, Questionnaire};
 use serde_json::{Map, Value};
 
@@ -132,7 +132,13 @@ pub fn form_page(payload: &str, id: &str, envelope: &str) -> FormAnswer {
         Ok(envelope) => envelope,
         Err(ended) => return ended,
     };
-    let Some(form): Option<FormPage> = request::parse(payload).ok().and_then(|q| q.form) else {
+    let Ok(questionnaire) = request::parse(payload) else {
+        return FormAnswer::Unanswered("the popup cannot show this form".to_owned());
+    };
+    if !rows_offered(&questionnaire, &envelope.details.answers) {
+        return FormAnswer::Unanswered("an answer names a row the form did not offer".to_owned());
+    }
+    let Some(form): Option<FormPage> = questionnaire.form else {
         return FormAnswer::Unanswered("the popup cannot show this form".to_owned());
     };
     if form.form.fields.is_empty() {
@@ -147,6 +153,24 @@ pub fn form_page(payload: &str, id: &str, envelope: &str) -> FormAnswer {
             form.form.fields.get(i).map_or("", |f| f.name.as_str())
         )),
     }
+}
+
+/// Whether every answer of `answers` is to a question `questionnaire` asked, and names only
+/// rows that question offered (a typed answer names none: its field checks it). An envelope
+/// whose answer names anything else is not the popup's for this request.
+fn rows_offered(questionnaire: &Questionnaire, answers: &[AnswerDetail]) -> bool {
+    answers.iter().all(|answer| {
+        let Some(question) = questionnaire.questions.get(answer.question_index) else {
+            return false;
+        };
+        let offered = |label: &str| question.options.iter().any(|o| o.label == label);
+        match answer.kind.as_ref() {
+            "option" => answer.answer.as_deref().is_some_and(offered),
+            "multi" => answer.selected.iter().all(|label| offered(label)),
+            "custom" => true,
+            _ => false,
+        }
+    })
 }
 
 /// What a yes-or-no question (the request `payload`, asked under `id`: a URL to visit, a form
@@ -245,6 +269,30 @@ mod tests {
         ] {
             assert_eq!(approval(APPROVAL, "r1", &envelope), None, "{envelope}");
         }
+    }
+
+    #[test]
+    fn a_form_page_accepts_only_rows_it_offered() {
+        let page = r#"{"form":{"server":"s","message":"m","schema":{"type":"object","properties":{"pick":{"type":"string","enum":["a","b"]}}}}}"#;
+        let q = request::parse(page).unwrap();
+        let picked = |row: &str| {
+            let mut responses = Responses::empty(1);
+            responses.answers[0] = Some(Answer::Option(0));
+            envelope::outcome(&q, &Outcome::Submitted(responses), Some("r1"))
+                .replace("\"answer\":\"a\"", &format!("\"answer\":\"{row}\""))
+        };
+        let FormAnswer::Accept(consent) = form_page(page, "r1", &picked("a")) else {
+            panic!("the person's pick of a row offered is accepted");
+        };
+        assert_eq!(consent.content()["pick"], "a");
+        assert!(matches!(
+            form_page(page, "r1", &picked("Accept")),
+            FormAnswer::Unanswered(_)
+        ));
+        assert!(matches!(
+            form_page(page, "r2", &picked("a")),
+            FormAnswer::Unanswered(_)
+        ));
     }
 
     #[test]

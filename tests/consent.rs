@@ -471,10 +471,13 @@ fn form_stand(stand: Stand) -> Stand {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 10,
+        cases: 16,
         // Each case runs whole processes: shrinking keeps to a few steps.
         max_shrink_iters: 64,
         failure_persistence: None,
+        // The same cases every run, so that the test command never fails on one an earlier run
+        // did not try; to look further, run it with other seeds (cases found go below as tests).
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5e1f_c0de_2026),
         ..ProptestConfig::default()
     })]
 
@@ -511,6 +514,24 @@ fn an_empty_form_is_never_accepted_without_the_person() {
             stand,
         })
         .collect();
+    no_yes_in(&world, &batch, Duration::from_secs(4)).unwrap();
+}
+
+/// Found by the property above: a form's optional choice answered, for its own id, with a row
+/// it never offered (`Accept`) was read as the field left empty, and the form accepted.
+#[test]
+fn a_form_answered_with_a_row_it_did_not_offer_is_not_accepted() {
+    let world = World::new();
+    let form = json!({"hook_event_name": "Elicitation", "mcp_server_name": "s", "message": "m",
+        "mode": "form", "requested_schema": {"type": "object", "properties": {
+            "pick": {"type": "string", "enum": ["a", "b"]},
+            "many": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}}}}})
+    .to_string();
+    let batch = vec![Run {
+        hook: "claude-elicitation",
+        input: form,
+        stand: Stand::Unoffered,
+    }];
     no_yes_in(&world, &batch, Duration::from_secs(4)).unwrap();
 }
 
