@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 /// The most bytes the shipped plugin may take. The goal is 600,000 (it was 598,104 before MCP
 /// forms and the private record came); docs/performance.md says where the bytes went and what
 /// has been taken back. Lower it as the plugin shrinks, never raise it to let growth through.
-const BUDGET: u64 = 693_000;
+const BUDGET: u64 = 691_500;
 
 /// Where scripts/build-plugin.sh leaves the plugin: cargo's build and the shrunk one beside it.
 fn plugin_dir() -> PathBuf {

@@ -4,8 +4,35 @@
 //! reply's size, not its text: the reply is its caller's alone (the record, the events and
 //! those messages say it as others are shown it, a form's secrets hidden).
 
-use crate::broker::{Effect, PipeIn, PEER_PIPE};
-use crate::incoming::{floating_shown, other_clients, ZellijEvent};
+use crate::broker::{Effect, PipeIn, Source, PEER_PIPE};
+use crate::incoming::{floating_shown, other_clients, ClosedPane, ZellijEvent};
+use std::fmt::Display;
+
+/// `text` in double quotes, with a quote, a backslash and a control character escaped: read as
+/// Rust's `{:?}` reads, without bringing its Unicode tables into the plugin.
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `[a, b]`.
+fn list<T: Display>(items: &[T]) -> String {
+    let items: Vec<String> = items.iter().map(ToString::to_string).collect();
+    format!("[{}]", items.join(", "))
+}
 
 /// What the trace says of an event (None: nothing, as for a mode update). The popup is plugin
 /// `plugin_id`'s pane.
@@ -15,7 +42,9 @@ pub fn event(event: &ZellijEvent, plugin_id: Option<u32>) -> Option<String> {
             let others = other_clients(tabs);
             let floating = floating_shown(tabs);
             format!(
-                "tab update, other clients {others:?}, floating panes shown on tabs {floating:?}"
+                "tab update, other clients {}, floating panes shown on tabs {}",
+                list(&others),
+                list(&floating)
             )
         }
         ZellijEvent::PaneUpdate(panes) => {
@@ -33,7 +62,8 @@ pub fn event(event: &ZellijEvent, plugin_id: Option<u32>) -> Option<String> {
         ZellijEvent::PastedText(_) => "paste".to_owned(),
         ZellijEvent::Timer => "timer".to_owned(),
         ZellijEvent::BeforeClose => "before close".to_owned(),
-        ZellijEvent::PaneClosed(pane) => format!("pane closed {pane:?}"),
+        ZellijEvent::PaneClosed(ClosedPane::Terminal(id)) => format!("pane closed terminal {id}"),
+        ZellijEvent::PaneClosed(ClosedPane::Plugin(id)) => format!("pane closed plugin {id}"),
         ZellijEvent::ModeUpdate(_) | ZellijEvent::Other => return None,
     };
     Some(said)
@@ -44,11 +74,20 @@ pub fn event(event: &ZellijEvent, plugin_id: Option<u32>) -> Option<String> {
 pub fn pipe(msg: &PipeIn) -> String {
     let payload = msg.payload.as_deref().unwrap_or("");
     let shown = if msg.name == PEER_PIPE { payload } else { "" };
+    let source = match &msg.source {
+        Source::Cli(id) => format!("cli {}", quoted(id)),
+        Source::Plugin(id) => format!("plugin {id}"),
+        Source::Keybind => "keybind".to_owned(),
+    };
+    let args: Vec<String> = msg
+        .args
+        .iter()
+        .map(|(k, v)| format!("{}: {}", quoted(k), quoted(v)))
+        .collect();
     format!(
-        "pipe {:?} {:?} args {:?}, {} bytes {}",
-        msg.name,
-        msg.source,
-        msg.args,
+        "pipe {} {source} args {{{}}}, {} bytes {}",
+        quoted(&msg.name),
+        args.join(", "),
         payload.len(),
         shown
     )
@@ -60,11 +99,33 @@ pub fn says_effect(effect: &Effect) -> bool {
     !matches!(effect, Effect::Render | Effect::IgnoredPeerMessage { .. })
 }
 
-/// What the trace says of an effect done.
+/// What the trace says of an effect done: its kind and what it names, a reply's size only.
 pub fn effect(effect: &Effect) -> String {
     match effect {
-        Effect::Reply { pipe, output } => format!("Reply to {pipe:?}, {} bytes", output.len()),
-        _ => format!("{effect:?}"),
+        Effect::Block(pipe) => format!("Block {}", quoted(pipe)),
+        Effect::Reply { pipe, output } => {
+            format!("Reply to {}, {} bytes", quoted(pipe), output.len())
+        }
+        Effect::Broadcast { name, payload } => {
+            format!("Broadcast {} {}", quoted(name), quoted(payload))
+        }
+        Effect::Peer(message) => format!("Peer {}", quoted(message)),
+        Effect::IgnoredPeerMessage { from_plugin } => ignored(*from_plugin),
+        Effect::RenamePane { pane, title } => format!("RenamePane {pane} {}", quoted(title)),
+        Effect::SetOwnTitle(title) => format!("SetOwnTitle {}", quoted(title)),
+        Effect::SetTimer(seconds) => format!("SetTimer {} ms", (seconds * 1000.0) as u64),
+        Effect::Record(line) => format!("Record {}", quoted(line)),
+        Effect::SwitchSession(name) => format!("SwitchSession {}", quoted(name)),
+        Effect::KeepAcrossReload(kept) => format!("KeepAcrossReload {}", quoted(kept)),
+        Effect::Show => "Show".to_owned(),
+        Effect::ShowAsPlaced => "ShowAsPlaced".to_owned(),
+        Effect::Hide => "Hide".to_owned(),
+        Effect::RequestPermission => "RequestPermission".to_owned(),
+        Effect::Render => "Render".to_owned(),
+        Effect::Fit => "Fit".to_owned(),
+        Effect::FitAnew => "FitAnew".to_owned(),
+        Effect::OpenHistory => "OpenHistory".to_owned(),
+        Effect::ForgetKeptAcrossReload => "ForgetKeptAcrossReload".to_owned(),
     }
 }
 
@@ -72,7 +133,10 @@ pub fn effect(effect: &Effect) -> String {
 /// from plugin `from_plugin` (None: a keybinding).
 pub fn ignored(from_plugin: Option<u32>) -> String {
     match from_plugin {
-        Some(id) => format!("ignored {PEER_PIPE:?} from plugin {id}, not this one"),
-        None => format!("ignored {PEER_PIPE:?} from a keybinding"),
+        Some(id) => format!(
+            "ignored {} from plugin {id}, not this one",
+            quoted(PEER_PIPE)
+        ),
+        None => format!("ignored {} from a keybinding", quoted(PEER_PIPE)),
     }
 }
