@@ -543,49 +543,31 @@ fn the_persons_yes_gets_through() {
     let approval = json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash",
         "tool_input": {"command": "ls"}})
     .to_string();
-    let mut child = world
-        .hook("claude-approval", Stand::Unoffered)
-        .env("STAND", "unoffered")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(approval.as_bytes())
-        .unwrap();
+    // What `claude-approval` prints for `approval` with the stand-in `stand` (by its name).
+    let printed = |stand: &str| {
+        let mut child = world
+            .hook("claude-approval", Stand::Never)
+            .env("STAND", stand)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(approval.as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
     // `unoffered` picks "Allow always", which this approval (no suggestions) does not offer.
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let unoffered = printed("unoffered");
+    assert!(unoffered.is_empty(), "{unoffered}");
     // A stand-in answering "Allow once" for this id, as the popup does for the person.
-    let zellij = world.path().join("bin/zellij");
     let script = STAND_IN.replace(
         "case $STAND in",
         "case $STAND in\n      person) envelope \"$id\" false '' \"$(pick option 'Allow once')\";;",
     );
-    std::fs::write(&zellij, script).unwrap();
-    let mut child = world
-        .hook("claude-approval", Stand::Never)
-        .env("STAND", "person")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(approval.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(is_yes("claude-approval", &stdout), "{stdout}");
+    std::fs::write(world.path().join("bin/zellij"), script).unwrap();
+    let person = printed("person");
+    assert!(is_yes("claude-approval", &person), "{person}");
 }

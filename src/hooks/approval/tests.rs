@@ -23,6 +23,15 @@ fn request() -> HookRequest {
         .unwrap()
 }
 
+/// The labels of the approval's rows.
+fn labels(q: &request::Questionnaire) -> Vec<&str> {
+    q.questions[0]
+        .options
+        .iter()
+        .map(|o| o.label.as_str())
+        .collect()
+}
+
 fn envelope_of(outcome: Outcome) -> String {
     let questionnaire = request::parse(&request().payload).expect("a valid approval");
     envelope::outcome(&questionnaire, &outcome, Some("r1"))
@@ -70,11 +79,7 @@ fn without_suggestions_there_is_no_always() {
         .unwrap()
         .unwrap();
     let q = request::parse(&r.payload).unwrap();
-    let labels: Vec<&str> = q.questions[0]
-        .options
-        .iter()
-        .map(|o| o.label.as_str())
-        .collect();
+    let labels = labels(&q);
     assert_eq!(labels, [ALLOW_ONCE, DENY]);
     // An Always that was not offered allows nothing.
     let env = envelope::outcome(
@@ -194,11 +199,7 @@ fn codexs_prompt_has_no_always_and_the_same_output() {
     assert_eq!(r.transcript, None);
     let q = request::parse(&r.payload).unwrap();
     assert_eq!(q.questions[0].question, "Allow codex to use Bash: touch x?");
-    let labels: Vec<&str> = q.questions[0]
-        .options
-        .iter()
-        .map(|o| o.label.as_str())
-        .collect();
+    let labels = labels(&q);
     assert_eq!(labels, [ALLOW_ONCE, DENY]);
     let allow = envelope::outcome(
         &q,
@@ -225,11 +226,7 @@ fn a_command_too_long_to_show_whole_offers_no_allow_and_says_how_much_is_not_sho
         .unwrap()
         .unwrap();
     let q = request::parse(&r.payload).expect("a valid approval");
-    let labels: Vec<&str> = q.questions[0]
-        .options
-        .iter()
-        .map(|o| o.label.as_str())
-        .collect();
+    let labels = labels(&q);
     assert_eq!(labels, [DENY, "Decide in claude's own prompt"]);
     let preview = q.questions[0].options[0].preview.as_deref().unwrap();
     assert!(
