@@ -75,9 +75,10 @@ pub fn pipe(msg: &PipeIn) -> String {
     let payload = msg.payload.as_deref().unwrap_or("");
     let shown = if msg.name == PEER_PIPE { payload } else { "" };
     let source = match &msg.source {
-        Source::Cli(id) => format!("cli {}", quoted(id)),
-        Source::Plugin(id) => format!("plugin {id}"),
-        Source::Keybind => "keybind".to_owned(),
+        // As its `Debug` writes it (the e2e tests read the CLI pipe's id from the trace).
+        Source::Cli(id) => format!("Cli({})", quoted(id)),
+        Source::Plugin(id) => format!("Plugin({id})"),
+        Source::Keybind => "Keybind".to_owned(),
     };
     let args: Vec<String> = msg
         .args
@@ -138,5 +139,37 @@ pub fn ignored(from_plugin: Option<u32>) -> String {
             quoted(PEER_PIPE)
         ),
         None => format!("ignored {} from a keybinding", quoted(PEER_PIPE)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// The trace says a pipe as `{:?}` said it (the e2e tests read a CLI pipe's id from it),
+    /// without `Debug` in the plugin.
+    #[test]
+    fn a_pipe_reads_as_its_debug_form() {
+        for source in [
+            Source::Cli("p\"1".into()),
+            Source::Plugin(3),
+            Source::Keybind,
+        ] {
+            let args = BTreeMap::from([
+                ("agent".to_owned(), "real".to_owned()),
+                ("id".to_owned(), "real-1\n".to_owned()),
+            ]);
+            let msg = PipeIn {
+                source: source.clone(),
+                name: "ask".into(),
+                payload: Some("x".into()),
+                args: args.clone(),
+            };
+            assert_eq!(
+                pipe(&msg),
+                format!("pipe \"ask\" {source:?} args {args:?}, 1 bytes ")
+            );
+        }
     }
 }
