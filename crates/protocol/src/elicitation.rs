@@ -16,6 +16,7 @@ use thiserror::Error;
 
 pub mod answers;
 mod formats;
+pub mod number;
 pub mod page;
 
 /// At most this many fields are taken from a form (the dialog pages them four at a time).
@@ -278,7 +279,7 @@ impl Field {
             Kind::Number { .. } if typed.trim().is_empty() => None,
             Kind::Number { integer: true, .. } => {
                 let n: i64 = typed.trim().parse().map_err(|_| {
-                    if typed.trim().parse::<f64>().is_ok_and(f64::is_finite) {
+                    if number::read(typed).is_some() {
                         Misfit::NotInteger
                     } else {
                         Misfit::NotNumber
@@ -287,12 +288,7 @@ impl Field {
                 Some(Value::from(n))
             }
             Kind::Number { .. } => {
-                let n: f64 = typed
-                    .trim()
-                    .parse()
-                    .ok()
-                    .filter(|n: &f64| n.is_finite())
-                    .ok_or(Misfit::NotNumber)?;
+                let n = number::read(typed).ok_or(Misfit::NotNumber)?;
                 // A whole number is sent as one (`3`, not `3.0`).
                 Some(if n.fract() == 0.0 && n.abs() < 9e15 {
                     Value::from(n as i64)
@@ -347,10 +343,10 @@ impl Field {
                     return Err(Misfit::NotInteger);
                 }
                 if let Some(min) = minimum.filter(|min| n < *min) {
-                    return Err(Misfit::BelowMinimum(number_text(min)));
+                    return Err(Misfit::BelowMinimum(number::text(min)));
                 }
                 if let Some(max) = maximum.filter(|max| n > *max) {
-                    return Err(Misfit::AboveMaximum(number_text(max)));
+                    return Err(Misfit::AboveMaximum(number::text(max)));
                 }
                 Ok(())
             }
@@ -517,15 +513,6 @@ fn choices(schema: &Value) -> Result<Option<Vec<Choice>>, &'static str> {
         return Err("an enum with too many choices");
     }
     Ok(Some(list))
-}
-
-/// A bound as the person reads it: `5`, not `5.0`.
-fn number_text(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 9e15 {
-        format!("{}", n as i64)
-    } else {
-        format!("{n}")
-    }
 }
 
 /// What Claude Code hands its `Elicitation` hook on stdin (the fields the popup uses).

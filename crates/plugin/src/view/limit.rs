@@ -66,7 +66,10 @@ pub fn finish(lines: &mut Vec<Line>, cut: bool, text_bytes: usize, width: usize)
 /// A size as people read it.
 fn size(bytes: usize) -> String {
     if bytes >= 1024 * 1024 {
-        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+        // Tenths of a MiB, rounded half up, in whole numbers: formatting an `f64` with `{:.1}`
+        // would carry the standard library's exact float formatting into the plugin.
+        let tenths = (bytes as u64 * 10 + 512 * 1024) / (1024 * 1024);
+        format!("{}.{} MiB", tenths / 10, tenths % 10)
     } else if bytes >= 1024 {
         format!("{} KiB", bytes.div_ceil(1024))
     } else {
@@ -110,5 +113,21 @@ mod tests {
         finish(&mut lines, true, 90_000, 10);
         assert_eq!(lines.len(), 4);
         assert_eq!(lines[3].plain(), "… the res…");
+    }
+
+    #[test]
+    fn a_size_is_said_in_tenths_of_a_mib_as_formatting_a_float_would() {
+        for bytes in [
+            1024 * 1024,
+            1024 * 1024 + 1,
+            1536 * 1024,
+            3 * 1024 * 1024 - 1,
+            10 * 1024 * 1024 - 1,
+            7_340_000,
+        ] {
+            let float = format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0));
+            assert_eq!(super::size(bytes), float, "{bytes} bytes");
+        }
+        assert_eq!(super::size(2048), "2 KiB");
     }
 }

@@ -8,7 +8,7 @@
 //! and a text or number field has no options, only the typed row. The dialog checks each
 //! value against its field as the person types, and sends nothing that does not fit.
 
-use super::{number_text, Field, Form, Kind, TextFormat};
+use super::{number, Field, Form, Kind, TextFormat};
 use crate::question::{Question, QuestionOption, RequestError, MAX_QUESTIONS};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
@@ -210,7 +210,7 @@ fn rules(field: &Field) -> Option<String> {
             } else {
                 "A number"
             };
-            let bounds = span(minimum.map(number_text), maximum.map(number_text), "");
+            let bounds = span(minimum.map(number::text), maximum.map(number::text), "");
             vec![match bounds {
                 Some(bounds) => format!("{what}, {bounds}"),
                 None => what.to_owned(),
