@@ -34,9 +34,12 @@ protocol=$assets/ask-popup-protocol-$version.crate
 tar -xzf "$crate" -C "$work"
 tar -xzf "$protocol" -C "$work"
 src=$work/ask-popup-$version
-# Its build cache, kept across runs: only the registry's crates are reused from it (the crate
-# itself, at another path, is built anew from the unpacked files).
-cache=$PWD/target/crate-install-cache
+# The clone's own target dir, where scripts/install.sh and scripts/release.sh built the command
+# with the same profile: only the registry's crates are reused from it (the crate and the
+# protocol, at other paths, are built anew from the unpacked files, with the plugin the crate
+# carries). A cache of its own built every dependency a second time.
+cache=${CARGO_TARGET_DIR:-target}
+case $cache in /*) ;; *) cache=$PWD/$cache ;; esac
 rm -rf "$root"
 echo "--- cargo install --offline --locked --path <the unpacked ask-popup-$version.crate> ---" >&2
 started=$SECONDS

@@ -11,14 +11,16 @@
 #
 # and target/release-notes.md, the CHANGELOG's entry for this version (the release's text).
 #
-#   bash scripts/release.sh [--target TRIPLE] [--tag vX.Y.Z] [PART...]
+#   bash scripts/release.sh [--target TRIPLE] [--tag vX.Y.Z] [--no-verify] [PART...]
 #
 # PART is plugin, command, crate, pi, sums or notes; without any, all of them, for this
 # machine's target. The release workflow (.github/workflows/release.yml) runs the parts on several runners:
 # the plugin, crate and Pi package once, the command once per target (`--target`, or
 # $ASK_POPUP_RELEASE_TARGET), each with the one plugin ($ASK_POPUP_PLUGIN_WASM: a plugin built
 # before is taken rather than built again), then the sums over everything. --tag checks that the
-# tag being released is this version's. The version is the crate's, and the Pi package, the
+# tag being released is this version's. --no-verify packages the crates without building them
+# (`cargo package --no-verify`): for the test command, where scripts/install-crate.sh builds
+# and installs them from the packaged files right after, as `cargo install` will. The version is the crate's, and the Pi package, the
 # CHANGELOG and the tag must say the same.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,11 +33,13 @@ fail() {
 
 target=${ASK_POPUP_RELEASE_TARGET:-}
 tag=
+verify=()
 parts=()
 while [ $# -gt 0 ]; do
     case $1 in
     --target) target=${2:?--target needs a target triple}; shift 2 ;;
     --tag) tag=${2:?--tag needs a tag}; shift 2 ;;
+    --no-verify) verify=(--no-verify); shift ;;
     plugin | command | crate | pi | sums | notes) parts+=("$1"); shift ;;
     *) fail "unknown argument $1 (see the top of scripts/release.sh)" ;;
     esac
@@ -141,7 +145,8 @@ if wants crate; then
         hash=${hash%.d}
         rm -rf "$built/.fingerprint/ask-popup-protocol-$hash" "$built"/deps/*ask_popup_protocol-"$hash".*
     done
-    env -u ASK_POPUP_PLUGIN_WASM cargo package -p ask-popup-protocol -p ask-popup --locked --allow-dirty >&2
+    env -u ASK_POPUP_PLUGIN_WASM cargo package -p ask-popup-protocol -p ask-popup --locked "${verify[@]}" \
+        --allow-dirty >&2
     rm -rf assets
     crate=${CARGO_TARGET_DIR:-target}/package/ask-popup-$version.crate
     tar -tzf "$crate" | grep -x "ask-popup-$version/assets/ask-popup.wasm" >/dev/null ||

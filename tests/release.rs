@@ -306,13 +306,22 @@ fn sync_clone(clone: &Path) {
 #[test]
 fn cargo_build_release_in_a_fresh_clone_builds_the_command_with_its_plugin() {
     // A Rust user's first step in a clone, before any script: `cargo build --release` builds
-    // the command and, on the way, the plugin it carries (build.rs). The clone and its
-    // target/ live in this checkout's target/ and are kept, so a run builds what changed.
+    // the command and, on the way, the plugin it carries (build.rs). The clone lives in this
+    // checkout's target/ and is kept, so a run builds what changed. It builds into this
+    // checkout's target dir, where the test command built the command in release already:
+    // the registry's crates are taken from there rather than built a second time, and the
+    // clone's own crates (at another path) and the plugin (in build.rs's own target dir, as in
+    // any clone) are built anew.
     let clone = Path::new(MANIFEST_DIR).join("target/fresh-clone/ask-popup");
     sync_clone(&clone);
     assert!(!clone.join("assets").exists() && !clone.join("target/wasm32-wasip1").exists());
+    let target = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => Path::new(MANIFEST_DIR).join(dir),
+        None => Path::new(MANIFEST_DIR).join("target"),
+    };
     let built = Command::new(env!("CARGO"))
-        .args(["build", "--release"])
+        .args(["build", "--release", "--target-dir"])
+        .arg(&target)
         .current_dir(&clone)
         .env_remove("ASK_POPUP_PLUGIN_WASM")
         .env_remove("CARGO_TARGET_DIR")
@@ -330,7 +339,7 @@ fn cargo_build_release_in_a_fresh_clone_builds_the_command_with_its_plugin() {
 
     // The command carries the plugin: `setup zellij` writes it out.
     let config = tempfile::tempdir().expect("a config dir");
-    let out = Command::new(clone.join("target/release/ask-popup"))
+    let out = Command::new(target.join("release/ask-popup"))
         .args(["setup", "zellij", "--write", "--config-dir"])
         .arg(config.path())
         .env("HOME", config.path())
@@ -342,7 +351,7 @@ fn cargo_build_release_in_a_fresh_clone_builds_the_command_with_its_plugin() {
     assert!(carried.starts_with(b"\0asm"), "not a wasm module");
     // It is the plugin build.rs built from the clone's crates/plugin, as
     // scripts/build-plugin.sh builds it.
-    let builds: Vec<PathBuf> = std::fs::read_dir(clone.join("target/release/build"))
+    let builds: Vec<PathBuf> = std::fs::read_dir(target.join("release/build"))
         .expect("the build scripts' dirs")
         .map(|e| e.expect("an entry").path())
         .filter(|dir| {
