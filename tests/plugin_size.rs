@@ -4,10 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-/// The most bytes the shipped plugin may take. The goal is 600,000 (it was 598,104 before MCP
-/// forms and the private record came); docs/performance.md says where the bytes went and what
-/// has been taken back. Lower it as the plugin shrinks, never raise it to let growth through.
-const BUDGET: u64 = 691_500;
+/// The most bytes the shipped plugin may take. The goal was 600,000 (598,104 before MCP forms
+/// and the private record came, 693,683 after); the plugin is 535,746 now, and the budget
+/// leaves room for what the next features need, not for more. docs/performance.md says where
+/// the bytes went and what has been taken back. Lower it as the plugin shrinks, never raise it
+/// to let growth through.
+const BUDGET: u64 = 560_000;
 
 /// Where scripts/build-plugin.sh leaves the plugin: cargo's build and the shrunk one beside it.
 fn plugin_dir() -> PathBuf {

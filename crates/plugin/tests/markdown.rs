@@ -113,3 +113,77 @@ proptest! {
         }
     }
 }
+
+/// Words and the syntax characters of markdown, at random.
+fn words_and_syntax() -> impl Strategy<Value = String> {
+    let pieces = prop_oneof![
+        5 => "[a-z]{1,8}",
+        4 => Just(" ".to_owned()),
+        2 => Just("\n".to_owned()),
+        1 => Just("\n\n".to_owned()),
+        6 => prop::sample::select(vec![
+            "#", "*", "_", "~", "`", "[", "]", "(", ")", "!", "<", ">", "&", "|", "-", "+", "\\",
+            "    ", "\t", "1.", "```", "---", "| --- |", "- [ ] ", "> ", "- ", "</",
+        ])
+        .prop_map(str::to_owned),
+    ];
+    prop::collection::vec(pieces, 0..60).prop_map(|v| v.concat())
+}
+
+/// The words of `md` that must be shown: all but those of a link's destination or title
+/// (after `](`, up to the next `)`) and of a code fence's info string (after three backticks
+/// or tildes, on their line).
+fn shown_words(md: &str) -> Vec<&str> {
+    let bytes = md.as_bytes();
+    let mut hidden = vec![false; md.len()];
+    let mut from = 0;
+    while let Some(at) = md[from..].find("](").map(|i| from + i) {
+        let end = md[at..].find(')').map_or(md.len(), |i| at + i);
+        hidden[at..end].iter_mut().for_each(|h| *h = true);
+        from = at + 2;
+    }
+    let mut line_start = 0;
+    for line in md.split('\n') {
+        for fence in ["```", "~~~"] {
+            if let Some(i) = line.find(fence) {
+                let at = line_start + i;
+                hidden[at..line_start + line.len()]
+                    .iter_mut()
+                    .for_each(|h| *h = true);
+            }
+        }
+        line_start += line.len() + 1;
+    }
+    let mut words = Vec::new();
+    let mut start = None;
+    for i in 0..=bytes.len() {
+        let letter = bytes.get(i).is_some_and(u8::is_ascii_lowercase);
+        match (start, letter) {
+            (None, true) => start = Some(i),
+            (Some(s), false) => {
+                if !hidden[s..i].iter().any(|&h| h) {
+                    words.push(&md[s..i]);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    words
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn every_word_is_shown_and_every_line_fits(md in words_and_syntax(), width in 1usize..100) {
+        for line in render(&md, width) {
+            prop_assert!(line.width() <= width, "{:?} wider than {}", line.plain(), width);
+        }
+        // Wide enough that nothing is wrapped or cut: each word of the text is in some line.
+        let shown: Vec<String> = render(&md, 100_000).iter().map(Line::plain).collect();
+        for word in shown_words(&md) {
+            prop_assert!(shown.iter().any(|line| line.contains(word)), "{:?} lost: {:?}", word, shown);
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! A long markdown text cut into pieces that are parsed one after the other, so the parser's
-//! tree (about seventy bytes per byte of text at worst) is never built for more than `PIECE`
-//! bytes at once.
+//! blocks and inline tokens (tens of bytes per byte of text at worst) are never built for more
+//! than `PIECE` bytes at once, and no scan of the parser goes further than a piece.
 //!
 //! A piece ends at a blank line outside a fenced code block where there is one in its second
 //! half, and the next one then starts as a new block would anyway. Otherwise it ends at a line's

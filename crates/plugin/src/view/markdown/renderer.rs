@@ -3,9 +3,8 @@
 //! lines laid out so far, each fitting the width. What a block's start and end tags do is in
 //! `tags.rs`.
 
-use pulldown_cmark::{Event, HeadingLevel};
-
 use super::code;
+use super::event::Event;
 use super::table::Table;
 use crate::view::limit;
 use crate::view::style::{Line, Role, Span, Style};
@@ -47,7 +46,8 @@ pub(super) enum Inline {
     Paragraph,
     /// Text outside any paragraph: the items of a tight list.
     Implicit,
-    Heading(HeadingLevel),
+    /// A heading of level 1 to 6.
+    Heading(u8),
     Cell,
 }
 
@@ -120,29 +120,26 @@ impl Renderer {
             Event::End(tag) => self.end(tag),
             Event::Text(t) => {
                 if let Some(code) = self.code.as_mut() {
-                    code.push_str(&t);
+                    code.push_str(t);
                 } else if let Some(html) = self.html.as_mut() {
-                    html.push_str(&t);
+                    html.push_str(t);
                 } else {
-                    self.push_inline(&t, self.style());
+                    self.push_inline(t, self.style());
                 }
             }
-            Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
+            Event::Code(t) => {
                 let style = Style {
                     role: Role::Code,
                     ..self.style()
                 };
-                self.push_inline(&t, style);
+                self.push_inline(t, style);
             }
-            Event::Html(t) | Event::InlineHtml(t) => {
+            Event::Html(t) => {
                 if let Some(html) = self.html.as_mut() {
-                    html.push_str(&t);
+                    html.push_str(t);
                 } else {
-                    self.push_inline(&t, Style::new(Role::Dim));
+                    self.push_inline(t, Style::new(Role::Dim));
                 }
-            }
-            Event::FootnoteReference(label) => {
-                self.push_inline(&format!("[^{label}]"), Style::new(Role::Dim));
             }
             Event::SoftBreak => self.push_inline(" ", self.style()),
             Event::HardBreak => {
@@ -183,7 +180,7 @@ impl Renderer {
         let mut style = match self.target {
             Inline::Heading(level) => {
                 let heading = Style::new(Role::Heading).bold();
-                if level == HeadingLevel::H1 {
+                if level == 1 {
                     heading.underline()
                 } else {
                     heading

@@ -1,6 +1,6 @@
 //! Markdown tables: cells laid out in columns that share the width, wrapped within a column.
 
-use pulldown_cmark::Alignment;
+use super::event::Alignment;
 
 use crate::view::style::{Line, Role, Span, Style};
 use crate::view::text;

@@ -2,7 +2,7 @@
 //! and closes containers and lists, starts and finishes paragraphs, headings, code blocks and
 //! tables, and turns inline styles on and off.
 
-use pulldown_cmark::{Tag, TagEnd};
+use super::event::{Tag, TagEnd};
 
 use super::renderer::{Container, Inline, List, Renderer};
 use super::table::Table;
@@ -11,19 +11,19 @@ use crate::view::style::{Line, Role, Span, Style};
 use crate::view::text::push_sanitized;
 
 impl Renderer {
-    pub(super) fn start(&mut self, tag: Tag<'_>) {
+    pub(super) fn start(&mut self, tag: Tag) {
         match tag {
             Tag::Paragraph => self.start_paragraph(),
-            Tag::Heading { level, .. } => {
+            Tag::Heading(level) => {
                 self.open_block();
                 self.target = Inline::Heading(level);
             }
-            Tag::BlockQuote(_) => {
+            Tag::BlockQuote => {
                 self.open_block();
                 self.containers.push(Container::Quote);
                 self.quotes += 1;
             }
-            Tag::CodeBlock(_) => {
+            Tag::CodeBlock => {
                 self.open_block();
                 self.code = Some(String::new());
             }
@@ -56,19 +56,11 @@ impl Renderer {
             Tag::Emphasis => self.emphasis += 1,
             Tag::Strong => self.strong += 1,
             Tag::Strikethrough => self.strike += 1,
-            Tag::Link { .. } => self.link += 1,
-            Tag::Image { .. } => {
+            Tag::Link => self.link += 1,
+            Tag::Image => {
                 self.push_inline("[image: ", Style::new(Role::Dim));
                 self.image += 1;
             }
-            // Not enabled in the parser options; their content flows as ordinary text.
-            Tag::FootnoteDefinition(_)
-            | Tag::DefinitionList
-            | Tag::DefinitionListTitle
-            | Tag::DefinitionListDefinition
-            | Tag::Superscript
-            | Tag::Subscript
-            | Tag::MetadataBlock(_) => {}
         }
     }
 
@@ -130,11 +122,11 @@ impl Renderer {
 
     pub(super) fn end(&mut self, tag: TagEnd) {
         match tag {
-            TagEnd::Paragraph | TagEnd::Heading(_) => {
+            TagEnd::Paragraph | TagEnd::Heading => {
                 self.flush_inline();
                 self.pending_blank = true;
             }
-            TagEnd::BlockQuote(_) => {
+            TagEnd::BlockQuote => {
                 self.flush_inline();
                 if matches!(self.containers.last(), Some(Container::Quote)) {
                     self.containers.pop();
@@ -149,7 +141,7 @@ impl Renderer {
                 self.pending_blank = true;
             }
             TagEnd::HtmlBlock => self.end_html_block(),
-            TagEnd::List(_) => {
+            TagEnd::List => {
                 self.flush_inline();
                 self.lists.pop();
                 self.pending_blank = true;
@@ -186,13 +178,6 @@ impl Renderer {
                 self.image = self.image.saturating_sub(1);
                 self.push_inline("]", Style::new(Role::Dim));
             }
-            TagEnd::FootnoteDefinition
-            | TagEnd::DefinitionList
-            | TagEnd::DefinitionListTitle
-            | TagEnd::DefinitionListDefinition
-            | TagEnd::Superscript
-            | TagEnd::Subscript
-            | TagEnd::MetadataBlock(_) => {}
         }
     }
 
