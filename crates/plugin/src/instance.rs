@@ -60,6 +60,10 @@ pub struct Instance {
     /// Loaded for a client other than the first, it has not asked for its permissions
     /// yet (see `zellij_command::start`).
     starts_later: bool,
+    /// Whether the folder is still to be looked at for the record (`SharedFolder::
+    /// is_private`, which leaves a notice where it is not): with the first event after the
+    /// grant, not before the first question's first frame.
+    folder_unseen: bool,
     /// Where kept replies and the record are written.
     folder: SharedFolder,
     /// While entries of the record wait for the folder to be made private: when the instance
@@ -128,12 +132,9 @@ impl Instance {
             // client alone.
             None => log_line::write(format_args!("ask-popup: Zellij did not say its ids")),
         }
-        self.recall_kept();
-        if history {
-            // Where Zellij made the folder as the plugin loaded, the command finds it by the
-            // notice left now, and makes it private before the first entry.
-            self.folder.is_private();
-        }
+        // Where Zellij made the folder as the plugin loaded, the command finds it by the
+        // notice left soon (`folder_unseen`), and makes it private before the first entry.
+        self.folder_unseen = history;
         self.broker.set_epoch(epoch_ms);
         // The first question loads the plugin, and Zellij holds it back until the user
         // answers the permission request, which it draws in this pane: a pane that a pipe
@@ -142,6 +143,11 @@ impl Instance {
         // show until it is answered, and every event, a timer too, waits with Zellij.) The
         // instance of a client other than the first does so a moment later (see `start`).
         self.starts_later = zellij_command::starts_later(self.client_id);
+        // Zellij loads every client's instance before it hands the first question to any:
+        // one that starts later reads the replies kept across a reload when it starts.
+        if !self.starts_later {
+            self.recall_kept();
+        }
         self.commands.extend(zellij_command::start(self.client_id));
         std::mem::take(&mut self.commands)
     }
@@ -188,12 +194,18 @@ impl Instance {
             // in the broker for the grant.)
             if matches!(event, ZellijEvent::Timer) {
                 self.starts_later = false;
+                self.recall_kept();
                 self.commands.extend(zellij_command::start_now());
             }
             return false;
         }
         self.broker.set_clock(now_ms);
         self.send_deferred();
+        if self.folder_unseen && !self.broker.awaits_permission() {
+            // The first event after the grant's: the first question's frame is drawn.
+            self.folder_unseen = false;
+            self.folder.is_private();
+        }
         if self.trace {
             if let Some(said) = trace::event(&event, self.plugin_id) {
                 self.log(format_args!("{said}"));

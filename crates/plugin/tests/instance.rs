@@ -269,11 +269,27 @@ fn an_answer_writes_the_reply_then_releases_the_pipe_hides_and_is_recorded() {
 }
 
 #[test]
+fn the_folder_is_looked_at_after_the_first_questions_frame_not_before() {
+    use ask_popup_protocol::history::NO_RECORD;
+    let folder = TempDir::new().unwrap();
+    let notice = folder.path().join(NO_RECORD);
+    let (mut instance, _) = loaded(&folder, 1);
+    assert!(!notice.exists(), "looked at as it loaded");
+    instance.pipe_wire(ask("p1"), 5);
+    let granted = instance.event(ZellijEvent::PermissionRequestResult(true), 10);
+    assert!(granted.render, "the question's first frame");
+    assert!(!notice.exists(), "looked at before the first frame");
+    instance.event(ZellijEvent::Timer, 20);
+    assert!(notice.exists(), "the command finds the folder by the notice");
+}
+
+#[test]
 fn a_record_waits_for_its_folder_to_be_made_private_and_a_timer_looks_again() {
     use ask_popup_protocol::history::{FILE_NAME, NO_RECORD};
     let folder = TempDir::new().unwrap();
     let mut instance = ready(&folder);
-    // Said as it loads, so that the command finds the folder before the first entry.
+    // Said soon after the grant, so that the command finds the folder before the first
+    // entry.
     assert!(folder.path().join(NO_RECORD).exists());
     instance.pipe_wire(ask("p1"), 500);
     instance.event(ZellijEvent::Timer, 510);
