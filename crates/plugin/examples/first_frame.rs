@@ -92,6 +92,44 @@ fn main() {
         steps + usize::from(ahead),
         ansi.len()
     );
+    // As `benches/e2e_latency.sh` answers: Enter on the first question (its focused option
+    // picked, the next tab shown), back to the Submit tab (Left twice), and the Enter that
+    // submits (the one question's own Enter): what the broker does before the reply goes out
+    // (`submit`).
+    if case != "one" {
+        let effects = pick(&mut broker);
+        assert!(
+            !effects.iter().any(|e| matches!(e, Effect::Reply { .. })),
+            "answered before the Submit tab"
+        );
+        for _ in 0..2 {
+            broker.key(KeyPress::plain(KeyName::Left));
+        }
+        let _ = to_ansi(broker.render(rect.height - 2, rect.width - 2));
+    }
+    let (reply, effects) = submit(&mut broker);
+    eprintln!(
+        "submitted: a reply of {} bytes, {effects} effects",
+        reply.expect("the reply")
+    );
+}
+
+/// Enter on a question: its focused option picked.
+#[inline(never)]
+fn pick(broker: &mut Broker) -> Vec<Effect> {
+    black_box(broker.key(KeyPress::plain(KeyName::Enter)))
+}
+
+/// Enter on the Submit tab: the envelope built, the reply, the record, the broadcasts. The
+/// reply's size and how many effects came.
+#[inline(never)]
+fn submit(broker: &mut Broker) -> (Option<usize>, usize) {
+    let effects = black_box(broker.key(KeyPress::plain(KeyName::Enter)));
+    let reply = effects.iter().find_map(|e| match e {
+        Effect::Reply { output, .. } => Some(output.len()),
+        _ => None,
+    });
+    (reply, effects.len())
 }
 
 /// One step of laying out ahead (a timer of the plugin's after a frame); whether more follow.
