@@ -11,6 +11,8 @@
 #   zellij-web      the same, and a Zellij 0.45.1 built without the web server is built again
 #   chromium        headless, the browser of the web client's e2e tests
 #   sshd            OpenSSH's server and client, the other machine of the remote e2e tests
+#   desktop         a session bus (dbus-daemon, dbus-send, gdbus) and a notification server
+#                   (dunst, dunstctl) on an X server (Xvfb): the desktop notification's e2e tests
 #
 # Without a TOOL, all of them: what `scripts/test.sh` needs. The demo asks for what it needs
 # only (scripts/demo.sh). Idempotent: a second run only prints what it found.
@@ -116,7 +118,23 @@ sshd() {
     fi
 }
 
-[ $# -gt 0 ] || set -- wasm32-wasip1 tmux wasm-opt openssl zellij-web chromium sshd
+# Debian's packages; dunst draws on Xvfb, dunstctl talks to it with dbus-send.
+desktop() {
+    local missing=()
+    command -v dbus-daemon >/dev/null 2>&1 || missing+=(dbus-daemon)
+    command -v dbus-send >/dev/null 2>&1 || missing+=(dbus-bin)
+    command -v gdbus >/dev/null 2>&1 || missing+=(libglib2.0-bin)
+    command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
+    command -v dunst >/dev/null 2>&1 && command -v dunstctl >/dev/null 2>&1 || missing+=(dunst)
+    if [ ${#missing[@]} -eq 0 ]; then
+        echo "desktop: $(dunst -v 2>/dev/null | head -n 1)"
+    else
+        apt_install "${missing[@]}"
+        echo "desktop: installed ${missing[*]}"
+    fi
+}
+
+[ $# -gt 0 ] || set -- wasm32-wasip1 tmux wasm-opt openssl zellij-web chromium sshd desktop
 for tool in "$@"; do
     case $tool in
     wasm32-wasip1) wasm_target ;;
@@ -127,6 +145,7 @@ for tool in "$@"; do
     zellij-web) zellij_ web ;;
     chromium) chromium ;;
     sshd) sshd ;;
+    desktop) desktop ;;
     *)
         echo "ensure-tools.sh: no tool $tool (see the top of scripts/ensure-tools.sh)" >&2
         exit 2

@@ -171,6 +171,30 @@ fn an_entry_reads_as_when_who_and_each_question_with_its_answer() {
 }
 
 #[test]
+fn an_entry_answered_from_the_notification_says_so_and_reads_back() {
+    let entry = Entry {
+        answered_from: Some("notification".to_owned()),
+        ..entry("claude", 0, ANSWERED)
+    };
+    assert_eq!(Entry::from_line(&entry.to_line()), Some(entry.clone()));
+    let when = When {
+        year: 2026,
+        month: 12,
+        day: 3,
+        hour: 9,
+        minute: 5,
+    };
+    let text = block(&entry, when);
+    assert!(
+        text.starts_with(
+            "2026-12-03 09:05 · claude (pane 3) · session work · answered (from the \
+             notification) · id-0\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn for_scripts_an_entry_is_a_json_line_with_the_replys_details() {
     let line = json_line(&entry("claude", 0, ANSWERED));
     let value: serde_json::Value = serde_json::from_str(&line).unwrap();

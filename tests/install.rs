@@ -250,6 +250,64 @@ fn the_doctor_prints_what_a_config_holds_cleaned_for_the_terminal() {
 }
 
 #[test]
+fn the_doctor_says_whether_desktop_actions_are_available_and_why_not() {
+    let home = Home::new("doctor-desktop");
+    let doctor = |env: &[(&str, &str)]| {
+        let mut command = home.command(env!("CARGO_BIN_EXE_ask-popup"));
+        command.arg("doctor").envs(env.iter().copied());
+        let out = command.output().expect("run ask-popup doctor");
+        let report = String::from_utf8_lossy(&out.stdout).into_owned();
+        line(&report, "desktop actions").to_owned()
+    };
+    let nowhere = format!("unix:path={}", home.root.join("no-bus").display());
+    let cases = [
+        (
+            vec![],
+            "no session bus (DBUS_SESSION_BUS_ADDRESS is not set",
+        ),
+        (
+            vec![("DBUS_SESSION_BUS_ADDRESS", nowhere.as_str())],
+            "no notification server on the session bus",
+        ),
+        (
+            vec![
+                ("DBUS_SESSION_BUS_ADDRESS", nowhere.as_str()),
+                ("ASK_POPUP_DESKTOP_ACTIONS", "off"),
+            ],
+            "turned off (ASK_POPUP_DESKTOP_ACTIONS=off)",
+        ),
+        (
+            vec![
+                ("DBUS_SESSION_BUS_ADDRESS", nowhere.as_str()),
+                ("ASK_POPUP_TERMINAL_NOTIFY", "off"),
+            ],
+            "turned off (ASK_POPUP_TERMINAL_NOTIFY=off)",
+        ),
+    ];
+    for (env, why) in cases {
+        let said = doctor(&env);
+        // Not a failure: the terminal's notification is told instead.
+        assert!(
+            said.starts_with('–') && said.contains(&format!("not available: {why}")),
+            "{env:?}: {said}"
+        );
+    }
+    // The config file turns it off too.
+    let config = home.home().join(".config/ask-popup");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[notify]\ndesktop_actions = false\n",
+    )
+    .unwrap();
+    let said = doctor(&[("DBUS_SESSION_BUS_ADDRESS", nowhere.as_str())]);
+    assert!(
+        said.contains("turned off (notify.desktop_actions = false in "),
+        "{said}"
+    );
+}
+
+#[test]
 fn doctor_names_each_broken_state_with_its_fix_and_passes_once_set_up() {
     let home = Home::new("doctor");
     // No zellij at all.

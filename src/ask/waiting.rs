@@ -5,6 +5,7 @@
 use super::caller::{self as ask, Caller};
 use super::stop::Stop;
 use crate::inbox::copies;
+use crate::notify::desktop_notice::DesktopNotice;
 use crate::notify::notice as notify;
 use crate::remote::client::ask_through_socket;
 use crate::remote::server as serve;
@@ -100,11 +101,14 @@ impl Zellij {
         } else {
             notify::Notice::none()
         };
-        // The asking pane's own terminal (none for `ask-popup serve`: the caller's command
-        // tells its own, on the other machine).
-        if self.session.is_none() && caller.pane_id.is_some() {
-            notify::tell_terminal(caller, line);
-        }
+        // The desktop notification with actions, where a notification server shows them, else
+        // the asking pane's own terminal (none for `ask-popup serve`: the caller's command
+        // tells its own, on the other machine). Closed when this ends, however it ends.
+        let _told = if self.session.is_none() && extra.is_empty() {
+            DesktopNotice::start(self, caller, line, caller.pane_id.is_some())
+        } else {
+            DesktopNotice::none()
+        };
         let mut args = caller.pipe_args();
         if !extra.is_empty() {
             args.push(',');

@@ -44,6 +44,8 @@ pub enum NotifyError {
     CommandNotText { path: String },
     #[error("{from}: {value} is not a delay (seconds, or a number followed by ms, s, m or h, as in \"30s\" or \"2m\")")]
     BadDelay { from: String, value: String },
+    #[error("{path}: `notify.desktop_actions` must be true or false")]
+    DesktopActionsNotBool { path: String },
 }
 
 /// The config file's path: `$XDG_CONFIG_HOME/ask-popup/config.toml` when that variable holds an
@@ -83,15 +85,37 @@ pub fn settings(
     Ok(Some(Settings { command, delay }))
 }
 
+/// Whether a question that starts waiting is a desktop notification with actions where a
+/// notification server offers them (`notify::desktop`): `desktop_var`
+/// (`$ASK_POPUP_DESKTOP_ACTIONS`: `off`, `0`, `false`, `no`; or `on`, `1`, `true`, `yes`) wins
+/// over the config file's `notify.desktop_actions`; on when neither says.
+pub fn desktop_actions(
+    desktop_var: Option<&str>,
+    file: Option<ConfigFile>,
+) -> Result<bool, NotifyError> {
+    let said = desktop_var.map(|v| v.trim().to_ascii_lowercase());
+    match said.as_deref() {
+        Some("off" | "0" | "false" | "no") => return Ok(false),
+        Some("on" | "1" | "true" | "yes") => return Ok(true),
+        _ => {}
+    }
+    let from_file = match file {
+        Some(file) => read_file(file)?.desktop_actions,
+        None => None,
+    };
+    Ok(from_file.unwrap_or(true))
+}
+
 /// What the `[notify]` table of the config file says.
 #[derive(Default)]
 struct FileSettings {
     command: Option<String>,
     delay: Option<Duration>,
+    desktop_actions: Option<bool>,
 }
 
-/// Reads `[notify]` (`command`, `delay`) from the config file; other tables and keys are left
-/// to whoever reads them.
+/// Reads `[notify]` (`command`, `delay`, `desktop_actions`) from the config file; other tables
+/// and keys are left to whoever reads them.
 fn read_file(file: ConfigFile) -> Result<FileSettings, NotifyError> {
     let path = || file.path.to_owned();
     let doc: toml_edit::DocumentMut =
@@ -133,7 +157,18 @@ fn read_file(file: ConfigFile) -> Result<FileSettings, NotifyError> {
             Some(delay.ok_or_else(bad)?)
         }
     };
-    Ok(FileSettings { command, delay })
+    let desktop_actions = match notify.get("desktop_actions") {
+        None => None,
+        Some(item) => Some(
+            item.as_bool()
+                .ok_or_else(|| NotifyError::DesktopActionsNotBool { path: path() })?,
+        ),
+    };
+    Ok(FileSettings {
+        command,
+        delay,
+        desktop_actions,
+    })
 }
 
 /// A delay as the user writes it: seconds (`30`, `1.5`), or a number with a unit (`500ms`,
@@ -287,6 +322,58 @@ mod tests {
                 .to_string()
                 .starts_with("ASK_POPUP_NOTIFY_DELAY: \"later\" is not a delay"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn desktop_actions_are_on_unless_the_environment_or_the_file_turns_them_off() {
+        let off = "[notify]\ndesktop_actions = false\n";
+        let on = "[notify]\ndesktop_actions = true\n";
+        let cases = [
+            ("nothing said", None, None, true),
+            (
+                "a file without the key",
+                None,
+                file("[notify]\ncommand = \"c\"\n"),
+                true,
+            ),
+            ("the file turns them off", None, file(off), false),
+            ("the file turns them on", None, file(on), true),
+            (
+                "the environment turns them off",
+                Some("off"),
+                file(on),
+                false,
+            ),
+            ("… in any of its words", Some(" NO "), None, false),
+            ("the environment turns them on", Some("1"), file(off), true),
+            (
+                "an empty variable leaves it to the file",
+                Some(""),
+                file(off),
+                false,
+            ),
+            (
+                "an unknown word leaves it to the file",
+                Some("maybe"),
+                None,
+                true,
+            ),
+            (
+                "a broken file is not read when the environment says",
+                Some("off"),
+                file("[notify"),
+                false,
+            ),
+        ];
+        for (what, var, file, expected) in cases {
+            assert_eq!(desktop_actions(var, file), Ok(expected), "{what}");
+        }
+        let error = desktop_actions(None, file("[notify]\ndesktop_actions = \"no\"\n"))
+            .expect_err("a string");
+        assert_eq!(
+            error.to_string(),
+            "config.toml: `notify.desktop_actions` must be true or false"
         );
     }
 

@@ -23,18 +23,24 @@ pub fn terminal_notification_on(value: Option<&str>) -> bool {
 /// The sequence written into the asking pane when its question starts waiting: OSC 777
 /// (`ESC ] 777 ; notify ; TITLE ; BODY BEL`), which Zellij 0.45 passes on to its outer terminal
 /// as a desktop notification (its `host_notification_protocol`: OSC 9, or OSC 99 for kitty).
-/// The title says who asks, the body the first question's header and text (a form's: its
-/// server and message); neither can end the
-/// sequence or start another (control characters are taken out, and `;` in the title, which
-/// would end it, becomes `,`).
+/// The title and body are `title_and_body`'s; neither can end the sequence or start another
+/// (they hold no control character, and `;` in the title, which would end it, becomes `,`).
 pub fn terminal_sequence(line: &str, caller: &Caller) -> String {
+    let (title, body) = title_and_body(line, caller);
+    format!("\u{1b}]777;notify;{};{body}\u{7}", title.replace(';', ","))
+}
+
+/// What a notification of the question `line` of `caller` says: the title who asks, the body
+/// the first question's header and text (a form's: its server and message), each one line of
+/// at most `MAX_TERMINAL_CHARS` characters without a control character (`clean_line`).
+pub fn title_and_body(line: &str, caller: &Caller) -> (String, String) {
     let agent = caller
         .agent
         .as_deref()
         .map(agent_value)
         .filter(|a| !a.is_empty())
         .unwrap_or_else(|| "An agent".to_owned());
-    let title = clean_for_sequence(&format!("{agent} asks")).replace(';', ",");
+    let title = clean_line(&format!("{agent} asks"), MAX_TERMINAL_CHARS);
     let body = request::parse(line)
         .ok()
         .and_then(|q| match &q.form {
@@ -46,16 +52,12 @@ pub fn terminal_sequence(line: &str, caller: &Caller) -> String {
                 .map(|first| format!("{}: {}", first.header, first.question)),
         })
         .unwrap_or_else(|| "a question is waiting".to_owned());
-    format!(
-        "\u{1b}]777;notify;{title};{}\u{7}",
-        clean_for_sequence(&body)
-    )
+    (title, clean_line(&body, MAX_TERMINAL_CHARS))
 }
 
 /// `text` without control characters (C0, DEL, C1) and bidi controls (which would reorder
-/// the notification as shown), its runs of white space one space, cut to `MAX_TERMINAL_CHARS`
-/// characters.
-fn clean_for_sequence(text: &str) -> String {
+/// the notification as shown), its runs of white space one space, cut to `max` characters.
+pub fn clean_line(text: &str, max: usize) -> String {
     let spaced: String = text
         .chars()
         .map(|c| if c.is_whitespace() { ' ' } else { c })
@@ -63,10 +65,10 @@ fn clean_for_sequence(text: &str) -> String {
         .collect();
     let words: Vec<&str> = spaced.split(' ').filter(|w| !w.is_empty()).collect();
     let joined = words.join(" ");
-    if joined.chars().count() <= MAX_TERMINAL_CHARS {
+    if joined.chars().count() <= max {
         return joined;
     }
-    let mut cut: String = joined.chars().take(MAX_TERMINAL_CHARS - 1).collect();
+    let mut cut: String = joined.chars().take(max.saturating_sub(1)).collect();
     cut.push('…');
     cut
 }

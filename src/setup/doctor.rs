@@ -45,6 +45,7 @@ pub fn doctor(json: bool, dir: Option<&Path>, plugin: &str) -> i32 {
     }
     checks.push(plugin_answers(plugin));
     checks.push(record_check());
+    checks.push(desktop_check());
     checks.extend(web::command::checks(dir));
     checks.extend(agent_checks());
     if json {
@@ -108,6 +109,22 @@ fn record_check_in(cache: &Path) -> Check {
                     .join(ask_popup_protocol::history::FILE_NAME)
                     .display()
             ),
+        ),
+    }
+}
+
+/// Whether a question that starts waiting is a desktop notification the person can answer
+/// from (`notify::desktop`), and if not why: the terminal's notification is told instead.
+fn desktop_check() -> Check {
+    const CHECK: &str = "desktop actions";
+    match crate::notify::desktop_notice::availability() {
+        Ok(server) => Check::pass(
+            CHECK,
+            format!("{server} shows a waiting question with its options, Deny and Open"),
+        ),
+        Err(why) => Check::skip(
+            CHECK,
+            format!("not available: {why}; the terminal's notification (OSC 777) is told instead"),
         ),
     }
 }

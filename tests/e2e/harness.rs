@@ -801,7 +801,8 @@ impl Zellij {
 
     fn isolate(&self, cmd: &mut Command) {
         // A test run from inside Zellij must not talk to that session, nor run the notify
-        // command its user set (the world's own HOME and XDG dirs hide their config file).
+        // command its user set (the world's own HOME and XDG dirs hide their config file), nor
+        // show its questions on its user's desktop (a test brings a bus of its own).
         for var in [
             "ZELLIJ",
             "ZELLIJ_SESSION_NAME",
@@ -810,6 +811,7 @@ impl Zellij {
             "TMUX_PANE",
             ask_popup::notify::COMMAND_VAR,
             ask_popup::notify::DELAY_VAR,
+            ask_popup::notify::desktop::BUS_VAR,
         ] {
             cmd.env_remove(var);
         }

@@ -8,6 +8,7 @@ mod agents;
 mod browser;
 mod claude;
 mod command;
+mod desktop;
 mod dialog;
 mod faults;
 mod harness;
@@ -23,6 +24,7 @@ mod release;
 mod remote;
 mod sessions;
 mod soak;
+mod tabs;
 mod web;
 
 use ask_popup_protocol::envelope::{self, Outcome, Responses};

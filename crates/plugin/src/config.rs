@@ -19,6 +19,8 @@ pub struct Settings {
     pub popup: PopupSize,
     /// Write what the plugin hears and does to Zellij's log (for a bug report).
     pub trace: bool,
+    /// Mark the name of a tab where an agent waits (with `indicator`).
+    pub tab_marks: bool,
 }
 
 /// A value of the configuration that cannot be used; its default applies instead.
@@ -48,11 +50,12 @@ impl Settings {
     /// Reads the alias block's options. Unknown keys are Zellij's own (`location`, …) and
     /// pass; a bad value falls back to its default and is reported.
     /// Every option read from the alias block, as plugin.kdl and the README document them.
-    pub const OPTIONS: [&'static str; 9] = [
+    pub const OPTIONS: [&'static str; 10] = [
         "hide_key",
         "popup_width",
         "popup_height",
         "indicator",
+        "tab_marks",
         "full_events",
         "default_timeout",
         "zjstatus",
@@ -79,6 +82,7 @@ impl Settings {
             },
         };
         let indicator = flag("indicator", true);
+        let tab_marks = flag("tab_marks", true);
         let full_events = flag("full_events", false);
         let zjstatus = flag("zjstatus", false);
         let trace = flag("trace", false);
@@ -132,6 +136,7 @@ impl Settings {
             },
             popup,
             trace,
+            tab_marks,
         };
         (settings, errors)
     }
@@ -161,6 +166,7 @@ mod tests {
         assert_eq!(settings.popup, PopupSize::default());
         assert_eq!(settings.broker.hide_key, "Ctrl ]".parse().ok());
         assert!(!settings.trace);
+        assert!(settings.tab_marks);
     }
 
     #[test]
@@ -170,6 +176,7 @@ mod tests {
             ("popup_width", "100"),
             ("popup_height", "60%"),
             ("indicator", "off"),
+            ("tab_marks", "false"),
             ("full_events", "true"),
             ("zjstatus", "yes"),
             ("default_timeout", "300000"),
@@ -180,7 +187,7 @@ mod tests {
         assert_eq!(settings.broker.hide_key_label.as_deref(), Some("Alt+o"));
         assert_eq!(settings.popup.width, Size::Cells(100));
         assert_eq!(settings.popup.height, Size::Percent(60));
-        assert!(!settings.broker.indicator);
+        assert!(!settings.broker.indicator && !settings.tab_marks);
         assert!(settings.broker.full_events && settings.broker.zjstatus);
         assert_eq!(settings.broker.default_timeout_ms, Some(300_000));
         assert!(settings.trace);

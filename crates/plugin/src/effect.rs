@@ -1,5 +1,6 @@
 //! What the plugin must do, as data: the broker decides effects, `instance.rs` executes them, and
-//! the title marks (`marks.rs`) make them too. Below both, so imports run one way.
+//! the marks on pane titles and tab names (`marks.rs`, `tab_marks.rs`) make them too. Below
+//! both, so imports run one way.
 
 /// What the plugin must do.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +19,8 @@ pub enum Effect {
     IgnoredPeerMessage { from_plugin: Option<u32> },
     /// Set a terminal pane's title (an empty title clears the name the plugin gave it).
     RenamePane { pane: u32, title: String },
+    /// Name the tab of this id (`tab_marks.rs`).
+    RenameTab { tab: u32, name: String },
     /// Set the popup's own pane title.
     SetOwnTitle(String),
     /// Show the popup (focused, floating), fitted to the dialog.

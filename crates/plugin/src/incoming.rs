@@ -91,6 +91,11 @@ pub enum MouseEvent {
 pub struct TabState {
     /// The tab's position (what a pane update names its tab by).
     pub position: usize,
+    /// Its id, which stays while tabs before it close (what a rename names it by).
+    pub id: u32,
+    /// Its name as Zellij shows it: on a tab of one pane and no name of its own (`Tab #N`),
+    /// the pane's explicit title.
+    pub name: String,
     pub active: bool,
     /// Whether the tab shows its floating panes.
     pub floating_visible: bool,
@@ -296,6 +301,8 @@ fn mouse_event(mouse: proto::MouseEventPayload) -> Result<MouseEvent, Malformed>
 fn tab_state(tab: proto::TabInfo) -> TabState {
     TabState {
         position: tab.position as usize,
+        id: tab.tab_id,
+        name: tab.name,
         active: tab.active,
         floating_visible: tab.are_floating_panes_visible,
         // zellij-utils keeps the low 16 bits of each id.

@@ -5,21 +5,26 @@
 //!
 //! What the effects leave to the instance rather than to the broker lives here too: where the
 //! popup is placed and how large (`popup::popup_rect`), whether it is on screen
-//! (`PopupSighting`), the name of its pane, the messages held back while it shows, the trace.
+//! (`PopupSighting`), the name of its pane, the messages held back while it shows, the trace,
+//! and the marks on tab names (`tab_marks`), which follow the broker's waits.
 
 use crate::broker::{Broker, Effect, PipeIn, Source, PEER_PIPE};
 use crate::config::Settings;
 use crate::dialog::Input;
 use crate::incoming::{other_clients, ClosedPane, MouseEvent, PopupSighting, ZellijEvent};
 use crate::log_line;
-use crate::popup::{popup_rect, Placement, PopupSize};
-use crate::shared_folder::{FolderLooks, SharedFolder, FOLDER_LOOK_MS};
+use crate::popup::PopupSize;
+use crate::shared_folder::{FolderLooks, SharedFolder};
+use crate::tab_marks::TabMarks;
 use crate::trace;
 use crate::view::Theme;
 use crate::wire::{WireMessage, WirePayload, WireSource};
 use crate::zellij_command::{self, Command, PluginIds, PluginMessage, PERMISSIONS};
 use ask_popup_protocol::request::RequestError;
 use std::collections::BTreeMap;
+
+mod folder;
+mod pane;
 
 /// What the instance makes of one thing Zellij told it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -34,6 +39,8 @@ pub struct Response {
 #[derive(Default)]
 pub struct Instance {
     broker: Broker,
+    /// The waiting marks on tab names, as the broker's waits stand after each event.
+    tab_marks: TabMarks,
     popup: PopupSize,
     /// What the configuration got wrong, shown while nothing is asked.
     config_errors: Vec<String>,
@@ -118,6 +125,7 @@ impl Instance {
         self.config_errors = errors.iter().map(ToString::to_string).collect();
         self.popup = settings.popup;
         self.trace = settings.trace;
+        self.tab_marks = TabMarks::new(settings.broker.indicator && settings.tab_marks);
         let history = settings.broker.history;
         self.broker = Broker::new(settings.broker);
         self.broker.await_permission();
@@ -254,6 +262,7 @@ impl Instance {
                 if let Some(id) = self.plugin_id {
                     self.sighting.panes(&panes, id);
                 }
+                self.tab_marks.panes(&panes);
                 let mut effects = self.broker.popup_seen(self.sighting.on_screen());
                 let titles = panes
                     .into_iter()
@@ -269,6 +278,7 @@ impl Instance {
                     self.screen = Some((tab.display_area_rows, tab.display_area_columns));
                 }
                 self.sighting.tabs(&tabs);
+                self.tab_marks.tabs(&tabs);
                 // Who is attached: a client may have come or gone.
                 let mut effects = self.broker.attached(&other_clients(&tabs));
                 if !effects
@@ -282,6 +292,7 @@ impl Instance {
             ZellijEvent::PaneClosed(ClosedPane::Plugin(_)) | ZellijEvent::Other => Vec::new(),
         };
         by_state.extend(effects);
+        self.mark_tabs(&mut by_state);
         if awaited && !self.broker.awaits_permission() {
             // Granted without an answer (see `Broker::application_state_heard`): what an
             // instance that closed as this one loaded kept, as on an answer.
@@ -333,7 +344,8 @@ impl Instance {
             Source::Cli(pipe) => {
                 self.broker.set_clock(now_ms);
                 self.send_deferred();
-                let effects = self.broker.pipe_unreadable(&pipe, &args, &error);
+                let mut effects = self.broker.pipe_unreadable(&pipe, &args, &error);
+                self.mark_tabs(&mut effects);
                 self.run(effects)
             }
             // Nobody waits for an answer to another plugin's broadcast.
@@ -347,15 +359,14 @@ impl Instance {
         if self.trace {
             self.log(format_args!("{}", trace::pipe(&msg)));
         }
-        let effects = self.broker.pipe(msg);
+        let mut effects = self.broker.pipe(msg);
+        self.mark_tabs(&mut effects);
         self.run(effects)
     }
 
-    /// Takes back the replies this session's earlier instances kept as they closed.
-    fn recall_kept(&mut self) {
-        if let Some(kept) = self.folder.take(self.zellij_pid) {
-            self.broker.recall(&kept);
-        }
+    /// The tabs' marks, as the waits stand once the broker did what it was told.
+    fn mark_tabs(&mut self, effects: &mut Vec<Effect>) {
+        self.tab_marks.settle(&self.broker.waiting_panes(), effects);
     }
 
     /// One line of the trace, with this instance's client and the broker's clock.
@@ -465,6 +476,12 @@ impl Instance {
             Effect::RenamePane { pane, title } => {
                 self.send(Command::RenameTerminalPane { pane, title });
             }
+            Effect::RenameTab { tab, name } => {
+                // Every instance keeps the marks alike; the leader renames.
+                if self.broker.leads() {
+                    self.send(Command::RenameTab { tab, name });
+                }
+            }
             Effect::SetOwnTitle(title) => self.set_own_title(title),
             Effect::Show => {
                 self.send(Command::ShowSelf);
@@ -531,69 +548,5 @@ impl Instance {
             }
         }
         done
-    }
-
-    /// Entries of the record wait for the folder to be made private: looked at again on a
-    /// timer, for a while from now.
-    fn wait_for_folder(&mut self) {
-        if self.folder_looks.wait(self.broker.now_ms()) {
-            self.send(Command::SetTimeout(FOLDER_LOOK_MS as f64 / 1000.0));
-        }
-    }
-
-    /// On a timer: if it is the look's, whether the folder was made private now, to write
-    /// what waits; another look while it waits still. (Other timers come too: they are not.)
-    fn look_at_folder(&mut self, now_ms: u64) {
-        let Some(until_ms) = self.folder_looks.due(now_ms) else {
-            return;
-        };
-        if self.folder.write_held() && self.folder_looks.again(now_ms, until_ms) {
-            self.send(Command::SetTimeout(FOLDER_LOOK_MS as f64 / 1000.0));
-        }
-    }
-
-    /// Sizes the popup (see `popup::popup_rect`). Before Zellij has said how large the screen
-    /// is, just the configured size.
-    fn resize(&mut self) {
-        let Some(screen) = self.screen else {
-            if let Some(placement) = self.popup.unmeasured_placement() {
-                self.place(placement);
-            }
-            return;
-        };
-        let broker = &mut self.broker;
-        let rect = popup_rect(
-            self.popup,
-            screen,
-            |cols, rows| broker.natural_height(cols, rows),
-            self.fitted_height,
-        );
-        if self.fitted_height == Some(rect.height) {
-            return;
-        }
-        self.fitted_height = Some(rect.height);
-        self.place(Placement::from(rect));
-    }
-
-    /// Moves and sizes the popup's pane.
-    fn place(&mut self, placement: Placement) {
-        if let Some(plugin) = self.plugin_id {
-            self.send(Command::PlacePluginPane { plugin, placement });
-        }
-    }
-
-    /// Names the popup's pane (each rename has Zellij tell every plugin of every client:
-    /// a name it has already is not sent again).
-    fn set_own_title(&mut self, title: String) {
-        if self.own_title.as_ref() == Some(&title) {
-            return;
-        }
-        if let Some(id) = self.plugin_id {
-            self.send(Command::RenamePluginPane {
-                plugin: id,
-                title: title.clone(),
-            });
-            self.own_title = Some(title);
-        }
     }
 }

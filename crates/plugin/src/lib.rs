@@ -21,6 +21,7 @@ pub mod popup;
 #[cfg(test)]
 mod protobuf_encode;
 pub mod shared_folder;
+pub mod tab_marks;
 pub mod trace;
 pub mod view;
 pub mod wire;

@@ -167,6 +167,15 @@ pub struct Withdrawn {
     pub withdrawn: usize,
 }
 
+/// The `pick` pipe's reply: whether the request was answered, and if not why (`unknown`: no
+/// such request waits; `not_offered`: a notification offers no such pick).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Picked {
+    pub picked: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<&'static str>,
+}
+
 /// A message between this plugin's instances (one per attached client), from client `from`.
 /// Read back by [`PeerMessage::from_json`].
 #[derive(Clone, Debug, Serialize)]

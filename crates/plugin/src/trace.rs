@@ -113,6 +113,7 @@ pub fn effect(effect: &Effect) -> String {
         Effect::Peer(message) => format!("Peer {}", quoted(message)),
         Effect::IgnoredPeerMessage { from_plugin } => ignored(*from_plugin),
         Effect::RenamePane { pane, title } => format!("RenamePane {pane} {}", quoted(title)),
+        Effect::RenameTab { tab, name } => format!("RenameTab {tab} {}", quoted(name)),
         Effect::SetOwnTitle(title) => format!("SetOwnTitle {}", quoted(title)),
         Effect::SetTimer(seconds) => format!("SetTimer {} ms", (seconds * 1000.0) as u64),
         Effect::Record(line) => format!("Record {}", quoted(line)),

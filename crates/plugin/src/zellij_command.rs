@@ -36,6 +36,8 @@ pub enum Command {
     RenameTerminalPane { pane: u32, title: String },
     /// Name a plugin's pane.
     RenamePluginPane { plugin: u32, title: String },
+    /// Name the tab of this id.
+    RenameTab { tab: u32, name: String },
     /// Send a timer event after this many seconds.
     SetTimeout(f64),
     /// Move and size a plugin's floating pane.
@@ -229,6 +231,13 @@ pub fn encode(command: Command) -> Vec<u8> {
                     ],
                 },
             )),
+        ),
+        Command::RenameTab { tab, name } => (
+            195,
+            Some(Payload::RenameTabWithId(proto::RenameTabWithIdPayload {
+                tab_id: u64::from(tab),
+                new_name: name,
+            })),
         ),
     };
     proto::PluginCommand { name, payload }.encode_to_vec()

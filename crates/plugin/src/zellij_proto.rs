@@ -124,6 +124,8 @@ pub struct TabUpdatePayload {
 pub struct TabInfo {
     #[prost(uint32, tag = "1")]
     pub position: u32,
+    #[prost(string, tag = "2")]
+    pub name: String,
     #[prost(bool, tag = "3")]
     pub active: bool,
     #[prost(bool, tag = "7")]
@@ -134,6 +136,8 @@ pub struct TabInfo {
     pub display_area_rows: u32,
     #[prost(uint32, tag = "14")]
     pub display_area_columns: u32,
+    #[prost(uint32, tag = "17")]
+    pub tab_id: u32,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -305,7 +309,7 @@ pub struct PluginCommand {
     pub name: i32,
     #[prost(
         oneof = "CommandPayload",
-        tags = "2, 12, 16, 34, 35, 37, 38, 47, 48, 49, 50, 92"
+        tags = "2, 12, 16, 34, 35, 37, 38, 47, 48, 49, 50, 92, 146"
     )]
     pub payload: Option<CommandPayload>,
 }
@@ -343,6 +347,8 @@ pub enum CommandPayload {
     MessageToPlugin(MessageToPluginPayload),
     #[prost(message, tag = "92")]
     ChangeFloatingPanesCoordinates(ChangeFloatingPanesCoordinatesPayload),
+    #[prost(message, tag = "146")]
+    RenameTabWithId(RenameTabWithIdPayload),
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -370,6 +376,15 @@ pub struct SetTimeoutPayload {
 pub struct IdAndNewName {
     #[prost(uint32, tag = "1")]
     pub id: u32,
+    #[prost(string, tag = "2")]
+    pub new_name: String,
+}
+
+/// A tab's id (as a tab update gives it) and its new name.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct RenameTabWithIdPayload {
+    #[prost(uint64, tag = "1")]
+    pub tab_id: u64,
     #[prost(string, tag = "2")]
     pub new_name: String,
 }

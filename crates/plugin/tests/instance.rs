@@ -47,6 +47,8 @@ fn ready(folder: &TempDir) -> Instance {
 fn tab() -> TabState {
     TabState {
         position: 0,
+        id: 0,
+        name: "Tab #1".into(),
         active: true,
         floating_visible: true,
         other_focused_clients: Vec::new(),
@@ -280,7 +282,10 @@ fn the_folder_is_looked_at_after_the_first_questions_frame_not_before() {
     assert!(granted.render, "the question's first frame");
     assert!(!notice.exists(), "looked at before the first frame");
     instance.event(ZellijEvent::Timer, 20);
-    assert!(notice.exists(), "the command finds the folder by the notice");
+    assert!(
+        notice.exists(),
+        "the command finds the folder by the notice"
+    );
 }
 
 #[test]

@@ -176,6 +176,13 @@ fn renames_are_encoded_as_zellij_encodes_them() {
             },
             ZellijCommand::RenamePluginPane(id, title.into()),
         );
+        same(
+            Command::RenameTab {
+                tab: id,
+                name: title.into(),
+            },
+            ZellijCommand::RenameTabWithId(u64::from(id), title.into()),
+        );
     }
 }
 

@@ -149,7 +149,7 @@ fn a_mode_update_gives_the_two_declarations_the_popup_takes() {
 }
 
 #[test]
-fn a_tab_update_gives_each_tabs_size_and_the_other_clients_on_it() {
+fn a_tab_update_gives_each_tabs_id_name_size_and_the_other_clients_on_it() {
     let tab = |position: usize, active: bool, others: Vec<u16>, rows, columns| TabInfo {
         position,
         name: format!("Tab #{}", position + 1),
@@ -174,6 +174,8 @@ fn a_tab_update_gives_each_tabs_size_and_the_other_clients_on_it() {
         ZellijEvent::TabUpdate(vec![
             TabState {
                 position: 0,
+                id: 7,
+                name: "Tab #1".into(),
                 active: false,
                 floating_visible: false,
                 other_focused_clients: vec![],
@@ -182,6 +184,8 @@ fn a_tab_update_gives_each_tabs_size_and_the_other_clients_on_it() {
             },
             TabState {
                 position: 1,
+                id: 8,
+                name: "Tab #2".into(),
                 active: true,
                 floating_visible: true,
                 other_focused_clients: vec![2, 3, u16::MAX],

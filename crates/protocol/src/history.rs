@@ -80,6 +80,10 @@ pub struct Entry {
     /// several sessions, `ask-popup`'s copies): which of its copies this entry is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answered_in: Option<String>,
+    /// Where it was answered when not in the popup: `notification` (an option or Deny picked
+    /// from the desktop notification, the `pick` pipe), `pipe` (that pipe sent some other way).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answered_from: Option<String>,
     /// For an MCP server's form: which server asked, and what was sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub form: Option<RecordedForm>,
@@ -253,6 +257,7 @@ impl Entry {
             approval: text("approval"),
             approval_by: text("approvalBy"),
             answered_in: text("answeredIn"),
+            answered_from: text("answeredFrom"),
             form: value.get("form").and_then(RecordedForm::from_value),
         })
     }
@@ -286,6 +291,9 @@ impl Entry {
             head.push_str(&format!(" · session {session}"));
         }
         head.push_str(&format!(" · {}", self.ending));
+        if let Some(from) = &self.answered_from {
+            head.push_str(&format!(" (from the {from})"));
+        }
         if let Some(decision) = &self.approval {
             head.push_str(&format!(" · approval: {}", decision.replace('_', " ")));
             match &self.approval_by {

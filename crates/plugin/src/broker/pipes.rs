@@ -30,6 +30,10 @@ pub const ANSWERED_ELSEWHERE_ARG: &str = "answered_elsewhere";
 /// The `ask` pipe's argument naming the command that asks an agent's permission prompt
 /// (`claude-approval`, …): the record says which command marked an entry an approval.
 pub const APPROVAL_BY_ARG: &str = "approval_by";
+/// Answers a waiting request as if the person had picked one of its options in the popup, for
+/// the desktop notification the command shows (`ops/pick.rs`): `option=N` (0-based) or
+/// `deny=1`, and `from=notification`.
+pub const PICK_PIPE: &str = "pick";
 /// Messages between this plugin's instances (one per attached client). Any plugin may send a
 /// message of this name; only those from this plugin's own id count (see `Broker::pipe`).
 pub const PEER_PIPE: &str = "ask-popup-peer";

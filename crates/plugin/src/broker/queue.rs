@@ -93,6 +93,15 @@ impl Queue {
         request
     }
 
+    /// Makes request `index` current: whether it was not already.
+    pub(super) fn make_current(&mut self, index: usize) -> bool {
+        let changed = index < self.requests.len() && index != self.current;
+        if changed {
+            self.current = index;
+        }
+        changed
+    }
+
     /// Makes the next request current (`forward`), or the one before, round the queue:
     /// whether another one became current (there is more than one).
     pub(super) fn switch(&mut self, forward: bool) -> bool {

@@ -35,6 +35,8 @@ pub(super) struct Request {
     pub(super) from_pane: Option<u32>,
     /// The command that asked it, when an approval hook did (`APPROVAL_BY_ARG`).
     pub(super) approval_by: Option<String>,
+    /// Where it was answered when not in the popup (the `pick` pipe), for the record.
+    pub(super) answered_from: Option<&'static str>,
 }
 
 impl Request {
@@ -69,6 +71,7 @@ impl Request {
                 .filter(|s| !s.is_empty()),
             from_pane: args.get(FROM_PANE_ARG).and_then(|p| parse_pane_id(p)),
             approval_by: approval_by_arg(args),
+            answered_from: None,
         }
     }
 

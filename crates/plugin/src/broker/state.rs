@@ -59,6 +59,15 @@ impl Broker {
         self.queue.len()
     }
 
+    /// The panes whose agents wait on the person (a question asked, a wait told): those the
+    /// marks go on, and the tabs that hold them (`tab_marks`).
+    pub fn waiting_panes(&self) -> Vec<u32> {
+        let asking = self.asked().filter_map(|r| r.pane);
+        asking
+            .chain(self.waits.iter().filter_map(|w| w.pane))
+            .collect()
+    }
+
     /// The requests asked: the pending ones but those only shown yet (see `preview`).
     pub(super) fn asked(&self) -> impl Iterator<Item = &Request> {
         self.queue.asked()

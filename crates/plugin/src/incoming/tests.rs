@@ -138,6 +138,8 @@ fn a_popup_hidden_here_is_off_screen_until_an_update_lists_it_again() {
     let mut sighting = PopupSighting::default();
     sighting.tabs(&[TabState {
         position: 0,
+        id: 0,
+        name: "Tab #1".to_owned(),
         active: true,
         floating_visible: true,
         other_focused_clients: Vec::new(),

@@ -6,6 +6,7 @@ mod arrival;
 mod gate;
 mod history;
 mod peers;
+mod pick;
 mod pipe;
 mod queue;
 mod record;

@@ -73,10 +73,12 @@ impl Broker {
                 self.reply_once(&pipe, msg.payload.is_some(), output, effects);
             }
             SHOW_PIPE => {
+                self.bring_forward(&msg.args, effects);
                 self.show_or_list(effects);
                 self.reply_once(&pipe, msg.payload.is_some(), String::new(), effects);
             }
             BLOCKED_PIPE => self.blocked_pipe(&pipe, &msg, effects),
+            PICK_PIPE => self.pick_pipe(&pipe, &msg, effects),
             CANCEL_PIPE => {
                 self.answer_first(&pipe, msg.payload.is_some(), effects, |b, fx| {
                     let withdrawn = b.withdraw(&msg.args, fx);

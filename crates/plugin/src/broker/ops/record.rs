@@ -52,6 +52,7 @@ impl Broker {
                 .from_session
                 .as_ref()
                 .and_then(|_| self.stamp.session.clone()),
+            answered_from: request.answered_from.map(str::to_owned),
         };
         self.record(&entry, effects);
     }
@@ -121,6 +122,7 @@ impl Broker {
             approval: approval_of(questionnaire, reply),
             approval_by: approval_of(questionnaire, reply).and(approval_by_arg(args)),
             answered_in: None,
+            answered_from: None,
         };
         self.record(&entry, effects);
     }
