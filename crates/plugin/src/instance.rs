@@ -397,13 +397,24 @@ impl Instance {
         // shown and placed, and when it has just shown, with the next event (a timer set
         // for it at once): each sets Zellij to work for every instance (a pipe message, a
         // pane update for every plugin) that would otherwise come before the question's
-        // first frame.
+        // first frame. So do, when a reply goes out, the record, the broadcasts and the
+        // renames: the reply is sent once the event's work is done, and that work is only the
+        // reply's then.
         let showing = effects
             .iter()
             .any(|e| matches!(e, Effect::Show | Effect::ShowAsPlaced));
-        let (later, now): (Vec<Effect>, Vec<Effect>) = effects
-            .into_iter()
-            .partition(|e| matches!(e, Effect::Peer(_) | Effect::SetOwnTitle(_)));
+        let replying = effects.iter().any(|e| matches!(e, Effect::Reply { .. }));
+        let (later, now): (Vec<Effect>, Vec<Effect>) = effects.into_iter().partition(|e| {
+            matches!(e, Effect::Peer(_) | Effect::SetOwnTitle(_))
+                || (replying
+                    && matches!(
+                        e,
+                        Effect::Record(_)
+                            | Effect::Broadcast { .. }
+                            | Effect::RenamePane { .. }
+                            | Effect::RenameTab { .. }
+                    ))
+        });
         if now.contains(&Effect::Show) {
             // Placed before it shows: drawn at its size from the first frame, rather than
             // drawn, resized and drawn again (the second frame waiting for whatever Zellij
@@ -421,7 +432,7 @@ impl Instance {
         } else if redraw.grow {
             self.resize();
         }
-        if showing && !later.is_empty() {
+        if (showing || replying) && !later.is_empty() {
             if self.deferred.is_empty() {
                 self.send(Command::SetTimeout(0.0));
             }

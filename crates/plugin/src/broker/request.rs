@@ -37,6 +37,10 @@ pub(super) struct Request {
     pub(super) approval_by: Option<String>,
     /// Where it was answered when not in the popup (the `pick` pipe), for the record.
     pub(super) answered_from: Option<&'static str>,
+    /// The questionnaire's digest, which a kept reply is known by (`Questionnaire::digest`),
+    /// taken as it arrives: hashing a 100 KB questionnaire is work the Enter that answers it
+    /// would otherwise do before its reply goes out.
+    pub(super) digest: u64,
 }
 
 impl Request {
@@ -49,6 +53,7 @@ impl Request {
         now_ms: u64,
     ) -> Request {
         let caller = Asker::of(args);
+        let digest = dialog.questionnaire().digest();
         Request {
             pipe,
             pane: match caller {
@@ -72,6 +77,7 @@ impl Request {
             from_pane: args.get(FROM_PANE_ARG).and_then(|p| parse_pane_id(p)),
             approval_by: approval_by_arg(args),
             answered_from: None,
+            digest,
         }
     }
 

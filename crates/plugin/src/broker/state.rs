@@ -44,6 +44,10 @@ pub struct Broker {
     /// When the timer set to draw the footer's hints again, once the popup has settled (see
     /// `Broker::settled_at_ms`), fires.
     pub(super) settle_timer_ms: Option<u64>,
+    /// Requests that ended, kept until the host's next call (`set_clock`): freeing one with
+    /// its laid-out previews is a third of what answering it costs, and its reply goes out
+    /// first.
+    pub(super) ended: Vec<Request>,
 }
 
 impl Broker {
@@ -87,9 +91,11 @@ impl Broker {
         self.peers.leads()
     }
 
-    /// The host's clock moved on to `now_ms` (it never goes back).
+    /// The host's clock moved on to `now_ms` (it never goes back): a new call from the host,
+    /// after the one that ended the requests in `ended`, which are freed now.
     pub fn set_clock(&mut self, now_ms: u64) {
         self.now_ms = self.now_ms.max(now_ms);
+        self.ended.clear();
     }
 
     pub fn now_ms(&self) -> u64 {

@@ -236,9 +236,13 @@ impl Broker {
                 let questionnaire = request.dialog.questionnaire();
                 if keeps_reply(questionnaire) {
                     let id = request.request_id.as_deref();
-                    let digest = questionnaire.digest();
-                    self.arrivals
-                        .remember_reply(&request.caller, id, digest, &reply, self.now_ms);
+                    self.arrivals.remember_reply(
+                        &request.caller,
+                        id,
+                        request.digest,
+                        &reply,
+                        self.now_ms,
+                    );
                 }
                 self.after_removal(effects);
                 self.arrivals.remember(&pipe, self.now_ms);

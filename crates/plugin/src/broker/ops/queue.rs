@@ -272,10 +272,9 @@ impl Broker {
         );
         if !superseded && keeps_reply(questionnaire) {
             // (A superseded request's id belongs to the request that replaced it.)
-            let digest = questionnaire.digest();
             let id = request.request_id.as_deref();
             self.arrivals
-                .remember_reply(&request.caller, id, digest, &output, self.now_ms);
+                .remember_reply(&request.caller, id, request.digest, &output, self.now_ms);
         }
         let tell_peers = decided == Decided::Here && self.peers.has_others();
         if decided == Decided::Here || self.leads() {
@@ -303,6 +302,7 @@ impl Broker {
             effects.push(self.peers.message(settled));
         }
         self.after_request(&request, Some(event), effects);
+        self.ended.push(request);
     }
 
     /// What follows a request's end: the blocked pair closes, the outcome event, the caller's
