@@ -67,6 +67,11 @@ pub struct Instance {
     /// Loaded for a client other than the first, it has not asked for its permissions
     /// yet (see `zellij_command::start`).
     starts_later: bool,
+    /// Mode, tab and pane updates heard before the grant, the latest of each kind in the
+    /// order they came, as Zellij wrote them: read and heard with the next event of another
+    /// kind (the grant's), so that the first frame waits for three at most, not for every
+    /// update each client's start set off (each a whole snapshot of its kind).
+    held_updates: Vec<(u64, Vec<u8>)>,
     /// Whether the folder is still to be looked at for the record (`SharedFolder::
     /// is_private`, which leaves a notice where it is not): with the first event after the
     /// grant, not before the first question's first frame.
@@ -170,6 +175,32 @@ impl Instance {
     /// An event, `now_ms` after the plugin loaded.
     pub fn event(&mut self, event: ZellijEvent, now_ms: u64) -> Response {
         let render = self.hear(event, now_ms);
+        self.respond(render)
+    }
+
+    /// An event as Zellij wrote it, `now_ms` after the plugin loaded: a mode, tab or pane
+    /// update before the grant is held (see `held_updates`), anything else read and heard
+    /// after what is held.
+    pub fn event_wire(&mut self, bytes: &[u8], now_ms: u64) -> Response {
+        let name = crate::incoming::event_name(bytes);
+        if name <= 2 && self.broker.awaits_permission() && !self.starts_later {
+            self.broker.set_clock(now_ms);
+            self.held_updates.retain(|(held, _)| *held != name);
+            self.held_updates.push((name, bytes.to_vec()));
+            // It still tells of the grant (see `Broker::application_state_heard`).
+            let effects = self.broker.application_state_heard(self.client_id);
+            let render = self.run(effects);
+            return self.respond(render);
+        }
+        let mut render = false;
+        for (_, held) in std::mem::take(&mut self.held_updates) {
+            if let Ok(event) = crate::incoming::read_event(&held) {
+                render |= self.hear(event, now_ms);
+            }
+        }
+        if let Ok(event) = crate::incoming::read_event(bytes) {
+            render |= self.hear(event, now_ms);
+        }
         self.respond(render)
     }
 

@@ -30,10 +30,7 @@ mod exports {
     #[no_mangle]
     pub fn update() -> bool {
         let bytes = ask_popup_plugin::wire::read_bytes(std::io::stdin().lock());
-        match ask_popup_plugin::incoming::read_event(&bytes) {
-            Ok(event) => STATE.with(|state| state.borrow_mut().event(event)),
-            Err(_) => false,
-        }
+        STATE.with(|state| state.borrow_mut().event(&bytes))
     }
 
     #[no_mangle]
@@ -77,7 +74,6 @@ fn main() {
 
 #[cfg(target_family = "wasm")]
 mod plugin {
-    use ask_popup_plugin::incoming::ZellijEvent;
     use ask_popup_plugin::instance::{Instance, Response};
     use ask_popup_plugin::wire::WireMessage;
     use ask_popup_plugin::zellij_command::{self, Command, PluginIds};
@@ -112,10 +108,11 @@ mod plugin {
     }
 
     impl State {
-        /// An event read by the `update` export; returns whether to render.
-        pub fn event(&mut self, event: ZellijEvent) -> bool {
+        /// An event as the `update` export read it (see `Instance::event_wire`); returns
+        /// whether to render.
+        pub fn event(&mut self, bytes: &[u8]) -> bool {
             let now = self.now_ms();
-            perform(self.instance.event(event, now))
+            perform(self.instance.event_wire(bytes, now))
         }
 
         /// A pipe message read by the `pipe` export; returns whether to render.

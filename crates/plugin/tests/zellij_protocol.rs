@@ -828,3 +828,92 @@ fn a_message_cut_short_is_malformed() {
         );
     }
 }
+
+#[test]
+fn the_kind_of_every_event_is_read_without_the_rest() {
+    use ask_popup_plugin::incoming::event_name;
+    let events = [
+        mode_update(Styling::default()),
+        Event::TabUpdate(vec![TabInfo::default()]),
+        Event::PaneUpdate(PaneManifest::default()),
+        Event::Key(KeyWithModifier::new(BareKey::Enter)),
+        Event::Timer(0.5),
+        Event::PermissionRequestResult(PermissionStatus::Granted),
+        Event::PaneClosed(PaneId::Terminal(7)),
+        Event::BeforeClose,
+    ];
+    for event in events {
+        let bytes = encoded(event.clone());
+        let name = ProtobufEvent::decode(bytes.as_slice()).unwrap().name;
+        assert_eq!(event_name(&bytes), name as u64, "{event:?}");
+    }
+}
+
+/// The plugin's first instance, loaded with its ids, a question sent before its grant.
+fn asked_before_the_grant(folder: &tempfile::TempDir) -> ask_popup_plugin::instance::Instance {
+    use ask_popup_plugin::shared_folder::SharedFolder;
+    use ask_popup_plugin::zellij_command::PluginIds;
+    let mut instance =
+        ask_popup_plugin::instance::Instance::with_folder(SharedFolder::at(folder.path()));
+    let ids = PluginIds {
+        plugin_id: 4,
+        client_id: 1,
+        zellij_pid: 1,
+    };
+    instance.load(&BTreeMap::new(), Some(ids), 1_700_000_000_000);
+    let mut ask = message(
+        PipeSource::Cli("p1".into()),
+        "ask",
+        Some(r#"{"questions":[{"question":"Which?","header":"H","options":[{"label":"A","description":"a"},{"label":"B","description":"b"}]}]}"#.into()),
+    );
+    ask.args = args(&[("pane_id", "3"), ("id", "r1")]);
+    instance.pipe_wire(receive(ask), 1);
+    instance
+}
+
+#[test]
+fn updates_before_the_grant_are_heard_with_it_the_latest_of_each_kind() {
+    use ask_popup_plugin::zellij_command::Command;
+    let tab = |rows: usize, columns: usize| {
+        encoded(Event::TabUpdate(vec![TabInfo {
+            active: true,
+            display_area_rows: rows,
+            display_area_columns: columns,
+            viewport_rows: rows,
+            viewport_columns: columns,
+            ..TabInfo::default()
+        }]))
+    };
+    let grant = encoded(Event::PermissionRequestResult(PermissionStatus::Granted));
+    // Where each instance places the popup as the grant shows the question.
+    let placed = |updates: &[Vec<u8>]| {
+        let folder = tempfile::tempdir().unwrap();
+        let mut instance = asked_before_the_grant(&folder);
+        for update in updates {
+            let held = instance.event_wire(update, 2);
+            assert!(!held.render, "an update before the grant draws nothing");
+            assert!(
+                held.commands
+                    .iter()
+                    .all(|c| matches!(c, Command::SetTimeout(_))),
+                "{:?}",
+                held.commands
+            );
+        }
+        let granted = instance.event_wire(&grant, 3);
+        assert!(granted.render, "the question's first frame");
+        granted
+            .commands
+            .into_iter()
+            .filter(|c| matches!(c, Command::PlacePluginPane { .. }))
+            .collect::<Vec<_>>()
+    };
+    let latest = placed(&[tab(30, 100)]);
+    assert!(!latest.is_empty(), "placed as it shows");
+    assert_eq!(placed(&[tab(60, 200), tab(30, 100)]), latest);
+    assert_ne!(
+        placed(&[tab(60, 200)]),
+        latest,
+        "placed for the screen it heard"
+    );
+}
