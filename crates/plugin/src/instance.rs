@@ -26,6 +26,10 @@ use std::collections::BTreeMap;
 mod folder;
 mod pane;
 
+/// At most this many pipe messages wait for an instance that starts later to start; more go
+/// to its broker at once, as before it waited (the broker bounds what it holds).
+const HELD_PIPES: usize = 64;
+
 /// What the instance makes of one thing Zellij told it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Response {
@@ -72,6 +76,9 @@ pub struct Instance {
     /// kind (the grant's), so that the first frame waits for three at most, not for every
     /// update each client's start set off (each a whole snapshot of its kind).
     held_updates: Vec<(u64, Vec<u8>)>,
+    /// Pipe messages that came before an instance that starts later started: read by the
+    /// broker once it starts, not while the first client's instance draws the first frame.
+    held_pipes: Vec<WireMessage>,
     /// Whether the folder is still to be looked at for the record (`SharedFolder::
     /// is_private`, which leaves a notice where it is not): with the first event after the
     /// grant, not before the first question's first frame.
@@ -206,6 +213,10 @@ impl Instance {
 
     /// A pipe message as Zellij wrote it, `now_ms` after the plugin loaded.
     pub fn pipe_wire(&mut self, msg: WireMessage, now_ms: u64) -> Response {
+        if self.starts_later && self.held_pipes.len() < HELD_PIPES {
+            self.held_pipes.push(msg);
+            return self.respond(false);
+        }
         let render = self.read_pipe(msg, now_ms);
         self.respond(render)
     }
@@ -235,6 +246,11 @@ impl Instance {
                 self.starts_later = false;
                 self.recall_kept();
                 self.commands.extend(zellij_command::start_now());
+                let mut render = false;
+                for msg in std::mem::take(&mut self.held_pipes) {
+                    render |= self.read_pipe(msg, now_ms);
+                }
+                return render;
             }
             return false;
         }

@@ -160,6 +160,28 @@ fn a_later_clients_instance_hears_nothing_but_its_timer_then_starts() {
 }
 
 #[test]
+fn a_question_that_comes_before_a_later_clients_instance_starts_is_read_when_it_starts() {
+    let folder = TempDir::new().unwrap();
+    let (mut instance, _) = loaded(&folder, 2);
+    // Nothing while the first client's instance draws the question: not even the block,
+    // which Zellij refuses before the grant.
+    let early = instance.pipe_wire(ask("p1"), 5);
+    assert_eq!(early, Response::default());
+    let started = instance.event(ZellijEvent::Timer, 100);
+    assert!(
+        started
+            .commands
+            .contains(&Command::BlockCliPipe("p1".into())),
+        "{:?}",
+        started.commands
+    );
+    // Granted, it shows the question it was sent.
+    let granted = instance.event(ZellijEvent::PermissionRequestResult(true), 110);
+    assert!(granted.render);
+    assert_eq!(instance.broker().pending_count(), 1);
+}
+
+#[test]
 fn without_its_ids_an_instance_still_starts_and_sends_nothing_addressed_to_its_pane() {
     let folder = TempDir::new().unwrap();
     let mut instance = Instance::with_folder(SharedFolder::at(folder.path()));
