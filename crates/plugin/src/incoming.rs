@@ -227,23 +227,6 @@ impl From<&ThemeColors> for Theme {
 // messages (`wire::read_message`, generic over its input) already: one copy of the decoding
 // code they share rather than two (about 3 KB of the plugin).
 #[inline]
-/// The kind of the event in `bytes` (`EventType`'s number: 0 a mode update, 1 a tab update, 2
-/// a pane update, …) without reading the rest: the first field when it is the kind's, else 0
-/// (proto3 leaves out a kind of 0).
-pub fn event_name(bytes: &[u8]) -> u64 {
-    if bytes.first() != Some(&0x08) {
-        return 0;
-    }
-    let mut name = 0u64;
-    for (i, byte) in bytes[1..].iter().take(10).enumerate() {
-        name |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            break;
-        }
-    }
-    name
-}
-
 pub fn read_event(bytes: &[u8]) -> Result<ZellijEvent, Malformed> {
     use proto::EventPayload as Payload;
     let event = proto::Event::decode(bytes)?;

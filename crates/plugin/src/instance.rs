@@ -71,11 +71,6 @@ pub struct Instance {
     /// Loaded for a client other than the first, it has not asked for its permissions
     /// yet (see `zellij_command::start`).
     starts_later: bool,
-    /// Mode, tab and pane updates heard before the grant, the latest of each kind in the
-    /// order they came, as Zellij wrote them: read and heard with the next event of another
-    /// kind (the grant's), so that the first frame waits for three at most, not for every
-    /// update each client's start set off (each a whole snapshot of its kind).
-    held_updates: Vec<(u64, Vec<u8>)>,
     /// Pipe messages that came before an instance that starts later started: read by the
     /// broker once it starts, not while the first client's instance draws the first frame.
     held_pipes: Vec<WireMessage>,
@@ -185,29 +180,13 @@ impl Instance {
         self.respond(render)
     }
 
-    /// An event as Zellij wrote it, `now_ms` after the plugin loaded: a mode, tab or pane
-    /// update before the grant is held (see `held_updates`), anything else read and heard
-    /// after what is held.
+    /// An event as Zellij wrote it, `now_ms` after the plugin loaded (one that cannot be
+    /// read is nothing).
     pub fn event_wire(&mut self, bytes: &[u8], now_ms: u64) -> Response {
-        let name = crate::incoming::event_name(bytes);
-        if name <= 2 && self.broker.awaits_permission() && !self.starts_later {
-            self.broker.set_clock(now_ms);
-            self.held_updates.retain(|(held, _)| *held != name);
-            self.held_updates.push((name, bytes.to_vec()));
-            // It still tells of the grant (see `Broker::application_state_heard`).
-            let effects = self.broker.application_state_heard(self.client_id);
-            let render = self.run(effects);
-            return self.respond(render);
-        }
-        let mut render = false;
-        for (_, held) in std::mem::take(&mut self.held_updates) {
-            if let Ok(event) = crate::incoming::read_event(&held) {
-                render |= self.hear(event, now_ms);
-            }
-        }
-        if let Ok(event) = crate::incoming::read_event(bytes) {
-            render |= self.hear(event, now_ms);
-        }
+        let render = match crate::incoming::read_event(bytes) {
+            Ok(event) => self.hear(event, now_ms),
+            Err(_) => false,
+        };
         self.respond(render)
     }
 
@@ -444,24 +423,13 @@ impl Instance {
         // shown and placed, and when it has just shown, with the next event (a timer set
         // for it at once): each sets Zellij to work for every instance (a pipe message, a
         // pane update for every plugin) that would otherwise come before the question's
-        // first frame. So do, when a reply goes out, the record, the broadcasts and the
-        // renames: the reply is sent once the event's work is done, and that work is only the
-        // reply's then.
+        // first frame.
         let showing = effects
             .iter()
             .any(|e| matches!(e, Effect::Show | Effect::ShowAsPlaced));
-        let replying = effects.iter().any(|e| matches!(e, Effect::Reply { .. }));
-        let (later, now): (Vec<Effect>, Vec<Effect>) = effects.into_iter().partition(|e| {
-            matches!(e, Effect::Peer(_) | Effect::SetOwnTitle(_))
-                || (replying
-                    && matches!(
-                        e,
-                        Effect::Record(_)
-                            | Effect::Broadcast { .. }
-                            | Effect::RenamePane { .. }
-                            | Effect::RenameTab { .. }
-                    ))
-        });
+        let (later, now): (Vec<Effect>, Vec<Effect>) = effects
+            .into_iter()
+            .partition(|e| matches!(e, Effect::Peer(_) | Effect::SetOwnTitle(_)));
         if now.contains(&Effect::Show) {
             // Placed before it shows: drawn at its size from the first frame, rather than
             // drawn, resized and drawn again (the second frame waiting for whatever Zellij
@@ -479,7 +447,7 @@ impl Instance {
         } else if redraw.grow {
             self.resize();
         }
-        if (showing || replying) && !later.is_empty() {
+        if showing && !later.is_empty() {
             if self.deferred.is_empty() {
                 self.send(Command::SetTimeout(0.0));
             }
