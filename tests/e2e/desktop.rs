@@ -399,20 +399,17 @@ fn in_pane(zellij: &Zellij, desktop: &Desktop, dir: &Path, name: &str, line: &st
     new_pane(zellij, name, &line)
 }
 
-#[test]
-fn an_option_picked_from_the_desktop_notification_answers_the_question() {
-    let zellij = Zellij::start();
-    let desktop = Desktop::start(&zellij.scratch());
-    let dir = zellij.scratch();
-    let outer = dir.join("outer.log");
-    record_outer_terminal(&zellij, &outer);
+/// `ask-popup ask --id ID` asking the database question for the agent `asker` in a pane of
+/// its own that hears the desktop (its envelope into `dir/out.json`), shown in the popup and
+/// in one notification.
+fn ask_asker(zellij: &Zellij, desktop: &Desktop, dir: &Path, id: &str) {
     in_pane(
-        &zellij,
-        &desktop,
-        &dir,
+        zellij,
+        desktop,
+        dir,
         "agent",
         &format!(
-            "ASK_POPUP_AGENT=asker {command} ask --id d-1 {payload} > out.json",
+            "ASK_POPUP_AGENT=asker {command} ask --id {id} {payload} > out.json",
             command = shell_quote(&command().to_string_lossy()),
             payload = shell_quote(DB),
         ),
@@ -421,6 +418,16 @@ fn an_option_picked_from_the_desktop_notification_answers_the_question() {
         s.contains("asker asks") && s.contains("Which database?")
     });
     desktop.wait_displayed(1, "the question's notification");
+}
+
+#[test]
+fn an_option_picked_from_the_desktop_notification_answers_the_question() {
+    let zellij = Zellij::start();
+    let desktop = Desktop::start(&zellij.scratch());
+    let dir = zellij.scratch();
+    let outer = dir.join("outer.log");
+    record_outer_terminal(&zellij, &outer);
+    ask_asker(&zellij, &desktop, &dir, "d-1");
     // The person picks SQLite from the notification: its options and Open are offered.
     let offered = desktop.context_menu("1");
     assert_eq!(
@@ -500,21 +507,7 @@ fn a_forged_action_invoked_changes_nothing() {
     let zellij = Zellij::start();
     let desktop = Desktop::start(&zellij.scratch());
     let dir = zellij.scratch();
-    in_pane(
-        &zellij,
-        &desktop,
-        &dir,
-        "agent",
-        &format!(
-            "ASK_POPUP_AGENT=asker {command} ask --id f-1 {payload} > out.json",
-            command = shell_quote(&command().to_string_lossy()),
-            payload = shell_quote(DB),
-        ),
-    );
-    zellij.wait_for_screen("the question", ANSWER, |s| {
-        s.contains("asker asks") && s.contains("Which database?")
-    });
-    desktop.wait_displayed(1, "the question's notification");
+    ask_asker(&zellij, &desktop, &dir, "f-1");
     let id = desktop.shown_id();
     // Another client says Postgres was clicked, and Open: to everyone, and to each connection.
     desktop.forge_click(id, "0");
