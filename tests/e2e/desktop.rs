@@ -10,7 +10,7 @@
 //! given and prints the line of the action the test wants.
 
 use crate::agents::{new_pane, pick_sqlite, shell_quote, status, submitted, zellij_on_path, DB};
-use crate::command::{command, record_outer_terminal};
+use crate::command::{command, record_outer_terminal, wait_for_file};
 use crate::harness::Zellij;
 use crate::history::recorded;
 use crate::ANSWER;
@@ -371,22 +371,6 @@ fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
     pairs
 }
 
-/// Waits until the file at `path` exists: its text.
-fn wait_for(zellij: &Zellij, path: &Path, what: &str) -> String {
-    let until = zellij.until(ANSWER);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(path) {
-            return text;
-        }
-        assert!(
-            Instant::now() < until,
-            "{what}; screen:\n{}",
-            zellij.screen()
-        );
-        thread::sleep(Duration::from_millis(100));
-    }
-}
-
 /// Starts `line` (run in `dir`, on `desktop`'s bus, with the tested zellij and command on
 /// PATH) in a new pane named `name`; the pane stays once it ended, and `rc` tells it ended.
 fn in_pane(zellij: &Zellij, desktop: &Desktop, dir: &Path, name: &str, line: &str) -> u32 {
@@ -434,7 +418,7 @@ fn an_option_picked_from_the_desktop_notification_answers_the_question() {
         keys_and_labels(&offered),
         pairs(&[("0", "Postgres"), ("1", "SQLite"), ("open", "Open")])
     );
-    wait_for(&zellij, &dir.join("rc"), "the command never ended");
+    wait_for_file(&zellij, &dir.join("rc"), "the command never ended");
     let out = std::fs::read_to_string(dir.join("out.json")).expect("out.json");
     assert_eq!(
         out,
@@ -486,7 +470,7 @@ fn an_approval_offers_deny_and_open_and_deny_from_the_notification_denies() {
         keys_and_labels(&offered),
         pairs(&[("deny", "Deny"), ("open", "Open")])
     );
-    wait_for(&zellij, &dir.join("rc"), "the hook never ended");
+    wait_for_file(&zellij, &dir.join("rc"), "the hook never ended");
     let out: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).expect("out.json"))
             .expect("the hook's answer is JSON");
