@@ -116,6 +116,8 @@ pub struct PaneState {
     pub is_floating: bool,
     /// Hidden by its plugin (`hide_self`): on no tab's screen.
     pub is_suppressed: bool,
+    /// Taking up its whole tab.
+    pub is_fullscreen: bool,
 }
 
 /// Whether the popup's pane is on screen, as the latest tab and pane updates have it: not
@@ -126,6 +128,8 @@ pub struct PopupSighting {
     floating_shown: Vec<usize>,
     /// The popup's pane, once a pane update has listed it.
     pane: Option<PaneState>,
+    /// The tiled panes that take up their whole tab: (tab, pane id, whether a plugin's).
+    fullscreen: Vec<(usize, u32, bool)>,
 }
 
 impl PopupSighting {
@@ -140,6 +144,27 @@ impl PopupSighting {
             .iter()
             .find(|p| p.is_plugin && p.id == plugin_id)
             .cloned();
+        self.fullscreen = panes
+            .iter()
+            .filter(|p| p.is_fullscreen && !p.is_floating)
+            .map(|p| (p.tab, p.id, p.is_plugin))
+            .collect();
+    }
+
+    /// The tiled pane that hides the popup, when it does: the popup is shown (not hidden by
+    /// its plugin), floating, on a tab that does not show its floating panes though a show
+    /// shows them, and a tiled pane there takes up the whole tab. That is a fullscreen that
+    /// covers the floating panes and the bars: what Zellij's web client on a phone asks for
+    /// its focused pane (its "single pane" view).
+    pub fn covered_by(&self) -> Option<(u32, bool)> {
+        let popup = self.pane.as_ref()?;
+        if popup.is_suppressed || !popup.is_floating || self.floating_shown.contains(&popup.tab) {
+            return None;
+        }
+        self.fullscreen
+            .iter()
+            .find(|(tab, _, _)| *tab == popup.tab)
+            .map(|&(_, id, plugin)| (id, plugin))
     }
 
     /// This instance hid the popup: it is not on screen until an update lists it again (the
@@ -333,6 +358,7 @@ fn pane_states(update: proto::PaneUpdatePayload) -> Result<Vec<PaneState>, Malfo
             tab,
             is_floating: pane.is_floating,
             is_suppressed: pane.is_suppressed,
+            is_fullscreen: pane.is_fullscreen,
         }));
     }
     Ok(panes)

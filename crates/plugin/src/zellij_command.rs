@@ -48,6 +48,9 @@ pub enum Command {
     ReportPanic(String),
     /// Take this client to the session of this name.
     SwitchSession(String),
+    /// Toggle the fullscreen of this pane (a plugin's when `plugin`): a fullscreen that hides
+    /// the floating panes becomes one that shows them.
+    ToggleFullscreen { pane: u32, plugin: bool },
 }
 
 /// A message to plugins (`zellij pipe`'s messages, sent from a plugin).
@@ -229,6 +232,17 @@ pub fn encode(command: Command) -> Vec<u8> {
                             floating_pane_coordinates: Some(coordinates(placement)),
                         },
                     ],
+                },
+            )),
+        ),
+        Command::ToggleFullscreen { pane, plugin } => (
+            105,
+            Some(Payload::TogglePaneIdFullscreen(
+                proto::TogglePaneIdFullscreenPayload {
+                    pane_id: Some(proto::PaneId {
+                        pane_type: i32::from(plugin),
+                        id: pane,
+                    }),
                 },
             )),
         ),

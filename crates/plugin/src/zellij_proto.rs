@@ -162,6 +162,8 @@ pub struct PaneInfo {
     pub id: u32,
     #[prost(bool, tag = "2")]
     pub is_plugin: bool,
+    #[prost(bool, tag = "4")]
+    pub is_fullscreen: bool,
     #[prost(bool, tag = "5")]
     pub is_floating: bool,
     #[prost(bool, tag = "6")]
@@ -309,7 +311,7 @@ pub struct PluginCommand {
     pub name: i32,
     #[prost(
         oneof = "CommandPayload",
-        tags = "2, 12, 16, 34, 35, 37, 38, 47, 48, 49, 50, 92, 146"
+        tags = "2, 12, 16, 34, 35, 37, 38, 39, 47, 48, 49, 50, 81, 92, 146"
     )]
     pub payload: Option<CommandPayload>,
 }
@@ -345,6 +347,8 @@ pub enum CommandPayload {
     CliPipeOutput(CliPipeOutputPayload),
     #[prost(message, tag = "50")]
     MessageToPlugin(MessageToPluginPayload),
+    #[prost(message, tag = "81")]
+    TogglePaneIdFullscreen(TogglePaneIdFullscreenPayload),
     #[prost(message, tag = "92")]
     ChangeFloatingPanesCoordinates(ChangeFloatingPanesCoordinatesPayload),
     #[prost(message, tag = "146")]
@@ -378,6 +382,13 @@ pub struct IdAndNewName {
     pub id: u32,
     #[prost(string, tag = "2")]
     pub new_name: String,
+}
+
+/// The pane whose fullscreen to toggle.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TogglePaneIdFullscreenPayload {
+    #[prost(message, optional, tag = "1")]
+    pub pane_id: Option<PaneId>,
 }
 
 /// A tab's id (as a tab update gives it) and its new name.

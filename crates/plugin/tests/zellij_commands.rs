@@ -187,6 +187,26 @@ fn renames_are_encoded_as_zellij_encodes_them() {
 }
 
 #[test]
+fn a_fullscreen_toggle_is_encoded_as_zellij_encodes_it() {
+    for id in [0, 3, 70_000] {
+        same(
+            Command::ToggleFullscreen {
+                pane: id,
+                plugin: false,
+            },
+            ZellijCommand::TogglePaneIdFullscreen(PaneId::Terminal(id)),
+        );
+        same(
+            Command::ToggleFullscreen {
+                pane: id,
+                plugin: true,
+            },
+            ZellijCommand::TogglePaneIdFullscreen(PaneId::Plugin(id)),
+        );
+    }
+}
+
+#[test]
 fn timers_and_panics_are_encoded_as_zellij_encodes_them() {
     for seconds in [1.5, 0.0, 0.25, 86_400.0] {
         same(

@@ -208,6 +208,7 @@ fn a_pane_update_gives_every_pane_of_every_tab() {
         title: title.into(),
         is_floating: is_plugin && id > 0,
         is_suppressed: id == 7,
+        is_fullscreen: id == 4,
         is_focused: true,
         pane_rows: 20,
         cursor_coordinates_in_pane: Some((3, 4)),
@@ -233,6 +234,7 @@ fn a_pane_update_gives_every_pane_of_every_tab() {
         tab,
         is_floating: is_plugin && id > 0,
         is_suppressed: id == 7,
+        is_fullscreen: id == 4,
     };
     assert_eq!(
         read,

@@ -153,6 +153,7 @@ fn a_popup_hidden_here_is_off_screen_until_an_update_lists_it_again() {
         tab: 0,
         is_floating: true,
         is_suppressed: false,
+        is_fullscreen: false,
     };
     sighting.panes(std::slice::from_ref(&popup), 7);
     assert!(sighting.on_screen());
@@ -161,4 +162,64 @@ fn a_popup_hidden_here_is_off_screen_until_an_update_lists_it_again() {
     assert!(!sighting.on_screen());
     sighting.panes(&[popup], 7);
     assert!(sighting.on_screen());
+}
+
+#[test]
+fn a_shown_popup_under_a_fullscreen_that_hides_the_floating_panes_is_covered_by_it() {
+    let tab = |position, floating_visible| TabState {
+        position,
+        id: position as u32,
+        name: format!("Tab #{}", position + 1),
+        active: position == 0,
+        floating_visible,
+        other_focused_clients: Vec::new(),
+        display_area_rows: 28,
+        display_area_columns: 27,
+    };
+    let pane = |id, is_plugin, tab, is_floating, is_fullscreen| PaneState {
+        id,
+        is_plugin,
+        title: String::new(),
+        tab,
+        is_floating,
+        is_suppressed: false,
+        is_fullscreen,
+    };
+    let popup = pane(7, true, 0, true, false);
+    // A phone's single-pane view: the asker's pane fullscreen, the floating panes not shown.
+    let mut sighting = PopupSighting::default();
+    sighting.tabs(&[tab(0, false), tab(1, true)]);
+    sighting.panes(
+        &[
+            pane(0, false, 0, false, true),
+            popup.clone(),
+            pane(2, false, 1, false, true),
+        ],
+        7,
+    );
+    assert!(!sighting.on_screen());
+    assert_eq!(sighting.covered_by(), Some((0, false)));
+    // A fullscreen plugin's pane covers it too.
+    sighting.panes(&[pane(4, true, 0, false, true), popup.clone()], 7);
+    assert_eq!(sighting.covered_by(), Some((4, true)));
+    // Not when the tab shows its floating panes (a fullscreen that leaves them over it)...
+    sighting.tabs(&[tab(0, true)]);
+    sighting.panes(&[pane(0, false, 0, false, true), popup.clone()], 7);
+    assert!(sighting.on_screen());
+    assert_eq!(sighting.covered_by(), None);
+    // ...nor when nothing is fullscreen, or the fullscreen pane is on another tab...
+    sighting.tabs(&[tab(0, false), tab(1, false)]);
+    sighting.panes(&[pane(0, false, 0, false, false), popup.clone()], 7);
+    assert_eq!(sighting.covered_by(), None);
+    sighting.panes(&[pane(2, false, 1, false, true), popup.clone()], 7);
+    assert_eq!(sighting.covered_by(), None);
+    // ...nor when the popup is hidden, or not listed yet.
+    let hidden = PaneState {
+        is_suppressed: true,
+        ..popup
+    };
+    sighting.panes(&[pane(0, false, 0, false, true), hidden], 7);
+    assert_eq!(sighting.covered_by(), None);
+    sighting.panes(&[pane(0, false, 0, false, true)], 7);
+    assert_eq!(sighting.covered_by(), None);
 }

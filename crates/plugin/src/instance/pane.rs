@@ -1,4 +1,5 @@
-//! The popup's pane: where it is placed and how large (`popup::popup_rect`), and its name.
+//! The popup's pane: where it is placed and how large (`popup::popup_rect`), its name, and a
+//! fullscreen that would hide it.
 
 use super::Instance;
 use crate::popup::{popup_rect, Placement};
@@ -26,6 +27,30 @@ impl Instance {
         }
         self.fitted_height = Some(rect.height);
         self.place(Placement::from(rect));
+    }
+
+    /// A fullscreen that hides the shown popup becomes one that shows it: Zellij's web client
+    /// on a phone keeps its focused pane fullscreen over the floating panes (its single-pane
+    /// view), and the popup would wait unseen beneath it. Toggled once per covering pane until
+    /// the popup is seen on screen again, and by the leader alone, since the command toggles.
+    /// Looked at on tab updates, which Zellij sends after the pane update of the same moment
+    /// (a pane update read with the tabs of the moment before could toggle a fullscreen the
+    /// popup shows over).
+    pub(super) fn uncover(&mut self) {
+        if self.sighting.on_screen() {
+            self.uncovered = None;
+            return;
+        }
+        if !self.broker.is_visible() || !self.broker.leads() {
+            return;
+        }
+        let Some((pane, plugin)) = self.sighting.covered_by() else {
+            return;
+        };
+        if self.uncovered != Some((pane, plugin)) {
+            self.uncovered = Some((pane, plugin));
+            self.send(Command::ToggleFullscreen { pane, plugin });
+        }
     }
 
     /// Moves and sizes the popup's pane.

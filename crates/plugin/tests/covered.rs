@@ -1,0 +1,127 @@
+//! A popup shown under a fullscreen that hides the floating panes (Zellij's web client on a
+//! phone keeps its focused pane so, its single-pane view): the instance that leads toggles that
+//! pane's fullscreen once, to one that shows the popup, and again only after the popup was seen.
+
+use ask_popup_plugin::incoming::{PaneState, TabState, ZellijEvent};
+use ask_popup_plugin::instance::Instance;
+use ask_popup_plugin::shared_folder::SharedFolder;
+use ask_popup_plugin::wire::{WireMessage, WirePayload, WireSource};
+use ask_popup_plugin::zellij_command::{Command, PluginIds};
+use std::collections::BTreeMap;
+use tempfile::TempDir;
+
+const QUESTION: &str = r#"{"questions":[{"question":"Pick?","header":"H","options":["A","B"]}]}"#;
+
+/// The popup is plugin 7's pane.
+const POPUP: u32 = 7;
+
+/// An instance of the first client, granted, past its hello window, on one tab with pane 3.
+fn instance(folder: &TempDir) -> Instance {
+    let mut instance = Instance::with_folder(SharedFolder::at(folder.path()));
+    let ids = PluginIds {
+        plugin_id: POPUP,
+        client_id: 1,
+        zellij_pid: 4242,
+    };
+    instance.load(&BTreeMap::new(), Some(ids), 1_700_000_000_000);
+    instance.event(ZellijEvent::PermissionRequestResult(true), 10);
+    instance.event(ZellijEvent::Timer, 400);
+    instance
+}
+
+fn ask(instance: &mut Instance, now_ms: u64) {
+    instance.pipe_wire(
+        WireMessage {
+            source: WireSource::Cli,
+            cli_source_id: Some("p1".to_owned()),
+            plugin_source_id: None,
+            name: "ask".to_owned(),
+            payload: WirePayload::Text(QUESTION.into()),
+            args: BTreeMap::from([
+                ("id".to_owned(), "r1".to_owned()),
+                ("pane_id".to_owned(), "3".to_owned()),
+            ]),
+        },
+        now_ms,
+    );
+}
+
+/// Zellij reports pane 3 (fullscreen or not), the popup (shown or hidden by its plugin) and
+/// the tab (showing its floating panes or not); the fullscreen toggles that follow.
+fn report(
+    instance: &mut Instance,
+    fullscreen: bool,
+    popup_shown: bool,
+    floating_visible: bool,
+    now_ms: u64,
+) -> Vec<Command> {
+    let panes = vec![
+        PaneState {
+            id: 3,
+            is_fullscreen: fullscreen,
+            ..PaneState::default()
+        },
+        PaneState {
+            id: POPUP,
+            is_plugin: true,
+            is_floating: true,
+            is_suppressed: !popup_shown,
+            ..PaneState::default()
+        },
+    ];
+    let tabs = vec![TabState {
+        active: true,
+        floating_visible,
+        display_area_rows: 28,
+        display_area_columns: 27,
+        ..TabState::default()
+    }];
+    let mut commands = instance
+        .event(ZellijEvent::PaneUpdate(panes), now_ms)
+        .commands;
+    commands.extend(
+        instance
+            .event(ZellijEvent::TabUpdate(tabs), now_ms)
+            .commands,
+    );
+    commands
+        .into_iter()
+        .filter(|c| matches!(c, Command::ToggleFullscreen { .. }))
+        .collect()
+}
+
+const UNCOVER: Command = Command::ToggleFullscreen {
+    pane: 3,
+    plugin: false,
+};
+
+#[test]
+fn a_question_under_a_phones_single_pane_view_is_uncovered_once() {
+    let folder = TempDir::new().unwrap();
+    let mut instance = instance(&folder);
+    // Nothing asked: a fullscreen pane is the person's business.
+    assert_eq!(report(&mut instance, true, false, false, 450), []);
+    ask(&mut instance, 500);
+    // Shown, but under the fullscreen: toggled once, though Zellij says so twice more before
+    // the toggle takes.
+    assert_eq!(report(&mut instance, true, true, false, 600), [UNCOVER]);
+    assert_eq!(report(&mut instance, true, true, false, 700), []);
+    assert_eq!(report(&mut instance, true, true, false, 800), []);
+    // Seen: the fullscreen now leaves the floating panes over it.
+    assert_eq!(report(&mut instance, true, true, true, 900), []);
+    // The phone's view covers it again (its pane focused anew): uncovered again.
+    assert_eq!(report(&mut instance, true, true, false, 1000), [UNCOVER]);
+}
+
+#[test]
+fn a_popup_seen_or_hidden_or_under_no_fullscreen_is_left_alone() {
+    let folder = TempDir::new().unwrap();
+    let mut instance = instance(&folder);
+    ask(&mut instance, 500);
+    // The person hid the floating panes, nothing fullscreen: not this.
+    assert_eq!(report(&mut instance, false, true, false, 600), []);
+    // A fullscreen with the floating panes over it: the popup shows.
+    assert_eq!(report(&mut instance, true, true, true, 700), []);
+    // The popup hidden by its plugin.
+    assert_eq!(report(&mut instance, true, false, false, 800), []);
+}
