@@ -436,6 +436,7 @@ fn a_pane_update_listing_the_popup_on_screen_and_a_click_and_wheel_reach_the_dia
         tab: 0,
         is_floating: true,
         is_suppressed: false,
+        is_fullscreen: false,
     };
     let terminal = PaneState {
         id: 3,
