@@ -1,6 +1,10 @@
 //! Lays the dialog out for a pane size: banner and tab bar above, the question tab or the
 //! review in the middle, cut to the pane, and the footer below.
 //!
+//! A pane narrower than [`COMPACT_WIDTH`] (a phone's) gets the compact layout: the same one
+//! column, but what would be cut at the right wraps instead (see `fit`): the banner, the tab
+//! bar (all its tabs on rows), the footer (two lines of whole hints), headers and summaries.
+//!
 //! Everything that depends only on the payload and a width (wrapped question text, option
 //! rows, rendered markdown) is computed once and kept in a [`ViewCache`]; a frame then costs
 //! in proportion to the cells it shows, whatever the size of the payload.
@@ -8,12 +12,14 @@
 mod block;
 mod cache;
 mod editor;
+mod fit;
 mod footer;
 mod question_tab;
 mod review;
 mod tab_bar;
 
 use self::block::{window, Block};
+use self::fit::{compact, fit, fit_parts};
 use self::footer::footer;
 use self::question_tab::question_tab;
 use self::review::review;
@@ -25,6 +31,11 @@ use crate::dialog::Dialog;
 
 pub use self::cache::ViewCache;
 pub use self::question_tab::SIDE_BY_SIDE_WIDTH;
+
+/// Below this width (a phone's 27 columns; the popup, 80% of the screen by default, on a screen
+/// under 100 columns) the compact layout: nothing is cut at the right. From it on the usual
+/// one, where tabs that do not fit scroll and a line too long for the pane ends with `…`.
+pub const COMPACT_WIDTH: usize = 80;
 
 /// The smallest pane the dialog is drawn in; below it, a one-line notice.
 pub const MIN_WIDTH: usize = 20;
@@ -92,9 +103,7 @@ fn draw(
         return too_small(width, height);
     }
     cache.prepare(width);
-    let mut top = above(dialog, chrome, width);
-    let mut bottom = below(dialog, chrome, width);
-    let avail = make_room(&mut top, &mut bottom, chrome, height);
+    let (top, bottom, avail) = around(dialog, chrome, width, height);
 
     let mut preview_max_scroll = None;
     let middle = if dialog.on_submit_tab() {
@@ -148,54 +157,48 @@ fn too_small(width: usize, height: usize) -> Frame {
     }
 }
 
-/// Above the question or the review: the banner, the tab bar (or the only question's header)
-/// and a blank line.
-fn above(dialog: &Dialog, chrome: &Chrome, width: usize) -> Block {
+/// Above the question or the review (the banner, the tab bar or the only question's header,
+/// and a blank line), below it (a blank line and the footer), and the rows left for it in a
+/// pane `height` rows tall. Very short panes lose the spacing first, then the footer's lines
+/// after its first, the banner, and the rows of the tab bar but the current tab's.
+fn around(dialog: &Dialog, chrome: &Chrome, width: usize, height: usize) -> (Block, Block, usize) {
     let mut top = Block::default();
     if let Some(banner) = &chrome.banner {
-        top.push(Line::styled(
-            truncate_ellipsis(&sanitize_line(banner), width).into_owned(),
-            Role::Muted,
-        ));
+        top.push_all(fit_parts(&sanitize_line(banner), width, Role::Muted.into()));
     }
+    let banner = top.len();
     if dialog.tab_count() > 1 {
         tab_bar(dialog, width, &mut top);
     } else if let Some(question) = dialog.questionnaire().questions.first() {
         let header = format!(" {} ", sanitize_line(&question.header));
-        top.push(Line::styled(
-            truncate_ellipsis(&header, width).into_owned(),
-            Style::new(Role::Selected).bold(),
-        ));
+        let style = Style::new(Role::Selected).bold();
+        top.push_all(fit(compact(width), &header, width, 1, style, usize::MAX));
     }
     top.blank();
-    top
-}
-
-/// Below the question or the review: a blank line and the footer.
-fn below(dialog: &Dialog, chrome: &Chrome, width: usize) -> Block {
     let mut bottom = Block::default();
     bottom.blank();
-    bottom.push(footer(dialog, chrome, width));
-    bottom
-}
-
-/// The rows left for the question or the review in a pane `height` rows tall. Very short panes
-/// lose the spacing first, then the banner.
-fn make_room(top: &mut Block, bottom: &mut Block, chrome: &Chrome, height: usize) -> usize {
-    let mut avail = height.saturating_sub(top.len() + bottom.len());
-    if avail < 3 && bottom.len() > 1 {
-        bottom.remove_first();
-        avail += 1;
+    bottom.push_all(footer(dialog, chrome, width));
+    let mut cuts = 0;
+    loop {
+        let avail = height.saturating_sub(top.len() + bottom.len());
+        if avail >= 3 || cuts > 4 {
+            top.focus = None;
+            return (top, bottom, avail);
+        }
+        match cuts {
+            0 => bottom.keep(1..bottom.len()),
+            1 => top.keep(0..top.len().saturating_sub(1)),
+            2 => bottom.keep(0..1),
+            3 => top.keep(banner..top.len()),
+            // The tab bar's rows but the current tab's (its focus).
+            _ => {
+                if let Some(focus) = top.focus {
+                    top.keep(focus.start..focus.end);
+                }
+            }
+        }
+        cuts += 1;
     }
-    if avail < 3 && top.ends_with_blank() {
-        top.pop();
-        avail += 1;
-    }
-    if avail < 3 && chrome.banner.is_some() && top.len() > 1 {
-        top.remove_first();
-        avail += 1;
-    }
-    avail
 }
 
 /// The blocks one under the other into `frame`, with their click targets.

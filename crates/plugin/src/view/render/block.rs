@@ -46,18 +46,25 @@ impl Block {
     pub(super) fn blank(&mut self) {
         self.push_measured(Line::new(), 0);
     }
-    pub(super) fn remove_first(&mut self) {
-        if !self.lines.is_empty() {
-            self.lines.remove(0);
-            self.hits.retain(|h| h.line > 0);
-            self.hits.iter_mut().for_each(|h| h.line -= 1);
+    pub(super) fn push_all(&mut self, lines: Vec<Line>) {
+        self.lines
+            .extend(lines.into_iter().map(|line| (line, None)));
+    }
+    /// Keeps only lines `kept`, with their click targets; the focus, shifted with them.
+    pub(super) fn keep(&mut self, kept: std::ops::Range<usize>) {
+        let kept = kept.start.min(kept.end)..kept.end.min(self.lines.len());
+        let mut line = 0;
+        self.lines.retain(|_| {
+            line += 1;
+            kept.contains(&(line - 1))
+        });
+        self.hits.retain(|h| kept.contains(&h.line));
+        self.hits.iter_mut().for_each(|h| h.line -= kept.start);
+        if let Some(focus) = &mut self.focus {
+            focus.start = focus.start.saturating_sub(kept.start);
+            focus.end = focus.end.saturating_sub(kept.start);
+            focus.pointer = focus.pointer.saturating_sub(kept.start);
         }
-    }
-    pub(super) fn pop(&mut self) {
-        self.lines.pop();
-    }
-    pub(super) fn ends_with_blank(&self) -> bool {
-        self.lines.last().is_some_and(|(l, _)| l.spans.is_empty())
     }
     /// Marks the last line as clickable over `cols`.
     pub(super) fn hit(&mut self, target: Target, cols: std::ops::Range<usize>) {

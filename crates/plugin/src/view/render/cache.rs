@@ -1,11 +1,12 @@
 //! The payload's text laid out per width and kept for the life of a request, so a frame costs
 //! in proportion to the cells it shows, whatever the size of the payload.
 
+use super::fit::{compact, end_with_ellipsis};
 use crate::dialog::Dialog;
 use crate::view::limit;
 use crate::view::markdown;
 use crate::view::style::{Line, Role, Style};
-use crate::view::text::{sanitize, truncate_ellipsis};
+use crate::view::text::sanitize;
 use crate::view::wrap::wrap;
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -13,6 +14,9 @@ use std::rc::Rc;
 
 /// Description lines shown per option.
 const MAX_DESCRIPTION_LINES: usize = 4;
+/// In the compact layout, as many lines as keep about this many cells of a description in
+/// view: what four lines of the usual width hold.
+const COMPACT_DESCRIPTION_CELLS: usize = MAX_DESCRIPTION_LINES * 72;
 
 /// A part of the payload that is laid out for a width: question and option indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,7 +91,17 @@ impl ViewCache {
         if let Some(laid_out) = self.laid_out.get(&(text, width)) {
             return laid_out.clone();
         }
-        let laid_out = Rc::new(LaidOut::new(lay_out(dialog, text, width)));
+        let description_lines = if compact(self.pane_width) {
+            MAX_DESCRIPTION_LINES.max(COMPACT_DESCRIPTION_CELLS / width.max(1))
+        } else {
+            MAX_DESCRIPTION_LINES
+        };
+        let laid_out = Rc::new(LaidOut::new(lay_out(
+            dialog,
+            text,
+            width,
+            description_lines,
+        )));
         self.layouts += 1;
         if self.lines + laid_out.len() > MAX_CACHED_LINES {
             self.laid_out.clear();
@@ -176,7 +190,13 @@ fn plain_lines(s: &str, width: usize, style: Style) -> Vec<Line> {
     lines
 }
 
-fn lay_out(dialog: &Dialog, text: PayloadText, width: usize) -> Vec<Line> {
+/// `text` laid out for `width` cells; a description in at most `description_lines` lines.
+fn lay_out(
+    dialog: &Dialog,
+    text: PayloadText,
+    width: usize,
+    description_lines: usize,
+) -> Vec<Line> {
     let questions = &dialog.questionnaire().questions;
     let option = |question_index: usize, option_index: usize| {
         questions
@@ -203,14 +223,10 @@ fn lay_out(dialog: &Dialog, text: PayloadText, width: usize) -> Vec<Line> {
                 if option.description.trim().is_empty() {
                     lines.clear();
                 }
-                if lines.len() > MAX_DESCRIPTION_LINES {
-                    lines.truncate(MAX_DESCRIPTION_LINES);
+                if lines.len() > description_lines {
+                    lines.truncate(description_lines);
                     if let Some(last) = lines.last_mut() {
-                        let text = format!("{}…", last.plain());
-                        *last = Line::styled(
-                            truncate_ellipsis(&text, width).into_owned(),
-                            Style::new(Role::Muted),
-                        );
+                        end_with_ellipsis(last, width);
                     }
                 }
                 lines

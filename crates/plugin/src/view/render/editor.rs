@@ -1,12 +1,14 @@
 //! Text being typed: the free-form answer and the notes, wrapped with a visible cursor.
 
 use super::block::Block;
+use super::fit::{compact, fit};
 use crate::dialog::{Dialog, Editor, Mode};
 use crate::view::style::{Line, Role, Style};
-use crate::view::text::{self, sanitize, sanitize_line, truncate_ellipsis};
+use crate::view::text::{self, sanitize, sanitize_line};
 
-/// Lines of an editor shown at once.
-const MAX_EDITOR_LINES: usize = 6;
+/// Lines of an editor shown at once; in the compact layout, also of what was typed in it
+/// when it is closed (a note, an answer).
+pub(super) const MAX_EDITOR_LINES: usize = 6;
 
 /// An editor's text wrapped at `width` cells, with the cursor as a reversed cell; at most
 /// `MAX_EDITOR_LINES` lines, around the cursor.
@@ -42,14 +44,11 @@ pub(super) fn editor_lines(editor: &Editor, width: usize, placeholder: Option<&s
     around_cursor(wrap.lines, cursor_line)
 }
 
-/// An empty editor: the cursor, then the placeholder dimmed.
+/// An empty editor: the cursor, then the placeholder dimmed when it fits whole.
 fn empty_line(width: usize, placeholder: Option<&str>) -> Line {
     let mut line = Line::styled(" ", cursor_style());
-    if let Some(placeholder) = placeholder {
-        line.push(
-            text::truncate(placeholder, width.saturating_sub(1)).to_owned(),
-            Role::Dim,
-        );
+    if let Some(placeholder) = placeholder.filter(|p| text::width(p) < width) {
+        line.push(placeholder, Role::Dim);
     }
     line
 }
@@ -166,9 +165,13 @@ pub(super) fn note_lines(
             title.to_lowercase(),
             sanitize_line(note.text().trim())
         );
-        out.push(Line::styled(
-            truncate_ellipsis(&text, width).into_owned(),
-            Role::Dim,
+        out.push_all(fit(
+            compact(width),
+            &text,
+            width,
+            0,
+            Role::Dim.into(),
+            MAX_EDITOR_LINES,
         ));
     }
 }

@@ -3,11 +3,12 @@
 
 use super::block::{beside, Block, Focus};
 use super::cache::{LaidOut, PayloadText, ViewCache};
-use super::editor::{editor_lines, note_lines};
+use super::editor::{editor_lines, note_lines, MAX_EDITOR_LINES};
+use super::fit::{compact, fit, fit_parts};
 use crate::dialog::{row_number, Choice, Dialog, Mode, Row, TabState, Target};
 use crate::view::frame::Hit;
 use crate::view::style::{Line, Role, Style};
-use crate::view::text::{self, sanitize_line, truncate_ellipsis};
+use crate::view::text::{self, sanitize_line};
 use ask_popup_protocol::elicitation::page::DECLINE_LABEL;
 use ask_popup_protocol::request::{
     Question, CHAT_LABEL, FREEFORM_LABEL, NEXT_LABEL, RECOMMENDED_MARK,
@@ -145,15 +146,15 @@ impl Tab<'_> {
                 pre.push_measured(line.clone(), line_width);
             }
         } else if expanded {
-            // A context taller than the pane gets the room the options leave.
-            let room = avail.saturating_sub(pre.len() + 2 + others + 1).max(3);
+            // A context taller than the pane gets the room the options and the line under it
+            // leave (that line as long as it can get: the compact layout may wrap it).
+            let under = window_line(context.len(), context.len());
+            let under = fit_parts(&under, self.width, Style::default()).len();
+            let room = avail.saturating_sub(pre.len() + 2 + others + under).max(3);
             self.push_context_window(&context, room, pre, preview_max_scroll);
         } else {
             let text = format!("▸ Context ({} lines) · Ctrl+E to expand", context.len());
-            pre.push(Line::styled(
-                truncate_ellipsis(&text, self.width).into_owned(),
-                Role::Muted,
-            ));
+            pre.push_all(fit_parts(&text, self.width, Role::Muted.into()));
         }
     }
 
@@ -177,10 +178,10 @@ impl Tab<'_> {
             pre.push_measured(line.clone(), line_width);
         }
         let below = context.len().saturating_sub(scroll + room);
-        let text = format!("▾ ▲ {scroll} ▼ {below} more · PgUp/PgDn scroll · Ctrl+E collapse");
-        pre.push(Line::styled(
-            truncate_ellipsis(&text, self.width).into_owned(),
-            Role::Dim,
+        pre.push_all(fit_parts(
+            &window_line(scroll, below),
+            self.width,
+            Role::Dim.into(),
         ));
     }
 
@@ -227,6 +228,11 @@ impl Tab<'_> {
     }
 }
 
+/// The line under a context shown in a window, `above` and `below` lines of it out of view.
+fn window_line(above: usize, below: usize) -> String {
+    format!("▾ ▲ {above} ▼ {below} more · PgUp/PgDn scroll · Ctrl+E collapse")
+}
+
 /// The rows of the question's options and the rows after them, each row's lines a click target
 /// for it, and the focused row the block's focus.
 fn option_rows(tab: &Tab, cache: &mut ViewCache, rows: &[Row], width: usize) -> Block {
@@ -238,9 +244,14 @@ fn option_rows(tab: &Tab, cache: &mut ViewCache, rows: &[Row], width: usize) -> 
         if *row == Row::Chat {
             // A form's field says under its rows why its value does not fit.
             if let Some(misfit) = tab.dialog.shown_misfit(tab.index) {
-                out.push(Line::styled(
-                    truncate_ellipsis(&format!("  ⚠ {misfit}"), width).into_owned(),
-                    Role::Warning,
+                let text = format!("  ⚠ {misfit}");
+                out.push_all(fit(
+                    compact(tab.width),
+                    &text,
+                    width,
+                    4,
+                    Role::Warning.into(),
+                    usize::MAX,
                 ));
             }
             // The rule above `Chat about this` is not part of the row.
@@ -267,14 +278,27 @@ fn option_rows(tab: &Tab, cache: &mut ViewCache, rows: &[Row], width: usize) -> 
                 ));
             }
             Row::Chat => {
-                let mut line = Line::styled(head, row_style(focused));
                 let label = if tab.dialog.form().is_some() {
                     DECLINE_LABEL
                 } else {
                     CHAT_LABEL
                 };
-                line.push(label, label_style(focused));
-                out.push(line);
+                let indent = text::width(&head);
+                let room = width.saturating_sub(indent);
+                let label = fit(
+                    compact(tab.width),
+                    label,
+                    room,
+                    0,
+                    label_style(focused),
+                    usize::MAX,
+                );
+                push_row(
+                    Line::styled(head, row_style(focused)),
+                    indent,
+                    label,
+                    &mut out,
+                );
             }
         }
         for line in start..out.len() {
@@ -347,10 +371,17 @@ fn option_row(
         }
         out.push(line);
     }
+    // The label keeps room for the chosen mark after it; a description in the compact layout
+    // takes every cell, so that a narrow pane breaks fewer of its words.
+    let description_width = if compact(tab.width) {
+        width.saturating_sub(indent).max(1)
+    } else {
+        label_width
+    };
     let description = cache.get(
         tab.dialog,
         PayloadText::Description(tab.index, option_index),
-        label_width,
+        description_width,
     );
     for (description_line, line_width) in description.iter() {
         let mut line = Line::styled(" ".repeat(indent), Style::default());
@@ -373,39 +404,52 @@ fn freeform_row(tab: &Tab, focused: bool, mut head: String, width: usize, out: &
     };
     let multi = tab.question.multi_select;
     let chosen = !multi && tab.state.choice == Some(Choice::Freeform);
-    let mut head_line = row_head(&mut head, focused, multi.then(|| !draft.is_blank()));
+    let head_line = row_head(&mut head, focused, multi.then(|| !draft.is_blank()));
     let indent = text::width(&head);
     let room = width.saturating_sub(indent + 2).max(1);
-    if focused && tab.dialog.mode() == Mode::Typing {
-        let lines = editor_lines(draft, room, Some(FREEFORM_LABEL));
-        for (line_index, editor_line) in lines.into_iter().enumerate() {
-            let mut line = if line_index == 0 {
-                head_line.clone()
-            } else {
-                Line::styled(" ".repeat(indent), Style::default())
-            };
-            line.extend(editor_line);
-            out.push(line);
-        }
+    let lines = if focused && tab.dialog.mode() == Mode::Typing {
+        editor_lines(draft, room, Some(FREEFORM_LABEL))
     } else if draft.is_blank() {
-        head_line.push(FREEFORM_LABEL, label_style(focused));
-        out.push(head_line);
+        let room = width.saturating_sub(indent);
+        fit(
+            compact(tab.width),
+            FREEFORM_LABEL,
+            room,
+            0,
+            label_style(focused),
+            usize::MAX,
+        )
     } else {
         let first = sanitize_line(draft.text().trim());
-        head_line.push(
-            truncate_ellipsis(&first, room).into_owned(),
-            if focused {
-                accent()
-            } else if chosen {
-                Role::Success.into()
-            } else {
-                Role::Text.into()
-            },
-        );
-        if chosen {
-            head_line.push(" ✔", Role::Success);
+        let style = if focused {
+            accent()
+        } else if chosen {
+            Role::Success.into()
+        } else {
+            Role::Text.into()
+        };
+        let mut shown = fit(compact(tab.width), &first, room, 0, style, MAX_EDITOR_LINES);
+        if let Some(last) = shown.last_mut().filter(|_| chosen) {
+            last.push(" ✔", Role::Success);
         }
-        out.push(head_line);
+        shown
+    };
+    push_row(head_line, indent, lines, out);
+}
+
+/// A row's `lines` into `out`: the first after `head_line` (its pointer, number and box), the
+/// others under it, indented by `indent` cells.
+fn push_row(head_line: Line, indent: usize, lines: Vec<Line>, out: &mut Block) {
+    let mut head_line = Some(head_line);
+    for content in lines {
+        let mut line = head_line
+            .take()
+            .unwrap_or_else(|| Line::styled(" ".repeat(indent), Style::default()));
+        line.extend(content);
+        out.push(line);
+    }
+    if let Some(line) = head_line {
+        out.push(line);
     }
 }
 

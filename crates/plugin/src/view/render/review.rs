@@ -2,10 +2,11 @@
 //! ones, and the two choices.
 
 use super::block::{Block, Focus};
-use super::editor::note_lines;
+use super::editor::{note_lines, MAX_EDITOR_LINES};
+use super::fit::{compact, fit};
 use crate::dialog::{Dialog, Mode, Target, SUBMIT_CHOICES};
 use crate::view::style::{Line, Role, Style};
-use crate::view::text::{sanitize, sanitize_line, truncate_ellipsis};
+use crate::view::text::{sanitize, sanitize_line};
 use crate::view::wrap::wrap;
 use ask_popup_protocol::elicitation::answers::HIDDEN;
 use ask_popup_protocol::envelope;
@@ -27,10 +28,14 @@ pub(super) fn review(dialog: &Dialog, width: usize) -> Block {
     if !dialog.global_note().is_blank() && dialog.mode() != Mode::Note {
         out.push(Line::styled(" ● Note", Role::Success));
         let text = format!("   → {}", sanitize_line(dialog.global_note().text().trim()));
-        out.push(Line::styled(
-            truncate_ellipsis(&text, width).into_owned(),
-            Role::Text,
-        ));
+        push_fit(
+            &text,
+            width,
+            5,
+            Role::Text.into(),
+            MAX_EDITOR_LINES,
+            &mut out,
+        );
     }
     out.blank();
     if dialog.form().is_some() {
@@ -56,10 +61,8 @@ fn question_summary(
     let mut unanswered = None;
     match dialog.answer(question_index) {
         Some(answer) => {
-            out.push(Line::styled(
-                truncate_ellipsis(&format!(" ● {header}"), width).into_owned(),
-                Role::Success,
-            ));
+            let text = format!(" ● {header}");
+            push_fit(&text, width, 3, Role::Success.into(), usize::MAX, out);
             let text = match dialog.form() {
                 // A secret is never on screen.
                 Some(form) if form.secret(question_index) => HIDDEN.to_owned(),
@@ -78,19 +81,15 @@ fn question_summary(
             }
         }
         None => {
-            out.push(Line::styled(
-                truncate_ellipsis(&format!(" ○ {header}"), width).into_owned(),
-                Role::Muted,
-            ));
+            let text = format!(" ○ {header}");
+            push_fit(&text, width, 3, Role::Muted.into(), usize::MAX, out);
             out.push(Line::styled("   → not answered", Role::Dim));
             unanswered = Some(header);
         }
     }
     if let Some(misfit) = dialog.misfit(question_index) {
-        out.push(Line::styled(
-            truncate_ellipsis(&format!("   ⚠ {misfit}"), width).into_owned(),
-            Role::Warning,
-        ));
+        let text = format!("   ⚠ {misfit}");
+        push_fit(&text, width, 5, Role::Warning.into(), usize::MAX, out);
     }
     if let Some(note) = dialog
         .tab_state(question_index)
@@ -98,10 +97,7 @@ fn question_summary(
         .filter(|note| !note.is_blank())
     {
         let text = format!("     notes: {}", sanitize_line(note.text().trim()));
-        out.push(Line::styled(
-            truncate_ellipsis(&text, width).into_owned(),
-            Role::Dim,
-        ));
+        push_fit(&text, width, 5, Role::Dim.into(), MAX_EDITOR_LINES, out);
     }
     unanswered
 }
@@ -109,7 +105,8 @@ fn question_summary(
 /// Whether the answers are ready to go, or a warning that names the `unanswered` questions.
 fn readiness(unanswered: &[String], width: usize, out: &mut Block) {
     if unanswered.is_empty() {
-        out.push(Line::styled("Ready to submit your answers?", Role::Muted));
+        let text = "Ready to submit your answers?";
+        push_fit(text, width, 0, Role::Muted.into(), usize::MAX, out);
     } else {
         let text = format!(
             "⚠ Not answered: {} (you can still submit)",
@@ -129,7 +126,8 @@ fn form_readiness(dialog: &Dialog, width: usize, out: &mut Block) {
         .map(|question| sanitize_line(&question.header))
         .collect();
     if unfit.is_empty() {
-        out.push(Line::styled("Ready to send the form?", Role::Muted));
+        let text = "Ready to send the form?";
+        push_fit(text, width, 0, Role::Muted.into(), usize::MAX, out);
     } else {
         let text = format!("⚠ Not sent until these fit: {}", unfit.join(", "));
         for line in wrap(&text, width) {
@@ -171,4 +169,16 @@ fn submit_choices(dialog: &Dialog, width: usize, out: &mut Block) {
             pointer,
         });
     }
+}
+
+/// [`fit`] into `out`.
+fn push_fit(
+    text: &str,
+    width: usize,
+    indent: usize,
+    style: Style,
+    max_lines: usize,
+    out: &mut Block,
+) {
+    out.push_all(fit(compact(width), text, width, indent, style, max_lines));
 }

@@ -1,9 +1,12 @@
-//! The tab bar: one tab per question and the Submit tab, as many around the active one as fit.
+//! The tab bar: one tab per question and the Submit tab, as many around the active one as fit;
+//! in the compact layout all of them, on as many rows as they take.
 
-use super::block::Block;
+use super::block::{Block, Focus};
+use super::fit::compact;
 use crate::dialog::{Dialog, Target};
 use crate::view::style::{Line, Role, Style};
 use crate::view::text::{self, sanitize_line, truncate_ellipsis};
+use crate::view::wrap::wrap;
 
 pub(super) fn tab_bar(dialog: &Dialog, width: usize, out: &mut Block) {
     let mut tabs: Vec<(String, Style)> = Vec::with_capacity(dialog.tab_count());
@@ -39,7 +42,13 @@ pub(super) fn tab_bar(dialog: &Dialog, width: usize, out: &mut Block) {
     // Show as many tabs around the active one as fit.
     let widths: Vec<usize> = tabs.iter().map(|(t, _)| text::width(t)).collect();
     let active = dialog.tab().min(tabs.len().saturating_sub(1));
-    let budget = width.saturating_sub(4); // room for the arrows or ellipses
+    // Room for the arrows, and for the ellipses of tabs scrolled out of view; the compact
+    // layout shows every tab, between the arrows when they fit, else on rows.
+    let budget = width.saturating_sub(if compact(width) { 2 } else { 4 });
+    if compact(width) && widths.iter().sum::<usize>() > budget {
+        rows(tabs, active, width, out);
+        return;
+    }
     let (mut first, mut last) = (active, active);
     let mut used = widths.get(active).copied().unwrap_or(0);
     loop {
@@ -76,5 +85,37 @@ pub(super) fn tab_bar(dialog: &Dialog, width: usize, out: &mut Block) {
     out.push(line);
     for (target, cols) in hits {
         out.hit(target, cols);
+    }
+}
+
+/// Every tab, each whole, on as many rows as they take (one wider than the pane wraps onto rows
+/// of its own); the active tab's rows are the block's focus, kept when the pane is short.
+fn rows(tabs: Vec<(String, Style)>, active: usize, width: usize, out: &mut Block) {
+    // Full: the first tab starts a row.
+    let mut col = width;
+    for (tab_index, (text, style)) in tabs.into_iter().enumerate() {
+        let pieces = if text::width(&text) <= width {
+            vec![text]
+        } else {
+            wrap(&text, width)
+        };
+        let mut start = None;
+        for piece in pieces {
+            let piece_width = text::width(&piece);
+            // A wrapped tab's pieces fill their rows.
+            if col + piece_width > width || start.is_some() {
+                out.push(Line::new());
+                col = 0;
+            }
+            start.get_or_insert(out.len() - 1);
+            out.hit(Target::Tab(tab_index), col..col + piece_width);
+            if let Some((row, _)) = out.lines.last_mut() {
+                row.push(piece, style);
+            }
+            col += piece_width;
+        }
+        if tab_index == active {
+            out.focus = start.map(|start| Focus::rows(start, out.len()));
+        }
     }
 }
