@@ -18,6 +18,8 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 /// How long the browser may take to start and to answer one command.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(20);
+/// A phone's screen in CSS pixels (an iPhone 12 to 15).
+const PHONE: (u32, u32) = (390, 844);
 
 /// The browser binary, or a panic that says how to get it.
 pub fn chromium_bin() -> PathBuf {
@@ -110,6 +112,105 @@ impl Browser {
             socket,
             next_id: 1,
         }
+    }
+
+    /// A phone: Chromium emulating a 390 × 844 screen with mobile metrics at scale 1 and
+    /// touch, then on `url` (Zellij's web client turns its mobile UI on for it).
+    pub fn open_phone(url: &str, profile: &Path) -> Browser {
+        let mut browser = Browser::open("about:blank", profile);
+        browser.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": PHONE.0, "height": PHONE.1, "deviceScaleFactor": 1, "mobile": true}),
+        );
+        browser.call(
+            "Emulation.setTouchEmulationEnabled",
+            json!({"enabled": true, "maxTouchPoints": 5}),
+        );
+        // The page keeps its focus as a phone's only page does (headless, it has none).
+        browser.call(
+            "Emulation.setFocusEmulationEnabled",
+            json!({"enabled": true}),
+        );
+        browser.call("Page.navigate", json!({ "url": url }));
+        browser
+    }
+
+    /// Taps the middle of the first cell on screen where `text` starts, with a finger.
+    pub fn tap_text(&mut self, text: &str) {
+        let (x, y) = self.cell_point(text);
+        self.tap(x, y);
+    }
+
+    /// One tap at page point (`x`, `y`): a touch that starts and ends there.
+    pub fn tap(&mut self, x: f64, y: f64) {
+        self.call(
+            "Input.dispatchTouchEvent",
+            json!({"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}),
+        );
+        self.call(
+            "Input.dispatchTouchEvent",
+            json!({"type": "touchEnd", "touchPoints": []}),
+        );
+    }
+
+    /// Shows the mobile UI's key bar (ESC, TAB, CTRL, ALT, the arrows) as a person does: a
+    /// tap with two fingers, which summons the phone's keyboard and the bar above it.
+    /// The tap toggles the keyboard: when it was on already (not shown, the page not focused),
+    /// the first tap turns it off, and the person taps again.
+    pub fn show_key_bar(&mut self) {
+        let shown = "window.__zjMobileUi.getState().kbdVisible === true";
+        let two = json!([{"x": 150, "y": 300, "id": 0}, {"x": 220, "y": 300, "id": 1}]);
+        for _ in 0..3 {
+            self.call(
+                "Input.dispatchTouchEvent",
+                json!({"type": "touchStart", "touchPoints": two}),
+            );
+            self.call(
+                "Input.dispatchTouchEvent",
+                json!({"type": "touchEnd", "touchPoints": []}),
+            );
+            thread::sleep(Duration::from_millis(200));
+            if self.eval(shown) == true {
+                return;
+            }
+        }
+        panic!(
+            "a two-finger tap never showed the key bar (keyboard on: {})",
+            self.eval("String(window.__zjSoftKbdEnabled)")
+        );
+    }
+
+    /// Taps the mobile UI's key bar button labelled `label` (`ESC`, `TAB`, `↑`, `↓`, `←`,
+    /// `→`), once the bar shows.
+    pub fn tap_key(&mut self, label: &str) {
+        let label_js = serde_json::to_string(label).expect("a label is a string");
+        let until = Instant::now() + COMMAND_TIMEOUT;
+        let point = loop {
+            let point = self.eval(&format!(
+                "(() => {{ const b = [...document.querySelectorAll('button[data-cell]')] \
+                 .find(b => b.textContent === {label_js}); if (!b) return null; \
+                 const r = b.getBoundingClientRect(); \
+                 if (r.width === 0 || !b.parentElement.classList.contains('zj-visible')) return null; \
+                 return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
+            ));
+            if !point.is_null() {
+                break point;
+            }
+            assert!(
+                Instant::now() < until,
+                "the key bar never showed {label}:\n{}",
+                self.page_text()
+            );
+            thread::sleep(Duration::from_millis(100));
+        };
+        let x = point.get(0).and_then(Value::as_f64).unwrap_or_default();
+        let y = point.get(1).and_then(Value::as_f64).unwrap_or_default();
+        self.tap(x, y);
+    }
+
+    /// The mobile UI's state (`window.__zjMobileUi.getState()`), or null without it.
+    pub fn mobile_state(&mut self) -> Value {
+        self.eval("window.__zjMobileUi ? JSON.parse(JSON.stringify(window.__zjMobileUi.getState())) : null")
     }
 
     /// Sends one DevTools command and returns its result (events in between are skipped).
@@ -271,6 +372,17 @@ impl Browser {
     /// Clicks the middle of the first cell on screen where `text` starts (row and column of the
     /// terminal's grid, turned into the page's pixels).
     pub fn click_text(&mut self, text: &str) {
+        let (x, y) = self.cell_point(text);
+        for kind in ["mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
+            );
+        }
+    }
+
+    /// The page point in the middle of the first cell on screen where `text` starts.
+    fn cell_point(&mut self, text: &str) -> (f64, f64) {
         let screen = self.screen();
         let (row, col) = screen
             .lines()
@@ -287,12 +399,7 @@ impl Browser {
         ));
         let x = point.get(0).and_then(Value::as_f64).unwrap_or_default();
         let y = point.get(1).and_then(Value::as_f64).unwrap_or_default();
-        for kind in ["mousePressed", "mouseReleased"] {
-            self.call(
-                "Input.dispatchMouseEvent",
-                json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
-            );
-        }
+        (x, y)
     }
 
     /// A PNG of the page as it shows now.

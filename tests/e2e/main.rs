@@ -19,6 +19,7 @@ mod install;
 mod mcp;
 mod model;
 mod opencode;
+mod phone;
 mod pi;
 mod release;
 mod remote;
