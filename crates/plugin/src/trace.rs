@@ -51,9 +51,17 @@ pub fn event(event: &ZellijEvent, plugin_id: Option<u32>) -> Option<String> {
             let popup = panes
                 .iter()
                 .find(|p| p.is_plugin && Some(p.id) == plugin_id)?;
+            let fullscreen: Vec<u32> = panes
+                .iter()
+                .filter(|p| p.is_fullscreen && !p.is_floating)
+                .map(|p| p.id)
+                .collect();
             format!(
-                "pane update, popup on tab {}, floating {}, hidden {}",
-                popup.tab, popup.is_floating, popup.is_suppressed
+                "pane update, popup on tab {}, floating {}, hidden {}, fullscreen tiled panes {}",
+                popup.tab,
+                popup.is_floating,
+                popup.is_suppressed,
+                list(&fullscreen)
             )
         }
         ZellijEvent::PermissionRequestResult(granted) => format!("permission granted: {granted}"),

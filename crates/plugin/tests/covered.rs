@@ -1,6 +1,7 @@
 //! A popup shown under a fullscreen that hides the floating panes (Zellij's web client on a
 //! phone keeps its focused pane so, its single-pane view): the instance that leads toggles that
-//! pane's fullscreen once, to one that shows the popup, and again only after the popup was seen.
+//! pane's fullscreen, to one that shows the popup; again a second later while it stays covered,
+//! three times at most, and again once the popup was seen or hidden.
 
 use ask_popup_plugin::incoming::{PaneState, TabState, ZellijEvent};
 use ask_popup_plugin::instance::Instance;
@@ -95,8 +96,18 @@ const UNCOVER: Command = Command::ToggleFullscreen {
     plugin: false,
 };
 
+/// A timer; the fullscreen toggles that follow.
+fn timer(instance: &mut Instance, now_ms: u64) -> Vec<Command> {
+    instance
+        .event(ZellijEvent::Timer, now_ms)
+        .commands
+        .into_iter()
+        .filter(|c| matches!(c, Command::ToggleFullscreen { .. }))
+        .collect()
+}
+
 #[test]
-fn a_question_under_a_phones_single_pane_view_is_uncovered_once() {
+fn a_question_under_a_phones_single_pane_view_is_uncovered() {
     let folder = TempDir::new().unwrap();
     let mut instance = instance(&folder);
     // Nothing asked: a fullscreen pane is the person's business.
@@ -106,11 +117,30 @@ fn a_question_under_a_phones_single_pane_view_is_uncovered_once() {
     // the toggle takes.
     assert_eq!(report(&mut instance, true, true, false, 600), [UNCOVER]);
     assert_eq!(report(&mut instance, true, true, false, 700), []);
-    assert_eq!(report(&mut instance, true, true, false, 800), []);
+    assert_eq!(timer(&mut instance, 800), []);
     // Seen: the fullscreen now leaves the floating panes over it.
     assert_eq!(report(&mut instance, true, true, true, 900), []);
     // The phone's view covers it again (its pane focused anew): uncovered again.
     assert_eq!(report(&mut instance, true, true, false, 1000), [UNCOVER]);
+}
+
+#[test]
+fn a_popup_still_covered_a_second_later_is_uncovered_again_three_times_at_most() {
+    let folder = TempDir::new().unwrap();
+    let mut instance = instance(&folder);
+    ask(&mut instance, 500);
+    assert_eq!(report(&mut instance, true, true, false, 600), [UNCOVER]);
+    // Zellij says nothing more: the timer looks again.
+    assert_eq!(timer(&mut instance, 1_500), []);
+    assert_eq!(timer(&mut instance, 1_600), [UNCOVER]);
+    assert_eq!(report(&mut instance, true, true, false, 2_000), []);
+    assert_eq!(timer(&mut instance, 2_600), [UNCOVER]);
+    // Three in all.
+    assert_eq!(timer(&mut instance, 3_600), []);
+    assert_eq!(report(&mut instance, true, true, false, 9_000), []);
+    // Hidden, then shown again under the fullscreen: three more.
+    assert_eq!(report(&mut instance, true, false, false, 9_100), []);
+    assert_eq!(report(&mut instance, true, true, false, 9_200), [UNCOVER]);
 }
 
 #[test]

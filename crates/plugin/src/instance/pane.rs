@@ -5,6 +5,11 @@ use super::Instance;
 use crate::popup::{popup_rect, Placement};
 use crate::zellij_command::Command;
 
+/// How long a toggle that left the popup covered is given before the next (see `uncover`).
+const UNCOVER_AGAIN_MS: u64 = 1000;
+/// At most this many toggles per show (see `uncover`).
+const UNCOVER_TRIES: u8 = 3;
+
 impl Instance {
     /// Sizes the popup (see `popup::popup_rect`). Before Zellij has said how large the screen
     /// is, just the configured size.
@@ -31,26 +36,43 @@ impl Instance {
 
     /// A fullscreen that hides the shown popup becomes one that shows it: Zellij's web client
     /// on a phone keeps its focused pane fullscreen over the floating panes (its single-pane
-    /// view), and the popup would wait unseen beneath it. Toggled once per covering pane until
-    /// the popup is seen on screen again, and by the leader alone, since the command toggles.
-    /// Looked at on tab updates, which Zellij sends after the pane update of the same moment
-    /// (a pane update read with the tabs of the moment before could toggle a fullscreen the
-    /// popup shows over).
-    pub(super) fn uncover(&mut self) {
-        if self.sighting.on_screen() {
+    /// view), and the popup would wait unseen beneath it. By the leader alone, since the
+    /// command toggles; any toggle of a tiled pane's fullscreen leaves the floating panes
+    /// shown, so one made on an update that was already out of date does no harm. Looked at
+    /// on tab updates, which Zellij sends after the pane update of the same moment (a pane
+    /// update read with the tabs of the moment before could toggle a fullscreen the popup
+    /// shows over), and on timers: while it stays covered, Zellij may not report the panes
+    /// again, so a toggle is made again a second later, at most `UNCOVER_TRIES` times in all
+    /// until the popup is seen or hidden.
+    pub(super) fn uncover(&mut self, now_ms: u64) {
+        let covered = self.broker.is_visible() && !self.sighting.on_screen();
+        let Some(pane) = self.sighting.covered_by().filter(|_| covered) else {
             self.uncovered = None;
             return;
-        }
-        if !self.broker.is_visible() || !self.broker.leads() {
-            return;
-        }
-        let Some((pane, plugin)) = self.sighting.covered_by() else {
-            return;
         };
-        if self.uncovered != Some((pane, plugin)) {
-            self.uncovered = Some((pane, plugin));
-            self.send(Command::ToggleFullscreen { pane, plugin });
+        if !self.broker.leads() {
+            return;
         }
+        let tries = match self.uncovered {
+            Some((before, at, tries)) if before == pane => {
+                if now_ms < at.saturating_add(UNCOVER_AGAIN_MS) || tries >= UNCOVER_TRIES {
+                    return;
+                }
+                tries + 1
+            }
+            _ => 1,
+        };
+        self.uncovered = Some((pane, now_ms, tries));
+        if self.trace {
+            self.log(format_args!(
+                "toggles the fullscreen of pane {} (plugin: {}) over the popup, try {tries}",
+                pane.0, pane.1
+            ));
+        }
+        self.send(Command::ToggleFullscreen {
+            pane: pane.0,
+            plugin: pane.1,
+        });
     }
 
     /// Moves and sizes the popup's pane.
