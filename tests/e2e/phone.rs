@@ -72,6 +72,15 @@ fn printed(zellij: &Zellij, mut run: Child) -> Value {
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out:?}"))
 }
 
+/// Taps `Submit answers` once the phone shows it: what the command printed.
+fn submitted(zellij: &Zellij, phone: &mut Browser, run: Child) -> Value {
+    on_phone(zellij, phone, "the submit tab", |s| {
+        s.contains("Submit answers")
+    });
+    phone.tap_text("Submit answers");
+    printed(zellij, run)
+}
+
 /// Waits until the phone shows `what` (`pred`), keys counting (the footer past its `…`), and
 /// checks that no line of it runs past the phone's columns.
 fn on_phone(zellij: &Zellij, phone: &mut Browser, what: &str, pred: impl Fn(&str) -> bool) {
@@ -125,11 +134,7 @@ fn a_questionnaire_shows_on_a_phone_that_is_the_only_client_and_is_answered_by_t
         s.contains("Which language?") && s.contains("Go")
     });
     phone.tap_text("Go");
-    on_phone(&zellij, &mut phone, "the review", |s| {
-        s.contains("Submit answers")
-    });
-    phone.tap_text("Submit answers");
-    let out = printed(&zellij, run);
+    let out = submitted(&zellij, &mut phone, run);
     assert_eq!(out["details"]["answers"][0]["answer"], "SQLite", "{out}");
     assert_eq!(out["details"]["answers"][1]["answer"], "Go", "{out}");
     // Answered, the phone's view is back on the pane that asked, alone.
@@ -231,11 +236,7 @@ fn a_form_on_a_phone_that_is_the_only_client_is_filled_in_by_taps() {
         s.contains("Ship to 5% first?") && s.contains("Yes")
     });
     phone.tap_text("Yes");
-    on_phone(&zellij, &mut phone, "the submit tab", |s| {
-        s.contains("Submit answers")
-    });
-    phone.tap_text("Submit answers");
-    let out = printed(&zellij, run);
+    let out = submitted(&zellij, &mut phone, run);
     assert_eq!(out["hookSpecificOutput"]["action"], "accept", "{out}");
     assert_eq!(
         out["hookSpecificOutput"]["content"],

@@ -56,25 +56,6 @@ fn approval_too_long() -> Dialog {
     ]}]})))
 }
 
-/// The form of the e2e's server: a name, a count of 1 to 5, a flag and a colour.
-fn form() -> Dialog {
-    Dialog::new(questionnaire(json!({"form": {
-        "server": "elicit",
-        "message": "Please fill in your preferences",
-        "schema": {
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "title": "Name", "description": "Your name"},
-                "count": {"type": "integer", "title": "Count", "minimum": 1, "maximum": 5},
-                "confirm": {"type": "boolean", "title": "Confirm", "default": false},
-                "color": {"type": "string", "title": "Color", "enum": ["red", "green", "blue"],
-                          "enumNames": ["Red", "Green", "Blue"], "default": "red"},
-            },
-            "required": ["name", "count"],
-        },
-    }})))
-}
-
 /// A question whose context is taller than any pane: folded to one line.
 fn with_context() -> Dialog {
     let context: String = (1..=250).map(|i| format!("- point {i}\n")).collect();
@@ -121,12 +102,12 @@ fn dialogs() -> Vec<(&'static str, Dialog, Vec<&'static str>)> {
     type_text(&mut review, "thanks, ship it");
     keys(&mut review, &[Key::Enter]);
 
-    let mut form_misfit = form();
+    let mut form_misfit = elicit_form();
     type_text(&mut form_misfit, "Bob");
     keys(&mut form_misfit, &[Key::Enter]);
     type_text(&mut form_misfit, "9");
 
-    let mut form_review = form();
+    let mut form_review = elicit_form();
     type_text(&mut form_review, "Bob");
     keys(&mut form_review, &[Key::Enter]);
     type_text(&mut form_review, "3");
@@ -217,7 +198,7 @@ fn dialogs() -> Vec<(&'static str, Dialog, Vec<&'static str>)> {
         ),
         (
             "form",
-            form(),
+            elicit_form(),
             vec![
                 "Name *",
                 "Count *",

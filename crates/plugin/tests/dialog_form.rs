@@ -9,25 +9,6 @@ use ask_popup_protocol::envelope::{Answer, Outcome};
 use serde_json::{json, Value};
 use support::*;
 
-/// The form of the e2e's server: a name, a count of 1 to 5, a flag and a colour.
-fn prefs() -> Dialog {
-    Dialog::new(questionnaire(json!({"form": {
-        "server": "elicit",
-        "message": "Please fill in your preferences",
-        "schema": {
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "title": "Name", "description": "Your name"},
-                "count": {"type": "integer", "title": "Count", "minimum": 1, "maximum": 5},
-                "confirm": {"type": "boolean", "title": "Confirm", "default": false},
-                "color": {"type": "string", "title": "Color", "enum": ["red", "green", "blue"],
-                          "enumNames": ["Red", "Green", "Blue"], "default": "red"},
-            },
-            "required": ["name", "count"],
-        },
-    }})))
-}
-
 fn form(d: &Dialog) -> &FormPage {
     d.form().expect("a form")
 }
@@ -45,7 +26,7 @@ fn content(d: &Dialog, outcome: &Outcome) -> Value {
 
 #[test]
 fn each_field_is_a_tab_with_its_title_the_server_and_the_message_on_top() {
-    let d = prefs();
+    let d = elicit_form();
     let q = d.questionnaire();
     let headers: Vec<&str> = q.questions.iter().map(|q| q.header.as_str()).collect();
     assert_eq!(headers, ["Name *", "Count *", "Confirm", "Color"]);
@@ -69,7 +50,7 @@ fn each_field_is_a_tab_with_its_title_the_server_and_the_message_on_top() {
 
 #[test]
 fn a_form_answered_with_keys_gives_typed_content_and_refuses_a_value_out_of_bounds() {
-    let mut d = prefs();
+    let mut d = elicit_form();
     type_text(&mut d, "Bob");
     keys(&mut d, &[Key::Enter]);
     assert_eq!(d.tab(), 1, "Enter on a fitting value goes on");
@@ -100,7 +81,7 @@ fn a_form_answered_with_keys_gives_typed_content_and_refuses_a_value_out_of_boun
 
 #[test]
 fn nothing_is_submitted_while_a_required_field_is_empty() {
-    let mut d = prefs();
+    let mut d = elicit_form();
     // Straight to Submit: Name and Count are required and empty.
     keys(&mut d, &[Key::BackTab]);
     assert_eq!(keys(&mut d, &[Key::Enter]), Response::Render);
@@ -113,13 +94,13 @@ fn nothing_is_submitted_while_a_required_field_is_empty() {
 
 #[test]
 fn decline_and_esc_end_the_form_differently() {
-    let mut d = prefs();
+    let mut d = elicit_form();
     // Name's rows: the typed row, then Decline.
     match keys(&mut d, &[Key::Down, Key::Enter]) {
         Response::Finished(Outcome::ChatRequested { .. }) => {}
         other => panic!("Decline: {other:?}"),
     }
-    let mut d = prefs();
+    let mut d = elicit_form();
     match keys(&mut d, &[Key::Esc]) {
         Response::Finished(Outcome::Declined(_)) => {}
         other => panic!("Esc: {other:?}"),

@@ -103,3 +103,22 @@ pub fn frame(d: &Dialog, width: usize, height: usize) -> String {
     };
     render(d, &mut ViewCache::new(), &chrome, width, height).to_plain()
 }
+
+/// The form of the e2e's server: a name, a count of 1 to 5, a flag and a colour.
+pub fn elicit_form() -> Dialog {
+    Dialog::new(questionnaire(json!({"form": {
+        "server": "elicit",
+        "message": "Please fill in your preferences",
+        "schema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "title": "Name", "description": "Your name"},
+                "count": {"type": "integer", "title": "Count", "minimum": 1, "maximum": 5},
+                "confirm": {"type": "boolean", "title": "Confirm", "default": false},
+                "color": {"type": "string", "title": "Color", "enum": ["red", "green", "blue"],
+                          "enumNames": ["Red", "Green", "Blue"], "default": "red"},
+            },
+            "required": ["name", "count"],
+        },
+    }})))
+}
