@@ -217,6 +217,25 @@ fn a_retry_of_the_same_questionnaire_keeps_what_was_given_and_is_guarded_as_it_s
     assert_eq!(picked(&key(&mut b, Key::Enter)).as_deref(), Some("B"));
 }
 
+#[test]
+fn a_retry_of_the_question_on_screen_leaves_it_there_as_it_was_and_takes_the_next_key() {
+    let mut b = Broker::new(Config::default());
+    let args = [("agent", "claude"), ("id", "x")];
+    b.pipe(cli("p1", Some(&question("Deploy to staging?")), &args));
+    settle(&mut b);
+    key(&mut b, Key::Down);
+    // Zellij dropped the first CLI while the person reads the question; the same
+    // questionnaire comes again: nothing on screen changes. The popup is not shown again, and
+    // the Enter the person presses as it comes counts.
+    let fx = b.pipe(cli("p2", Some(&question("Deploy to staging?")), &args));
+    assert!(!fx.contains(&Effect::Show), "{fx:?}");
+    assert!(!settling(&mut b));
+    assert_eq!(focus(&b), Some(Row::Option(1)));
+    let fx = key(&mut b, Key::Enter);
+    assert_eq!(replies(&fx)[0].0, "p2");
+    assert_eq!(picked(&fx).as_deref(), Some("B"));
+}
+
 /// An approval on screen, the focus left on `Allow once`, hidden with the hide key; a while
 /// later another agent's question brings the popup back, the approval still on screen.
 fn approval_hidden_then_brought_back() -> Broker {

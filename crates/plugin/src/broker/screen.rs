@@ -50,6 +50,12 @@ impl OnScreen {
         }
     }
 
+    /// The request on screen was asked again by its caller (the same questionnaire under the
+    /// same id, on CLI pipe `pipe`) and stays on screen as it was.
+    pub(super) fn moved_to(&mut self, pipe: &str) {
+        pipe.clone_into(&mut self.pipe);
+    }
+
     /// Whether it is `r` that is on screen.
     pub(super) fn is_of(&self, r: &Request) -> bool {
         self.pipe == r.pipe

@@ -83,12 +83,23 @@ impl Broker {
         if let Some(shown) = shown {
             request.take_over(shown);
         }
+        // The request on screen asked again (its caller's retry) while the popup shows it:
+        // nothing on screen changes, so it stays there as it was, its key guard too, and the
+        // popup is not shown again (a show takes the focus, which is what the guard is for).
+        let stays_on_screen = retry && earlier.is_some_and(|i| self.is_shown(i));
         let index = match earlier {
             Some(i) => {
                 let old = self.queue.replace(i, request);
+                if stays_on_screen {
+                    if let (Some(on_screen), Some(r)) = (self.on_screen.as_mut(), self.queue.get(i))
+                    {
+                        on_screen.moved_to(&r.pipe);
+                    }
+                }
                 if let Some(r) = self.queue.get_mut(i).filter(|_| retry) {
-                    // The same request, as old as it was. (Shown again, it is guarded anew, as
-                    // anything that shows: see `Broker::on_screen_changed`.)
+                    // The same request, as old as it was. (Shown again, after the popup was
+                    // hidden, it is guarded anew, as anything that shows: see
+                    // `Broker::on_screen_changed`.)
                     r.arrived_ms = old.arrived_ms;
                 }
                 let outcome = Outcome::Host {
@@ -103,7 +114,13 @@ impl Broker {
         };
         self.announce(index, effects);
         self.status_line(effects);
-        self.show(effects);
+        if stays_on_screen {
+            effects.push(Effect::SetOwnTitle(self.own_title()));
+            effects.push(Effect::Render);
+            self.on_screen_changed(false, effects);
+        } else {
+            self.show(effects);
+        }
     }
 
     /// Tells everyone that request `index` waits, as the leader (which then owes its end),

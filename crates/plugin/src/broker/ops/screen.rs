@@ -61,6 +61,11 @@ impl Broker {
         self.wake_when_settled(effects);
     }
 
+    /// Whether the popup shows request `index` now.
+    pub(super) fn is_shown(&self, index: usize) -> bool {
+        index == self.queue.current_index() && self.shown().is_some()
+    }
+
     /// The request on screen, as it came there, if the popup shows it.
     fn shown(&self) -> Option<&OnScreen> {
         let r = self.queue.current()?;
