@@ -8,24 +8,26 @@ use crate::agents::caller_pane;
 use crate::browser::Browser;
 use crate::command::{command, wait_for_file};
 use crate::harness::{settling, shell_quote, Options, Zellij, FIRST};
+use crate::web::logged_in;
 use crate::ANSWER;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-/// How long the browser may take to start, log in and show the session.
-const BROWSER_START: Duration = Duration::from_secs(60);
+/// The phone on the session's web URL (the one a waiting question's notification carries),
+/// logged in, once its terminal shows the session.
+fn open_phone(zellij: &Zellij) -> Browser {
+    let phone = Browser::open_phone(&zellij.web_url(), &zellij.scratch().join("phone-profile"));
+    logged_in(zellij, phone, &zellij.web_token())
+}
 
 /// A world with the web server, its one pane the caller; the phone logged in on the
 /// session's web URL, then the terminal client gone: the phone is the only client.
 fn phone_only() -> (Zellij, Browser, u32) {
     let zellij = Zellij::start_with(Options::default().with_web());
     let (pane, _) = caller_pane(&zellij);
-    let mut phone = Browser::open_phone(&zellij.web_url(), &zellij.scratch().join("phone-profile"));
-    let until = zellij.until(BROWSER_START);
-    phone.log_in(&zellij.web_token(), until);
-    phone.wait_for_screen("the session", until, |s| !s.trim().is_empty());
+    let mut phone = open_phone(&zellij);
     let _ = zellij.tmux_run(&["kill-session", "-t", FIRST]);
     // Zellij's mobile UI on: the focused pane alone, fullscreen.
     let until = zellij.until(ANSWER);
@@ -251,10 +253,7 @@ fn with_a_wide_terminal_also_attached_the_phone_shows_the_question_whole() {
     // in Zellij's mobile view. A question shows whole on both and is answered on the phone.
     let zellij = Zellij::start_with(Options::default().with_web());
     let (pane, _) = caller_pane(&zellij);
-    let mut phone = Browser::open_phone(&zellij.web_url(), &zellij.scratch().join("phone-profile"));
-    let until = zellij.until(BROWSER_START);
-    phone.log_in(&zellij.web_token(), until);
-    phone.wait_for_screen("the session", until, |s| !s.trim().is_empty());
+    let mut phone = open_phone(&zellij);
     let run = run_from_pane(
         &zellij,
         pane,

@@ -28,7 +28,13 @@ fn open_browser(zellij: &Zellij) -> Browser {
 
 /// A headless Chromium on `url`, logged in with `token`, once its terminal shows the session.
 pub(crate) fn open_browser_at(zellij: &Zellij, url: &str, token: &str) -> Browser {
-    let mut browser = Browser::open(url, &zellij.scratch().join("browser-profile"));
+    let browser = Browser::open(url, &zellij.scratch().join("browser-profile"));
+    logged_in(zellij, browser, token)
+}
+
+/// `browser`, opened on the session's page, logged in with `token`, once its terminal shows
+/// the session.
+pub(crate) fn logged_in(zellij: &Zellij, mut browser: Browser, token: &str) -> Browser {
     let until = zellij.until(BROWSER_START);
     browser.log_in(token, until);
     // Anything of the session on screen: Zellij 0.45.1 may leave the new client's bars blank

@@ -144,9 +144,7 @@ impl PopupSighting {
             .iter()
             .find(|p| p.is_plugin && p.id == plugin_id)
             .cloned();
-        self.fullscreen = panes
-            .iter()
-            .filter(|p| p.is_fullscreen && !p.is_floating)
+        self.fullscreen = fullscreen_tiled(panes)
             .map(|p| (p.tab, p.id, p.is_plugin))
             .collect();
     }
@@ -187,6 +185,11 @@ pub fn floating_shown(tabs: &[TabState]) -> Vec<usize> {
         .filter(|t| t.floating_visible)
         .map(|t| t.position)
         .collect()
+}
+
+/// The tiled panes among `panes` that take up their whole tab.
+pub fn fullscreen_tiled(panes: &[PaneState]) -> impl Iterator<Item = &PaneState> {
+    panes.iter().filter(|p| p.is_fullscreen && !p.is_floating)
 }
 
 /// The clients attached besides this instance's, as a tab update lists them (on any tab).

@@ -5,7 +5,7 @@
 //! those messages say it as others are shown it, a form's secrets hidden).
 
 use crate::broker::{Effect, PipeIn, Source, PEER_PIPE};
-use crate::incoming::{floating_shown, other_clients, ClosedPane, ZellijEvent};
+use crate::incoming::{floating_shown, fullscreen_tiled, other_clients, ClosedPane, ZellijEvent};
 use std::fmt::Display;
 
 /// `text` in double quotes, with a quote, a backslash and a control character escaped: read as
@@ -51,11 +51,7 @@ pub fn event(event: &ZellijEvent, plugin_id: Option<u32>) -> Option<String> {
             let popup = panes
                 .iter()
                 .find(|p| p.is_plugin && Some(p.id) == plugin_id)?;
-            let fullscreen: Vec<u32> = panes
-                .iter()
-                .filter(|p| p.is_fullscreen && !p.is_floating)
-                .map(|p| p.id)
-                .collect();
+            let fullscreen: Vec<u32> = fullscreen_tiled(panes).map(|p| p.id).collect();
             format!(
                 "pane update, popup on tab {}, floating {}, hidden {}, fullscreen tiled panes {}",
                 popup.tab,
