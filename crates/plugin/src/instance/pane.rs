@@ -45,8 +45,9 @@ impl Instance {
     /// again, so a toggle is made again a second later, at most `UNCOVER_TRIES` times in all
     /// until the popup is seen or hidden.
     pub(super) fn uncover(&mut self, now_ms: u64) {
-        let covered = self.broker.is_visible() && !self.sighting.on_screen();
-        let Some(pane) = self.sighting.covered_by().filter(|_| covered) else {
+        // (Covered, the popup is not on screen.)
+        let shown = self.broker.is_visible();
+        let Some(pane) = self.sighting.covered_by().filter(|_| shown) else {
             self.uncovered = None;
             return;
         };
