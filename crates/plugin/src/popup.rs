@@ -112,8 +112,12 @@ pub struct Rect {
 
 /// The fewest rows the popup takes when the screen has them.
 const MIN_HEIGHT: usize = 8;
+/// On a screen narrower than this (a phone's 27 columns), the popup takes the whole width: a
+/// share of it would leave the dialog too few columns to draw in.
+const NARROW_SCREEN: usize = 40;
 
-/// The popup on a screen of `rows` × `cols`: the configured width; as tall as the dialog
+/// The popup on a screen of `rows` × `cols`: the configured width (the whole width of a narrow
+/// screen); as tall as the dialog
 /// needs (`natural_height` of its content at a given content width, plus the frame; it is
 /// also told the most content rows the popup can have, beyond which it need not count), never
 /// shorter than it is now (`current_height`: while a request is shown the popup only grows, so
@@ -124,7 +128,11 @@ pub fn popup_rect(
     natural_height: impl FnOnce(usize, usize) -> usize,
     current_height: Option<usize>,
 ) -> Rect {
-    let width = size.width.cells(cols);
+    let width = if cols < NARROW_SCREEN {
+        cols.max(1)
+    } else {
+        size.width.cells(cols)
+    };
     let max_height = size.height.cells(rows);
     // The pane's frame takes a row or column on each side.
     let needed =
@@ -235,14 +243,23 @@ mod tests {
     }
 
     #[test]
+    fn on_a_phone_the_popup_takes_the_whole_width() {
+        // 80% of 27 columns would leave the dialog 19, under the 20 it draws in.
+        let rect = popup_rect(PopupSize::default(), (28, 27), |_, _| 10, None);
+        assert_eq!((rect.x, rect.width), (0, 27));
+        let rect = popup_rect(PopupSize::default(), (28, 40), |_, _| 10, None);
+        assert_eq!((rect.x, rect.width), (4, 32));
+    }
+
+    #[test]
     fn a_tiny_screen_still_gets_a_popup_inside_it() {
         let rect = popup_rect(PopupSize::default(), (5, 10), |_, _| 50, None);
         assert_eq!(
             rect,
             Rect {
-                x: 1,
+                x: 0,
                 y: 0,
-                width: 8,
+                width: 10,
                 height: 4
             }
         );
