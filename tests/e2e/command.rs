@@ -220,7 +220,8 @@ fn status_and_show_print_what_the_pipes_answer() {
     let dir = zellij.scratch();
     let line = format!(
         "cd {dir} || exit 1; {bin_dir}{command} status > status.json; echo $? > status.rc; \
-         {bin_dir}{command} show > show.out; echo $? > show.rc; exec sleep 1000",
+         {bin_dir}{command} show > show.out; echo $? > show.rc.tmp && mv show.rc.tmp show.rc; \
+         exec sleep 1000",
         dir = shell_quote(&dir.to_string_lossy()),
         bin_dir = zellij_on_path(),
         command = shell_quote(&command().to_string_lossy()),

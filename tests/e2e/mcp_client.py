@@ -75,8 +75,9 @@ async def main(server, out, mode, arguments=None, seconds=None):
                 at_once = wire(await session.call_tool("get_user_answer", {"requestId": request_id}))
                 report["asked"] = asked
                 report["at_once"] = at_once
-                with open(out + ".asked", "w") as f:
+                with open(out + ".asked.tmp", "w") as f:
                     json.dump({"asked": asked, "at_once": at_once}, f)
+                os.replace(out + ".asked.tmp", out + ".asked")
                 report["answer"] = wire(
                     await session.call_tool(
                         "get_user_answer", {"requestId": request_id, "waitSeconds": 60}

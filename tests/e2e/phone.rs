@@ -46,13 +46,14 @@ fn phone_only() -> (Zellij, Browser, u32) {
 }
 
 /// Runs `ask-popup <args>` from pane `pane` as a hook or an agent runs it, `stdin` on its
-/// stdin: its stdout lands in `out.json`, its exit status in `rc`, in the world's scratch dir.
+/// stdin: its stdout lands in `out.json`, its exit status in `rc` (written whole, by a
+/// rename), in the world's scratch dir.
 fn run_from_pane(zellij: &Zellij, pane: u32, args: &str, stdin: &str) -> Child {
     let dir = zellij.scratch();
     std::fs::write(dir.join("in.json"), stdin).expect("write the input");
     let _ = std::fs::remove_file(dir.join("rc"));
     let line = format!(
-        "{} {args} < in.json > out.json; echo $? > rc",
+        "{} {args} < in.json > out.json; echo $? > rc.tmp && mv rc.tmp rc",
         shell_quote(&command().to_string_lossy())
     );
     let mut sh = zellij.in_session(Path::new("/bin/sh"));

@@ -263,7 +263,7 @@ fn a_dropped_ssh_connection_gives_no_reply_and_takes_the_question_back() {
 
     let remote = dir.join("remote-2.sock");
     let line = format!(
-        "{command} ask --id r-2 {payload} > {out}; echo $? > {rc}",
+        "{command} ask --id r-2 {payload} > {out}; echo $? > {rc}.tmp && mv {rc}.tmp {rc}",
         command = shell_quote(&command().to_string_lossy()),
         payload = shell_quote(DB),
         out = shell_quote(&dir.join("r-2.json").to_string_lossy()),

@@ -65,9 +65,8 @@ pub struct Instance {
     own_title: Option<String>,
     /// Whether the popup's pane is on screen, as Zellij's latest updates have it.
     sighting: PopupSighting,
-    /// The fullscreen pane toggled last to uncover the popup, when, and how many times since
-    /// the popup was last seen or hidden (see `uncover`).
-    uncovered: Option<((u32, bool), u64, u8)>,
+    /// The fullscreen pane toggled last to uncover the popup (see `uncover`).
+    uncovered: Option<pane::Uncovering>,
     /// Messages to the other instances and the pane's name held back from an event that
     /// showed the popup, sent at the start of the next event (see `run`).
     deferred: Vec<Effect>,
@@ -277,7 +276,7 @@ impl Instance {
             },
             ZellijEvent::Timer => {
                 self.look_at_folder(now_ms);
-                self.uncover(now_ms);
+                self.uncover(now_ms, false);
                 self.broker.timer()
             }
             ZellijEvent::BeforeClose => self.broker.before_close(),
@@ -308,7 +307,7 @@ impl Instance {
                     self.screen = Some((tab.display_area_rows, tab.display_area_columns));
                 }
                 self.sighting.tabs(&tabs);
-                self.uncover(now_ms);
+                self.uncover(now_ms, true);
                 self.tab_marks.tabs(&tabs);
                 // Who is attached: a client may have come or gone.
                 let mut effects = self.broker.attached(&other_clients(&tabs));

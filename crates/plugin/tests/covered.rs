@@ -1,7 +1,8 @@
 //! A popup shown under a fullscreen that hides the floating panes (Zellij's web client on a
 //! phone keeps its focused pane so, its single-pane view): the instance that leads toggles that
-//! pane's fullscreen, to one that shows the popup; again a second later while it stays covered,
-//! three times at most, and again once the popup was seen or hidden.
+//! pane's fullscreen, to one that shows the popup, and has Zellij report the panes; again a
+//! second later while it stays covered and Zellij has reported the tabs since, three times at
+//! most, and again once the popup was seen or hidden.
 
 use ask_popup_plugin::incoming::{PaneState, TabState, ZellijEvent};
 use ask_popup_plugin::instance::Instance;
@@ -130,17 +131,71 @@ fn a_popup_still_covered_a_second_later_is_uncovered_again_three_times_at_most()
     let mut instance = instance(&folder);
     ask(&mut instance, 500);
     assert_eq!(report(&mut instance, true, true, false, 600), UNCOVER);
-    // Zellij says nothing more: the timer looks again.
+    // Zellij has said nothing since: its view of a second ago may be out of date, and a
+    // toggle on it could make the pane fullscreen again.
     assert_eq!(timer(&mut instance, 1_500), []);
-    assert_eq!(timer(&mut instance, 1_600), UNCOVER);
+    assert_eq!(timer(&mut instance, 1_600), []);
+    // Reported, still covered: toggled again.
+    assert_eq!(report(&mut instance, true, true, false, 1_700), UNCOVER);
+    // Reported early on, then the timer once the second has passed.
     assert_eq!(report(&mut instance, true, true, false, 2_000), []);
-    assert_eq!(timer(&mut instance, 2_600), UNCOVER);
+    assert_eq!(timer(&mut instance, 2_600), []);
+    assert_eq!(timer(&mut instance, 2_700), UNCOVER);
     // Three in all.
-    assert_eq!(timer(&mut instance, 3_600), []);
+    assert_eq!(report(&mut instance, true, true, false, 3_800), []);
+    assert_eq!(timer(&mut instance, 4_000), []);
     assert_eq!(report(&mut instance, true, true, false, 9_000), []);
     // Hidden, then shown again under the fullscreen: three more.
     assert_eq!(report(&mut instance, true, false, false, 9_100), []);
     assert_eq!(report(&mut instance, true, true, false, 9_200), UNCOVER);
+}
+
+#[test]
+fn a_toggle_goes_with_a_rename_of_the_popup_to_its_name_so_zellij_reports_the_panes() {
+    // Zellij's toggle reports nothing, and its phone view moves to the popup only when the
+    // panes are next reported: a rename reports them.
+    let folder = TempDir::new().unwrap();
+    let mut instance = instance(&folder);
+    ask(&mut instance, 500);
+    let panes = vec![
+        PaneState {
+            id: 3,
+            is_fullscreen: true,
+            ..PaneState::default()
+        },
+        PaneState {
+            id: POPUP,
+            is_plugin: true,
+            is_floating: true,
+            ..PaneState::default()
+        },
+    ];
+    let tabs = vec![TabState {
+        active: true,
+        display_area_rows: 28,
+        display_area_columns: 27,
+        ..TabState::default()
+    }];
+    let named = instance
+        .event(ZellijEvent::PaneUpdate(panes), 600)
+        .commands
+        .into_iter()
+        .rev()
+        .find_map(|c| match c {
+            Command::RenamePluginPane { plugin, title } => Some((plugin, title)),
+            _ => None,
+        });
+    let commands = instance.event(ZellijEvent::TabUpdate(tabs), 600).commands;
+    let toggle = commands
+        .iter()
+        .position(|c| matches!(c, Command::ToggleFullscreen { pane: 3, .. }))
+        .expect("a toggle");
+    let (plugin, title) = named.expect("the popup named as it showed");
+    assert_eq!(
+        commands[toggle + 1..],
+        [Command::RenamePluginPane { plugin, title }],
+        "{commands:?}"
+    );
 }
 
 #[test]

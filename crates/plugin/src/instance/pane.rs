@@ -10,6 +10,19 @@ const UNCOVER_AGAIN_MS: u64 = 1000;
 /// At most this many toggles per show (see `uncover`).
 const UNCOVER_TRIES: u8 = 3;
 
+/// The fullscreen pane toggled last to uncover the popup (see `Instance::uncover`).
+#[derive(Debug)]
+pub(super) struct Uncovering {
+    /// The pane, and whether it is a plugin's.
+    pane: (u32, bool),
+    /// When it was toggled.
+    at: u64,
+    /// How many times since the popup was last seen or hidden.
+    tries: u8,
+    /// Whether Zellij has reported the tabs since.
+    reported: bool,
+}
+
 impl Instance {
     /// Sizes the popup (see `popup::popup_rect`). Before Zellij has said how large the screen
     /// is, just the configured size.
@@ -37,14 +50,18 @@ impl Instance {
     /// A fullscreen that hides the shown popup becomes one that shows it: Zellij's web client
     /// on a phone keeps its focused pane fullscreen over the floating panes (its single-pane
     /// view), and the popup would wait unseen beneath it. By the leader alone, since the
-    /// command toggles; any toggle of a tiled pane's fullscreen leaves the floating panes
-    /// shown, so one made on an update that was already out of date does no harm. Looked at
-    /// on tab updates, which Zellij sends after the pane update of the same moment (a pane
-    /// update read with the tabs of the moment before could toggle a fullscreen the popup
-    /// shows over), and on timers: while it stays covered, Zellij may not report the panes
-    /// again, so a toggle is made again a second later, at most `UNCOVER_TRIES` times in all
-    /// until the popup is seen or hidden.
-    pub(super) fn uncover(&mut self, now_ms: u64) {
+    /// command toggles. Looked at on tab updates, which Zellij sends after the pane update of
+    /// the same moment (a pane update read with the tabs of the moment before could toggle a
+    /// fullscreen the popup shows over), and on timers (`reported` false).
+    ///
+    /// Zellij's toggle does not report the panes, and its phone view follows the focus to the
+    /// popup only when they are next reported; so the toggle goes with a rename of the popup's
+    /// pane to the name it has, which does. While the popup stays covered, it is toggled again
+    /// a second later, at most `UNCOVER_TRIES` times until the popup is seen or hidden, and
+    /// only once Zellij has reported the tabs since the last toggle: a toggle made on a view
+    /// from before the last one took would make the pane beneath fullscreen again, and the
+    /// phone's view would leave its single pane for good.
+    pub(super) fn uncover(&mut self, now_ms: u64, reported: bool) {
         // (Covered, the popup is not on screen.)
         let shown = self.broker.is_visible();
         let Some(pane) = self.sighting.covered_by().filter(|_| shown) else {
@@ -54,16 +71,25 @@ impl Instance {
         if !self.broker.leads() {
             return;
         }
-        let tries = match self.uncovered {
-            Some((before, at, tries)) if before == pane => {
-                if now_ms < at.saturating_add(UNCOVER_AGAIN_MS) || tries >= UNCOVER_TRIES {
+        let tries = match &mut self.uncovered {
+            Some(last) if last.pane == pane => {
+                last.reported |= reported;
+                if !last.reported
+                    || now_ms < last.at.saturating_add(UNCOVER_AGAIN_MS)
+                    || last.tries >= UNCOVER_TRIES
+                {
                     return;
                 }
-                tries + 1
+                last.tries + 1
             }
             _ => 1,
         };
-        self.uncovered = Some((pane, now_ms, tries));
+        self.uncovered = Some(Uncovering {
+            pane,
+            at: now_ms,
+            tries,
+            reported: false,
+        });
         if self.trace {
             self.log(format_args!(
                 "toggles the fullscreen of pane {} (plugin: {}) over the popup, try {tries}",
@@ -74,6 +100,17 @@ impl Instance {
             pane: pane.0,
             plugin: pane.1,
         });
+        if let Some(plugin) = self.plugin_id {
+            let title = self
+                .own_title
+                .clone()
+                .unwrap_or_else(|| "ask-popup".to_owned());
+            self.send(Command::RenamePluginPane {
+                plugin,
+                title: title.clone(),
+            });
+            self.own_title = Some(title);
+        }
     }
 
     /// Moves and sizes the popup's pane.
