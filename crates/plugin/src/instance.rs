@@ -30,6 +30,12 @@ mod pane;
 /// to its broker at once, as before it waited (the broker bounds what it holds).
 const HELD_PIPES: usize = 64;
 
+/// How long after the popup showed the messages to the other instances and the pane's name
+/// wait (see `run`): the first frame's way to the screen, through Zellij and the terminal,
+/// takes about 10 ms on a small machine, and each of them sets Zellij to work for every
+/// plugin of every client.
+const DEFERRED_MS: u64 = 40;
+
 /// What the instance makes of one thing Zellij told it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Response {
@@ -68,8 +74,12 @@ pub struct Instance {
     /// The fullscreen pane toggled last to uncover the popup (see `uncover`).
     uncovered: Option<pane::Uncovering>,
     /// Messages to the other instances and the pane's name held back from an event that
-    /// showed the popup, sent at the start of the next event (see `run`).
+    /// showed the popup, sent `DEFERRED_MS` later (see `run`).
     deferred: Vec<Effect>,
+    /// When they go, at the first event from then (a timer set for it).
+    deferred_until: u64,
+    /// The time of the event being handled, in ms since the plugin loaded.
+    clock: u64,
     /// Loaded for a client other than the first, it has not asked for its permissions
     /// yet (see `zellij_command::start`).
     starts_later: bool,
@@ -236,7 +246,7 @@ impl Instance {
             return false;
         }
         self.broker.set_clock(now_ms);
-        self.send_deferred();
+        self.send_deferred(now_ms, matches!(event, ZellijEvent::BeforeClose));
         if self.folder_unseen && !self.broker.awaits_permission() {
             // The first event after the grant's: the first question's frame is drawn.
             self.folder_unseen = false;
@@ -281,11 +291,15 @@ impl Instance {
             }
             ZellijEvent::BeforeClose => self.broker.before_close(),
             ZellijEvent::ModeUpdate(mode) => {
-                self.theme = Theme::from(&mode.colors);
                 if let Some(session) = &mode.session_name {
                     self.broker.set_session(session);
                 }
-                return true;
+                // Zellij tells of every mode a key or a focus moves to: drawn again only
+                // when the colours changed.
+                let theme = Theme::from(&mode.colors);
+                let changed = theme != self.theme;
+                self.theme = theme;
+                return changed;
             }
             ZellijEvent::PaneUpdate(panes) => {
                 if let Some(id) = self.plugin_id {
@@ -373,7 +387,7 @@ impl Instance {
         match source {
             Source::Cli(pipe) => {
                 self.broker.set_clock(now_ms);
-                self.send_deferred();
+                self.send_deferred(now_ms, false);
                 let mut effects = self.broker.pipe_unreadable(&pipe, &args, &error);
                 self.mark_tabs(&mut effects);
                 self.run(effects)
@@ -385,7 +399,7 @@ impl Instance {
 
     fn receive(&mut self, msg: PipeIn, now_ms: u64) -> bool {
         self.broker.set_clock(now_ms);
-        self.send_deferred();
+        self.send_deferred(now_ms, false);
         if self.trace {
             self.log(format_args!("{}", trace::pipe(&msg)));
         }
@@ -408,10 +422,14 @@ impl Instance {
         ));
     }
 
-    /// What `run` held back from the event before, in the order it came.
-    fn send_deferred(&mut self) {
-        for effect in std::mem::take(&mut self.deferred) {
-            self.execute(effect);
+    /// What `run` held back, in the order it came, once its time came (or as the plugin
+    /// closes).
+    fn send_deferred(&mut self, now_ms: u64, closing: bool) {
+        self.clock = now_ms;
+        if closing || now_ms >= self.deferred_until {
+            for effect in std::mem::take(&mut self.deferred) {
+                self.execute(effect);
+            }
         }
     }
 
@@ -424,10 +442,10 @@ impl Instance {
         }
         let mut redraw = Redraw::default();
         // The messages to the other instances and the pane's name go after the popup is
-        // shown and placed, and when it has just shown, with the next event (a timer set
-        // for it at once): each sets Zellij to work for every instance (a pipe message, a
-        // pane update for every plugin) that would otherwise come before the question's
-        // first frame.
+        // shown and placed, and when it has just shown, `DEFERRED_MS` later (a timer set for
+        // them): each sets Zellij to work for every instance (a pipe message, a pane update
+        // for every plugin) that would otherwise share the machine with the question's first
+        // frame on its way to the screen.
         let showing = effects
             .iter()
             .any(|e| matches!(e, Effect::Show | Effect::ShowAsPlaced));
@@ -451,9 +469,11 @@ impl Instance {
         } else if redraw.grow {
             self.resize();
         }
-        if showing && !later.is_empty() {
+        // (Behind those already waiting, in their order.)
+        if (showing || !self.deferred.is_empty()) && !later.is_empty() {
             if self.deferred.is_empty() {
-                self.send(Command::SetTimeout(0.0));
+                self.deferred_until = self.clock.saturating_add(DEFERRED_MS);
+                self.send(Command::SetTimeout(DEFERRED_MS as f64 / 1000.0));
             }
             self.deferred.extend(later);
         } else {

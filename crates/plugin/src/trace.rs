@@ -68,7 +68,8 @@ pub fn event(event: &ZellijEvent, plugin_id: Option<u32>) -> Option<String> {
         ZellijEvent::BeforeClose => "before close".to_owned(),
         ZellijEvent::PaneClosed(ClosedPane::Terminal(id)) => format!("pane closed terminal {id}"),
         ZellijEvent::PaneClosed(ClosedPane::Plugin(id)) => format!("pane closed plugin {id}"),
-        ZellijEvent::ModeUpdate(_) | ZellijEvent::Other => return None,
+        ZellijEvent::ModeUpdate(m) => format!("mode update, session {:?}", m.session_name),
+        ZellijEvent::Other => return None,
     };
     Some(said)
 }

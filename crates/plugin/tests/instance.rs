@@ -148,15 +148,18 @@ fn a_later_clients_instance_hears_nothing_but_its_timer_then_starts() {
     let started = instance.event(ZellijEvent::Timer, 100);
     assert_eq!(started.commands, zellij_command::start_now());
     assert!(!started.render);
-    // Started, it hears its events: a mode update draws.
-    let mode = instance.event(ZellijEvent::ModeUpdate(mode()), 110);
+    // Started, it hears its events: a mode update with new colours draws.
+    let mode_update = instance.event(ZellijEvent::ModeUpdate(mode()), 110);
     assert_eq!(
-        mode,
+        mode_update,
         Response {
             commands: Vec::new(),
             render: true
         }
     );
+    // The same colours again (another mode, a focus moved): nothing to draw.
+    let again = instance.event(ZellijEvent::ModeUpdate(mode()), 120);
+    assert_eq!(again, Response::default());
 }
 
 #[test]
@@ -227,7 +230,7 @@ fn a_granted_instance_names_its_pane_and_greets_the_other_instances_by_its_own_i
 }
 
 #[test]
-fn a_question_is_held_placed_then_shown_and_its_title_waits_for_the_next_event() {
+fn a_question_is_held_placed_then_shown_and_its_title_waits_for_its_first_frame() {
     let folder = TempDir::new().unwrap();
     let mut instance = ready(&folder);
     let asked = instance.pipe_wire(ask("p1"), 500);
@@ -246,12 +249,23 @@ fn a_question_is_held_placed_then_shown_and_its_title_waits_for_the_next_event()
         Command::PlacePluginPane { placement, .. }
             if placement.width == Some(ask_popup_plugin::popup::Size::Cells(96))
     )));
-    // The pane's name is held back, with a timer to come back for it at once.
-    assert!(c.contains(&Command::SetTimeout(0.0)), "{c:?}");
+    // The pane's name is held back, with a timer to come back for it once the first frame
+    // is on its way.
+    assert!(c.contains(&Command::SetTimeout(0.04)), "{c:?}");
     assert!(!c
         .iter()
         .any(|c| matches!(c, Command::RenamePluginPane { .. })));
-    let next = instance.event(ZellijEvent::Timer, 510);
+    // Not with an event that comes sooner.
+    let sooner = instance.event(ZellijEvent::Timer, 530);
+    assert!(
+        !sooner
+            .commands
+            .iter()
+            .any(|c| matches!(c, Command::RenamePluginPane { .. })),
+        "{:?}",
+        sooner.commands
+    );
+    let next = instance.event(ZellijEvent::Timer, 540);
     assert_eq!(
         next.commands.first(),
         Some(&Command::RenamePluginPane {
