@@ -48,15 +48,13 @@ fn ask(instance: &mut Instance, now_ms: u64) {
     );
 }
 
-/// Zellij reports pane 3 (fullscreen or not), the popup (shown or hidden by its plugin) and
-/// the tab (showing its floating panes or not); the fullscreen toggles that follow.
-fn report(
-    instance: &mut Instance,
+/// Pane 3 (fullscreen or not), the popup (shown or hidden by its plugin) and the tab (showing
+/// its floating panes or not), as Zellij reports them.
+fn states(
     fullscreen: bool,
     popup_shown: bool,
     floating_visible: bool,
-    now_ms: u64,
-) -> Vec<Command> {
+) -> (Vec<PaneState>, Vec<TabState>) {
     let panes = vec![
         PaneState {
             id: 3,
@@ -78,6 +76,18 @@ fn report(
         display_area_columns: 27,
         ..TabState::default()
     }];
+    (panes, tabs)
+}
+
+/// Zellij reports `states`; the fullscreen toggles that follow.
+fn report(
+    instance: &mut Instance,
+    fullscreen: bool,
+    popup_shown: bool,
+    floating_visible: bool,
+    now_ms: u64,
+) -> Vec<Command> {
+    let (panes, tabs) = states(fullscreen, popup_shown, floating_visible);
     let mut commands = instance
         .event(ZellijEvent::PaneUpdate(panes), now_ms)
         .commands;
@@ -157,25 +167,7 @@ fn a_toggle_goes_with_a_rename_of_the_popup_to_its_name_so_zellij_reports_the_pa
     let folder = TempDir::new().unwrap();
     let mut instance = instance(&folder);
     ask(&mut instance, 500);
-    let panes = vec![
-        PaneState {
-            id: 3,
-            is_fullscreen: true,
-            ..PaneState::default()
-        },
-        PaneState {
-            id: POPUP,
-            is_plugin: true,
-            is_floating: true,
-            ..PaneState::default()
-        },
-    ];
-    let tabs = vec![TabState {
-        active: true,
-        display_area_rows: 28,
-        display_area_columns: 27,
-        ..TabState::default()
-    }];
+    let (panes, tabs) = states(true, true, false);
     let named = instance
         .event(ZellijEvent::PaneUpdate(panes), 600)
         .commands
