@@ -30,12 +30,6 @@ mod pane;
 /// to its broker at once, as before it waited (the broker bounds what it holds).
 const HELD_PIPES: usize = 64;
 
-/// How long after the popup showed the messages to the other instances and the pane's name
-/// wait (see `run`): the first frame's way to the screen, through Zellij and the terminal,
-/// takes about 10 ms on a small machine, and each of them sets Zellij to work for every
-/// plugin of every client.
-const DEFERRED_MS: u64 = 40;
-
 /// What the instance makes of one thing Zellij told it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Response {
@@ -74,7 +68,7 @@ pub struct Instance {
     /// The fullscreen pane toggled last to uncover the popup (see `uncover`).
     uncovered: Option<pane::Uncovering>,
     /// Messages to the other instances and the pane's name held back from an event that
-    /// showed the popup, sent `DEFERRED_MS` later (see `run`).
+    /// showed the popup, sent `pane::DEFERRED_MS` later (see `run`).
     deferred: Vec<Effect>,
     /// When they go, at the first event from then (a timer set for it).
     deferred_until: u64,
@@ -442,7 +436,7 @@ impl Instance {
         }
         let mut redraw = Redraw::default();
         // The messages to the other instances and the pane's name go after the popup is
-        // shown and placed, and when it has just shown, `DEFERRED_MS` later (a timer set for
+        // shown and placed, and when it has just shown, `pane::DEFERRED_MS` later (a timer set for
         // them): each sets Zellij to work for every instance (a pipe message, a pane update
         // for every plugin) that would otherwise share the machine with the question's first
         // frame on its way to the screen.
@@ -472,8 +466,8 @@ impl Instance {
         // (Behind those already waiting, in their order.)
         if (showing || !self.deferred.is_empty()) && !later.is_empty() {
             if self.deferred.is_empty() {
-                self.deferred_until = self.clock.saturating_add(DEFERRED_MS);
-                self.send(Command::SetTimeout(DEFERRED_MS as f64 / 1000.0));
+                self.deferred_until = self.clock.saturating_add(pane::DEFERRED_MS);
+                self.send(Command::SetTimeout(pane::DEFERRED_MS as f64 / 1000.0));
             }
             self.deferred.extend(later);
         } else {

@@ -10,6 +10,12 @@ const UNCOVER_AGAIN_MS: u64 = 1000;
 /// At most this many toggles per show (see `uncover`).
 const UNCOVER_TRIES: u8 = 3;
 
+/// How long after the popup showed the messages to the other instances and the pane's name
+/// wait (see `Instance::run`): the first frame's way to the screen, through Zellij and the
+/// terminal, takes about 10 ms on a small machine, and each of them sets Zellij to work for
+/// every plugin of every client.
+pub(super) const DEFERRED_MS: u64 = 40;
+
 /// The fullscreen pane toggled last to uncover the popup (see `Instance::uncover`).
 #[derive(Debug)]
 pub(super) struct Uncovering {
