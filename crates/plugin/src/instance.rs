@@ -72,8 +72,6 @@ pub struct Instance {
     deferred: Vec<Effect>,
     /// When they go, at the first event from then (a timer set for it).
     deferred_until: u64,
-    /// The time of the event being handled, in ms since the plugin loaded.
-    clock: u64,
     /// Loaded for a client other than the first, it has not asked for its permissions
     /// yet (see `zellij_command::start`).
     starts_later: bool,
@@ -240,7 +238,7 @@ impl Instance {
             return false;
         }
         self.broker.set_clock(now_ms);
-        self.send_deferred(now_ms, matches!(event, ZellijEvent::BeforeClose));
+        self.send_deferred(matches!(event, ZellijEvent::BeforeClose));
         if self.folder_unseen && !self.broker.awaits_permission() {
             // The first event after the grant's: the first question's frame is drawn.
             self.folder_unseen = false;
@@ -381,7 +379,7 @@ impl Instance {
         match source {
             Source::Cli(pipe) => {
                 self.broker.set_clock(now_ms);
-                self.send_deferred(now_ms, false);
+                self.send_deferred(false);
                 let mut effects = self.broker.pipe_unreadable(&pipe, &args, &error);
                 self.mark_tabs(&mut effects);
                 self.run(effects)
@@ -393,7 +391,7 @@ impl Instance {
 
     fn receive(&mut self, msg: PipeIn, now_ms: u64) -> bool {
         self.broker.set_clock(now_ms);
-        self.send_deferred(now_ms, false);
+        self.send_deferred(false);
         if self.trace {
             self.log(format_args!("{}", trace::pipe(&msg)));
         }
@@ -418,9 +416,8 @@ impl Instance {
 
     /// What `run` held back, in the order it came, once its time came (or as the plugin
     /// closes).
-    fn send_deferred(&mut self, now_ms: u64, closing: bool) {
-        self.clock = now_ms;
-        if closing || now_ms >= self.deferred_until {
+    fn send_deferred(&mut self, closing: bool) {
+        if closing || self.broker.now_ms() >= self.deferred_until {
             for effect in std::mem::take(&mut self.deferred) {
                 self.execute(effect);
             }
@@ -436,10 +433,10 @@ impl Instance {
         }
         let mut redraw = Redraw::default();
         // The messages to the other instances and the pane's name go after the popup is
-        // shown and placed, and when it has just shown, `pane::DEFERRED_MS` later (a timer set for
-        // them): each sets Zellij to work for every instance (a pipe message, a pane update
-        // for every plugin) that would otherwise share the machine with the question's first
-        // frame on its way to the screen.
+        // shown and placed, and when it has just shown, `pane::DEFERRED_MS` later (a timer
+        // set for them): each sets Zellij to work for every instance (a pipe message, a pane
+        // update for every plugin) that would otherwise share the machine with the question's
+        // first frame on its way to the screen.
         let showing = effects
             .iter()
             .any(|e| matches!(e, Effect::Show | Effect::ShowAsPlaced));
@@ -466,7 +463,7 @@ impl Instance {
         // (Behind those already waiting, in their order.)
         if (showing || !self.deferred.is_empty()) && !later.is_empty() {
             if self.deferred.is_empty() {
-                self.deferred_until = self.clock.saturating_add(pane::DEFERRED_MS);
+                self.deferred_until = self.broker.now_ms().saturating_add(pane::DEFERRED_MS);
                 self.send(Command::SetTimeout(pane::DEFERRED_MS as f64 / 1000.0));
             }
             self.deferred.extend(later);

@@ -106,17 +106,11 @@ impl Instance {
             pane: pane.0,
             plugin: pane.1,
         });
-        if let Some(plugin) = self.plugin_id {
-            let title = self
-                .own_title
-                .clone()
-                .unwrap_or_else(|| "ask-popup".to_owned());
-            self.send(Command::RenamePluginPane {
-                plugin,
-                title: title.clone(),
-            });
-            self.own_title = Some(title);
-        }
+        let title = self
+            .own_title
+            .clone()
+            .unwrap_or_else(|| "ask-popup".to_owned());
+        self.rename_own_pane(title);
     }
 
     /// Moves and sizes the popup's pane.
@@ -129,12 +123,17 @@ impl Instance {
     /// Names the popup's pane (each rename has Zellij tell every plugin of every client:
     /// a name it has already is not sent again).
     pub(super) fn set_own_title(&mut self, title: String) {
-        if self.own_title.as_ref() == Some(&title) {
-            return;
+        if self.own_title.as_ref() != Some(&title) {
+            self.rename_own_pane(title);
         }
-        if let Some(id) = self.plugin_id {
+    }
+
+    /// Renames the popup's pane to `title`, the same name too (each rename has Zellij
+    /// report the panes).
+    fn rename_own_pane(&mut self, title: String) {
+        if let Some(plugin) = self.plugin_id {
             self.send(Command::RenamePluginPane {
-                plugin: id,
+                plugin,
                 title: title.clone(),
             });
             self.own_title = Some(title);
